@@ -1,0 +1,674 @@
+/*
+ * vgl_reader.c - see vgl_reader.h.
+ *
+ * The whole file is read into memory first and parsed from there, so the
+ * parser is one function over a buffer that the fuzzer drives directly.
+ * Profiles are small (a few KiB to a few MiB), so reading them whole costs
+ * nothing worth avoiding and keeps a live file's bytes from changing under
+ * the parser.  Every structure is copied out with memcpy before use: the
+ * buffer gives no alignment promise the compiler could rely on.
+ *
+ * Checks run in the order a person would want to hear about problems: is
+ * this a vigil file at all, can this reader read it, is its table intact,
+ * and only then what the sections say.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crc32.h"
+#include "vgl_reader.h"
+
+/* Files larger than this are refused rather than read: no real profile
+ * comes near it, and it bounds what a hostile path can make us allocate. */
+#define MAX_FILE_SIZE (1ull << 32)
+
+static int fail(struct vgl_reader *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct vgl_reader *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+static const char *kind_names[] = { NULL, "META", "STRINGS", "ARENA" };
+
+static uint32_t bswap32(uint32_t x)
+{
+	return __builtin_bswap32(x);
+}
+
+/* Is [off, off + len) inside [0, size)?  Written so nothing overflows. */
+static int inside(uint64_t off, uint64_t len, uint64_t size)
+{
+	return off <= size && len <= size - off;
+}
+
+static int check_header(struct vgl_reader *r, struct vgl_header *h)
+{
+	const unsigned char *d = r->data;
+	uint64_t want;
+	uint32_t sum;
+	unsigned char *copy;
+
+	if (r->size == 0)
+		return fail(r, -EINVAL, "empty file (not a vigil profile)");
+	if (r->size < VGL_MAGIC_LEN) {
+		if (memcmp(d, VGL_MAGIC, r->size) == 0)
+			return fail(r, -EINVAL,
+				    "truncated: header needs %zu bytes, file has %zu",
+				    sizeof(*h), r->size);
+		return fail(r, -EINVAL, "not a vigil profile (bad magic)");
+	}
+	if (memcmp(d, VGL_MAGIC, VGL_MAGIC_LEN) != 0)
+		return fail(r, -EINVAL, "not a vigil profile (bad magic)");
+	if (r->size < sizeof(*h))
+		return fail(r, -EINVAL,
+			    "truncated: header needs %zu bytes, file has %zu",
+			    sizeof(*h), r->size);
+	memcpy(h, d, sizeof(*h));
+	if (h->byte_order == bswap32(VGL_BYTE_ORDER))
+		return fail(r, -EINVAL,
+			    "written on a machine of the other byte order");
+	if (h->byte_order != VGL_BYTE_ORDER)
+		return fail(r, -EINVAL, "bad byte order mark 0x%08x",
+			    h->byte_order);
+	if (h->version != VGL_VERSION)
+		return fail(r, -EINVAL, "unsupported version %u (this vigil reads %u)",
+			    h->version, VGL_VERSION);
+	if (h->nsections > VGL_MAX_SECTIONS)
+		return fail(r, -EINVAL, "header claims %u sections (at most %u)",
+			    h->nsections, VGL_MAX_SECTIONS);
+	want = sizeof(*h) + (uint64_t)h->nsections * sizeof(struct vgl_section);
+	if (h->header_size != want)
+		return fail(r, -EINVAL,
+			    "header size %u does not match %u sections (%llu bytes)",
+			    h->header_size, h->nsections,
+			    (unsigned long long)want);
+	if (want > r->size)
+		return fail(r, -EINVAL,
+			    "truncated: section table needs %llu bytes, file has %zu",
+			    (unsigned long long)want, r->size);
+	/* The checksum is computed with its own field taken as zero. */
+	copy = malloc(want);
+	if (!copy)
+		return fail(r, -ENOMEM, "out of memory");
+	memcpy(copy, d, want);
+	memset(copy + offsetof(struct vgl_header, checksum), 0,
+	       sizeof(h->checksum));
+	sum = vgl_crc32(0, copy, want);
+	free(copy);
+	if (sum != h->checksum)
+		return fail(r, -EINVAL, "header checksum mismatch");
+	return 0;
+}
+
+/*
+ * Finds the three sections this reader needs and checks that every section
+ * lies inside the file, is aligned and overlaps no other.  ARENA alone may
+ * reach past the end: a live writer reserves it ahead of what it has
+ * written, so only its fixed header must be present.
+ */
+static int check_sections(struct vgl_reader *r, const struct vgl_header *h,
+			  struct vgl_section *sec, int *meta, int *strs,
+			  int *arena)
+{
+	uint32_t i, j;
+
+	*meta = *strs = *arena = -1;
+	for (i = 0; i < h->nsections; i++) {
+		struct vgl_section *s = &sec[i];
+		uint64_t need;
+
+		memcpy(s, r->data + sizeof(*h) + (size_t)i * sizeof(*s),
+		       sizeof(*s));
+		need = s->size;
+		if (s->offset % 8)
+			return fail(r, -EINVAL,
+				    "section %u (offset %llu) is not 8-byte aligned",
+				    i, (unsigned long long)s->offset);
+		if (s->kind == VGL_SEC_ARENA)
+			need = sizeof(struct vgl_arena);
+		if (s->offset < h->header_size)
+			return fail(r, -EINVAL,
+				    "section %u (offset %llu) overlaps the header (%u bytes)",
+				    i, (unsigned long long)s->offset,
+				    h->header_size);
+		if (!inside(s->offset, s->size, UINT64_MAX) ||
+		    !inside(s->offset, need, r->size) ||
+		    s->size < need)
+			return fail(r, -EINVAL,
+				    "section %u (offset %llu, size %llu) lies outside the file (size %zu)",
+				    i, (unsigned long long)s->offset,
+				    (unsigned long long)s->size, r->size);
+		for (j = 0; j < i; j++) {
+			const struct vgl_section *o = &sec[j];
+
+			if (s->size && o->size &&
+			    s->offset < o->offset + o->size &&
+			    o->offset < s->offset + s->size)
+				return fail(r, -EINVAL,
+					    "sections %u and %u overlap", j, i);
+		}
+		if (s->kind >= VGL_SEC_META && s->kind <= VGL_SEC_ARENA) {
+			int *slot = s->kind == VGL_SEC_META ? meta :
+				    s->kind == VGL_SEC_STRINGS ? strs : arena;
+
+			if (*slot >= 0)
+				return fail(r, -EINVAL, "more than one %s section",
+					    kind_names[s->kind]);
+			*slot = (int)i;
+		}
+	}
+	if (*meta < 0)
+		return fail(r, -EINVAL, "no META section");
+	if (*strs < 0)
+		return fail(r, -EINVAL, "no STRINGS section");
+	if (*arena < 0)
+		return fail(r, -EINVAL, "no ARENA section");
+	return 0;
+}
+
+/* A string META names: inside STRINGS and NUL-terminated there. */
+static int get_string(struct vgl_reader *r, const struct vgl_section *strs,
+		      uint32_t off, const char *what, const char **out)
+{
+	const char *base = (const char *)r->data + strs->offset;
+
+	*out = NULL;
+	if (off == VGL_NO_STRING)
+		return 0;
+	if (off >= strs->size)
+		return fail(r, -EINVAL,
+			    "META %s string offset %u is outside STRINGS (size %llu)",
+			    what, off, (unsigned long long)strs->size);
+	if (!memchr(base + off, '\0', strs->size - off))
+		return fail(r, -EINVAL, "META %s string is not NUL-terminated",
+			    what);
+	*out = base + off;
+	return 0;
+}
+
+static int parse_meta(struct vgl_reader *r, const struct vgl_section *meta,
+		      const struct vgl_section *strs)
+{
+	struct vgl_meta *m = &r->meta;
+	const char *cmd, *p, *end;
+	size_t n;
+	int err;
+
+	if (meta->size < sizeof(*m))
+		return fail(r, -EINVAL, "META section is %llu bytes, needs %zu",
+			    (unsigned long long)meta->size, sizeof(*m));
+	memcpy(m, r->data + meta->offset, sizeof(*m));
+	if (m->kind < VGL_KIND_LIVE || m->kind > VGL_KIND_MERGED)
+		return fail(r, -EINVAL, "unknown file kind %u", m->kind);
+	if (m->state < VGL_STATE_RUNNING || m->state > VGL_STATE_CUT_SHORT)
+		return fail(r, -EINVAL, "unknown state %u", m->state);
+	err = get_string(r, strs, m->exe, "exe", &r->exe);
+	if (!err)
+		err = get_string(r, strs, m->host, "host", &r->host);
+	if (err)
+		return err;
+
+	if (m->cmdline == VGL_NO_STRING || m->cmdline_len == 0)
+		return 0;
+	if (!inside(m->cmdline, m->cmdline_len, strs->size))
+		return fail(r, -EINVAL,
+			    "META command line (offset %u, %u bytes) is outside STRINGS (size %llu)",
+			    m->cmdline, m->cmdline_len,
+			    (unsigned long long)strs->size);
+	cmd = (const char *)r->data + strs->offset + m->cmdline;
+	end = cmd + m->cmdline_len;
+	if (end[-1] != '\0')
+		return fail(r, -EINVAL, "META command line is not NUL-terminated");
+	for (n = 0, p = cmd; p < end; p += strlen(p) + 1)
+		n++;
+	r->argv = calloc(n, sizeof(*r->argv));
+	if (!r->argv)
+		return fail(r, -ENOMEM, "out of memory");
+	for (p = cmd; p < end; p += strlen(p) + 1)
+		r->argv[r->argc++] = p;
+	return 0;
+}
+
+static int add_module(struct vgl_reader *r, const unsigned char *b,
+		      uint64_t bsize, uint64_t at)
+{
+	struct vgl_module m;
+	struct vgl_module_info *mi, *grown;
+	const char *path;
+	size_t i;
+
+	if (bsize < sizeof(struct vgl_block) + sizeof(m))
+		return fail(r, -EINVAL,
+			    "module block at arena offset %llu is too small (%llu bytes)",
+			    (unsigned long long)at, (unsigned long long)bsize);
+	memcpy(&m, b + sizeof(struct vgl_block), sizeof(m));
+	if (m.build_id_len > VGL_BUILD_ID_MAX)
+		return fail(r, -EINVAL, "module %u: build-id of %u bytes (at most %u)",
+			    m.id, m.build_id_len, VGL_BUILD_ID_MAX);
+	if ((uint64_t)m.path_len + 1 >
+	    bsize - sizeof(struct vgl_block) - sizeof(m))
+		return fail(r, -EINVAL,
+			    "module %u: path of %u bytes runs past its block",
+			    m.id, m.path_len);
+	path = (const char *)b + sizeof(struct vgl_block) + sizeof(m);
+	if (path[m.path_len] != '\0' || memchr(path, '\0', m.path_len))
+		return fail(r, -EINVAL, "module %u: malformed path", m.id);
+	if (m.id == VGL_NO_MODULE)
+		return fail(r, -EINVAL, "module with the reserved id %u", m.id);
+	for (i = 0; i < r->nmodules; i++)
+		if (r->modules[i].id == m.id)
+			return fail(r, -EINVAL, "module id %u appears twice", m.id);
+	grown = realloc(r->modules, (r->nmodules + 1) * sizeof(*grown));
+	if (!grown)
+		return fail(r, -ENOMEM, "out of memory");
+	r->modules = grown;
+	mi = &r->modules[r->nmodules++];
+	mi->id = m.id;
+	mi->build_id_len = m.build_id_len;
+	mi->bias = m.bias;
+	mi->lo = m.lo;
+	mi->hi = m.hi;
+	memcpy(mi->build_id, m.build_id, sizeof(mi->build_id));
+	mi->path = path;
+	return 0;
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct vgl_edge_info *x = a, *y = b;
+
+	if (x->callee != y->callee)
+		return x->callee < y->callee ? -1 : 1;
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/*
+ * Walks the blocks of the arena twice: once to check them and count the
+ * edges, once to copy the edges out.  Then sorts the edges and adds up the
+ * ones that several threads hold.
+ */
+static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
+{
+	const unsigned char *base = r->data + sec->offset;
+	struct vgl_arena a;
+	uint64_t used, at, nedges = 0, nblocks = 0, k;
+	uint32_t *owners = NULL;
+	size_t i, n;
+	int pass, err = 0;
+
+	memcpy(&a, base, sizeof(a));
+	if (a.used < sizeof(a))
+		return fail(r, -EINVAL, "arena uses %llu bytes, less than its header",
+			    (unsigned long long)a.used);
+	if (a.used > sec->size)
+		return fail(r, -EINVAL,
+			    "arena uses %llu bytes, more than its section (%llu)",
+			    (unsigned long long)a.used,
+			    (unsigned long long)sec->size);
+	/* A live file is read while it grows: trust only bytes present. */
+	used = a.used;
+	if (used > r->size - sec->offset)
+		used = r->size - sec->offset;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (at = sizeof(a); at < used; ) {
+			struct vgl_block b;
+
+			if (used - at < sizeof(b)) {
+				err = fail(r, -EINVAL,
+					   "truncated block header at arena offset %llu",
+					   (unsigned long long)at);
+				goto out;
+			}
+			memcpy(&b, base + at, sizeof(b));
+			if (b.size < sizeof(b) || b.size % 8) {
+				err = fail(r, -EINVAL,
+					   "block at arena offset %llu has bad size %llu",
+					   (unsigned long long)at,
+					   (unsigned long long)b.size);
+				goto out;
+			}
+			if (b.size > used - at) {
+				err = fail(r, -EINVAL,
+					   "block at arena offset %llu (size %llu) runs past the end of the arena (%llu bytes)",
+					   (unsigned long long)at,
+					   (unsigned long long)b.size,
+					   (unsigned long long)used);
+				goto out;
+			}
+			if (b.kind == VGL_BLOCK_MODULE && pass == 0) {
+				err = add_module(r, base + at, b.size, at);
+				if (err)
+					goto out;
+			} else if (b.kind == VGL_BLOCK_EDGES) {
+				uint64_t cap = (b.size - sizeof(b)) /
+					       sizeof(struct vgl_edge);
+
+				if (b.count > cap) {
+					err = fail(r, -EINVAL,
+						   "edge block at arena offset %llu holds %llu edges but has room for %llu",
+						   (unsigned long long)at,
+						   (unsigned long long)b.count,
+						   (unsigned long long)cap);
+					goto out;
+				}
+				if (pass == 0) {
+					nedges += b.count;
+					nblocks++;
+				} else {
+					owners[nblocks++] = b.owner;
+					for (k = 0; k < b.count; k++) {
+						struct vgl_edge e;
+						struct vgl_edge_info *ei;
+
+						memcpy(&e, base + at + sizeof(b) +
+							   k * sizeof(e), sizeof(e));
+						if (!e.count)
+							continue;
+						ei = &r->edges[r->nedges++];
+						ei->callee = e.callee;
+						ei->site = e.site;
+						ei->count = e.count;
+						ei->callee_mod = e.callee_mod;
+						ei->site_mod = e.site_mod;
+					}
+				}
+			}
+			at += b.size;
+		}
+		if (pass == 0) {
+			/* nedges <= used / 32, so these sizes cannot overflow. */
+			r->edges = malloc((nedges ? nedges : 1) * sizeof(*r->edges));
+			owners = malloc((nblocks ? nblocks : 1) * sizeof(*owners));
+			if (!r->edges || !owners) {
+				err = fail(r, -ENOMEM, "out of memory");
+				goto out;
+			}
+			nblocks = 0;
+		}
+	}
+
+	qsort(r->edges, r->nedges, sizeof(*r->edges), cmp_edge);
+	for (i = 0, n = 0; i < r->nedges; i++) {
+		if (n && !cmp_edge(&r->edges[n - 1], &r->edges[i]))
+			r->edges[n - 1].count = sat_add(r->edges[n - 1].count,
+							r->edges[i].count);
+		else
+			r->edges[n++] = r->edges[i];
+	}
+	r->nedges = n;
+	for (i = 0; i < n; i++)
+		r->total_calls = sat_add(r->total_calls, r->edges[i].count);
+
+	qsort(owners, nblocks, sizeof(*owners), cmp_u32);
+	for (i = 0; i < nblocks; i++)
+		if (i == 0 || owners[i] != owners[i - 1])
+			r->nthreads++;
+out:
+	free(owners);
+	return err;
+}
+
+static int parse(struct vgl_reader *r)
+{
+	struct vgl_header h;
+	struct vgl_section sec[VGL_MAX_SECTIONS];
+	int meta, strs, arena, err;
+
+	err = check_header(r, &h);
+	if (!err)
+		err = check_sections(r, &h, sec, &meta, &strs, &arena);
+	if (!err)
+		err = parse_meta(r, &sec[meta], &sec[strs]);
+	if (!err)
+		err = parse_arena(r, &sec[arena]);
+	if (err)
+		return err;
+	r->liveness = (enum vgl_liveness)r->meta.state;
+	r->lock_pid = r->liveness == VGL_LIVENESS_RUNNING ?
+		      (pid_t)r->meta.pid : 0;
+	return 0;
+}
+
+static void reset(struct vgl_reader *r)
+{
+	free(r->name);
+	free(r->data);
+	free(r->argv);
+	free(r->modules);
+	free(r->edges);
+	memset(r, 0, offsetof(struct vgl_reader, err));
+}
+
+static int set_name(struct vgl_reader *r, const char *name)
+{
+	memset(r, 0, sizeof(*r));
+	r->name = strdup(name ? name : "<buffer>");
+	if (!r->name)
+		return fail(r, -ENOMEM, "out of memory");
+	return 0;
+}
+
+int vgl_reader_parse(struct vgl_reader *r, const void *buf, size_t size,
+		     const char *name)
+{
+	int err = set_name(r, name);
+
+	if (err)
+		return err;
+	/* One spare byte so an empty buffer still gets a real allocation. */
+	r->data = malloc(size + 1);
+	if (!r->data) {
+		err = fail(r, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if (size)
+		memcpy(r->data, buf, size);
+	r->size = size;
+	err = parse(r);
+out:
+	if (err)
+		reset(r);
+	return err;
+}
+
+int vgl_lock_holder(int fd, pid_t *pid)
+{
+	struct flock fl = {
+		.l_type = F_RDLCK, .l_whence = SEEK_SET,
+		.l_start = 0, .l_len = 1,
+	};
+
+	*pid = 0;
+	if (fcntl(fd, F_GETLK, &fl) < 0)
+		return -errno;
+	if (fl.l_type == F_UNLCK)
+		return 0;
+	*pid = fl.l_pid > 0 ? fl.l_pid : 0;
+	return 1;
+}
+
+/* Reads fd to its end: a live file may have grown since fstat. */
+static int read_all(struct vgl_reader *r, int fd)
+{
+	struct stat st;
+	size_t cap, len = 0;
+	unsigned char *buf, *grown;
+	ssize_t n;
+
+	if (fstat(fd, &st) < 0)
+		return fail(r, -errno, "%s", strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return fail(r, -EISDIR, "is a directory");
+	if (!S_ISREG(st.st_mode))
+		return fail(r, -EINVAL, "not a regular file");
+	if ((uint64_t)st.st_size > MAX_FILE_SIZE)
+		return fail(r, -EFBIG, "too large for a profile (%lld bytes)",
+			    (long long)st.st_size);
+	cap = (size_t)st.st_size + 4096;
+	buf = malloc(cap);
+	if (!buf)
+		return fail(r, -ENOMEM, "out of memory");
+	for (;;) {
+		if (len == cap) {
+			if (cap > MAX_FILE_SIZE) {
+				free(buf);
+				return fail(r, -EFBIG, "too large for a profile");
+			}
+			grown = realloc(buf, cap * 2);
+			if (!grown) {
+				free(buf);
+				return fail(r, -ENOMEM, "out of memory");
+			}
+			buf = grown;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			free(buf);
+			return fail(r, -e, "read: %s", strerror(e));
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	r->data = buf;
+	r->size = len;
+	return 0;
+}
+
+int vgl_reader_open(struct vgl_reader *r, const char *path)
+{
+	pid_t holder;
+	int fd = -1, err, held;
+
+	err = set_name(r, path);
+	if (err)
+		return err;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = fail(r, -errno, "%s", strerror(errno));
+		goto out;
+	}
+	err = read_all(r, fd);
+	if (!err)
+		err = parse(r);
+	if (err || r->meta.state != VGL_STATE_RUNNING)
+		goto out;
+	/*
+	 * RUNNING is what the writer stores first and never gets to change
+	 * if it dies; the lock is what the kernel takes away when it does.
+	 */
+	held = vgl_lock_holder(fd, &holder);
+	if (held < 0) {
+		err = fail(r, held, "cannot test the writer's lock: %s",
+			   strerror(-held));
+		goto out;
+	}
+	if (held) {
+		r->liveness = VGL_LIVENESS_RUNNING;
+		r->lock_pid = holder ? holder : (pid_t)r->meta.pid;
+	} else {
+		r->liveness = VGL_LIVENESS_CUT_SHORT;
+		r->lock_pid = 0;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		reset(r);
+	return err;
+}
+
+void vgl_reader_close(struct vgl_reader *r)
+{
+	reset(r);
+}
+
+const struct vgl_module_info *vgl_reader_module(const struct vgl_reader *r,
+						uint32_t id)
+{
+	size_t i;
+
+	/* Ids are given in load order from 0, so try the obvious slot. */
+	if (id < r->nmodules && r->modules[id].id == id)
+		return &r->modules[id];
+	for (i = 0; i < r->nmodules; i++)
+		if (r->modules[i].id == id)
+			return &r->modules[i];
+	return NULL;
+}
+
+const char *vgl_liveness_name(enum vgl_liveness l)
+{
+	switch (l) {
+	case VGL_LIVENESS_RUNNING:
+		return "running";
+	case VGL_LIVENESS_FINISHED:
+		return "finished";
+	case VGL_LIVENESS_CUT_SHORT:
+		return "cut short";
+	}
+	return "unknown";
+}
+
+const char *vgl_kind_name(uint32_t kind)
+{
+	switch (kind) {
+	case VGL_KIND_LIVE:
+		return "live";
+	case VGL_KIND_WINDOW:
+		return "window";
+	case VGL_KIND_MERGED:
+		return "merged";
+	}
+	return "unknown";
+}
+
+const char *vgl_reader_state(const struct vgl_reader *r, char *buf,
+			     size_t len)
+{
+	switch (r->liveness) {
+	case VGL_LIVENESS_RUNNING:
+		snprintf(buf, len, "running (pid %lld)", (long long)r->lock_pid);
+		break;
+	case VGL_LIVENESS_FINISHED:
+		snprintf(buf, len, "finished (exit %d)", r->meta.exit_status);
+		break;
+	default:
+		snprintf(buf, len, "%s", vgl_liveness_name(r->liveness));
+		break;
+	}
+	return buf;
+}

@@ -1,0 +1,115 @@
+/*
+ * vgl_reader.h - read a .vgl profile (see vgl_format.h) into memory,
+ * validate every byte of it, and present what it holds: metadata, the
+ * strings META names, the module map, the call edges summed over threads,
+ * and whether the program that writes it is still running.
+ *
+ * The file is treated as hostile: every offset, length, count and size is
+ * checked before use, in 64-bit arithmetic that cannot overflow, so that a
+ * truncated, corrupt or foreign file yields one sentence saying what is
+ * wrong instead of a crash or silent garbage.
+ */
+#ifndef VGL_READER_H
+#define VGL_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "vgl_format.h"
+
+/* What became of the program that wrote the file. */
+enum vgl_liveness {
+	VGL_LIVENESS_RUNNING = 1,   /* its writer holds the lock on byte 0 */
+	VGL_LIVENESS_FINISHED = 2,  /* exit() or return from main */
+	VGL_LIVENESS_CUT_SHORT = 3, /* killed, crashed, _exit, ... */
+};
+
+struct vgl_module_info {
+	uint32_t id;
+	uint32_t build_id_len;
+	uint64_t bias;
+	uint64_t lo;
+	uint64_t hi;
+	uint8_t build_id[VGL_BUILD_ID_MAX];
+	const char *path;           /* points into the reader's copy */
+};
+
+/* One edge, summed over every block (thread) that holds it. */
+struct vgl_edge_info {
+	uint64_t callee;
+	uint64_t site;
+	uint64_t count;             /* saturates at UINT64_MAX */
+	uint32_t callee_mod;        /* a module id, or VGL_NO_MODULE */
+	uint32_t site_mod;
+};
+
+struct vgl_reader {
+	char *name;                 /* the path, or "<buffer>" */
+	unsigned char *data;        /* the file's bytes, owned */
+	size_t size;
+
+	struct vgl_meta meta;       /* a copy, in host order */
+	const char *exe;            /* NULL when META names none */
+	const char *host;
+	const char **argv;          /* argc pointers into data */
+	size_t argc;
+
+	struct vgl_module_info *modules;  /* in file order */
+	size_t nmodules;
+	struct vgl_edge_info *edges;      /* sorted by (callee, site) */
+	size_t nedges;
+	size_t nthreads;            /* distinct owners of EDGES blocks */
+	uint64_t total_calls;       /* sum of edge counts, saturating */
+
+	enum vgl_liveness liveness;
+	pid_t lock_pid;             /* the writer's pid when RUNNING */
+
+	char err[256];              /* what is wrong, without the file name */
+};
+
+/*
+ * Reads the file at path whole and parses it.  On success returns 0 and the
+ * reader owns memory that vgl_reader_close() releases; the liveness comes
+ * from META.state and, for RUNNING, from the lock on byte 0.  On failure
+ * returns a negative errno, fills r->err with one sentence (for the caller
+ * to print as "vigil: PATH: <err>") and leaves nothing to release, though
+ * calling vgl_reader_close() is harmless.
+ */
+int vgl_reader_open(struct vgl_reader *r, const char *path);
+
+/*
+ * Parses size bytes at buf (copied, so buf may go away).  Same contract as
+ * vgl_reader_open(), except that nothing can tell whether a RUNNING writer
+ * is alive: the liveness is then RUNNING with lock_pid = META.pid.
+ */
+int vgl_reader_parse(struct vgl_reader *r, const void *buf, size_t size,
+		     const char *name);
+
+void vgl_reader_close(struct vgl_reader *r);
+
+/* The module with this id, or NULL. */
+const struct vgl_module_info *vgl_reader_module(const struct vgl_reader *r,
+						uint32_t id);
+
+/*
+ * Writes the state as people read it: "running (pid N)", "finished (exit
+ * N)" or "cut short".  Returns buf.
+ */
+const char *vgl_reader_state(const struct vgl_reader *r, char *buf,
+			     size_t len);
+
+/* "running", "finished" or "cut short". */
+const char *vgl_liveness_name(enum vgl_liveness l);
+
+/* "live", "window" or "merged". */
+const char *vgl_kind_name(uint32_t kind);
+
+/*
+ * Asks the kernel whether another process holds a lock on byte 0 of the
+ * open file fd.  Returns 1 and that process's pid in *pid (0 if it lives in
+ * a pid namespace we cannot see), 0 when nobody does, or a negative errno.
+ */
+int vgl_lock_holder(int fd, pid_t *pid);
+
+#endif
