@@ -1,0 +1,56 @@
+#!/bin/bash
+# install-deps.sh GROUP - install the Debian packages vigil needs.
+#
+# GROUP is `check` (build the runtime and tools, run the whole suite) or
+# `bench` (check plus the profilers that `make bench` compares against).
+# For a fresh Debian 12 machine: each package is looked up with dpkg-query,
+# and only if some are missing does this run `apt-get update` once and then
+# install exactly those.  Quiet when everything is present, so `make check`
+# on a set-up machine prints nothing from here.  Runs apt-get as root, or
+# through sudo when not root and sudo exists.
+set -euo pipefail
+
+group=${1:-check}
+
+check_pkgs=(
+	make gcc libc6-dev
+	clang libclang-rt-14-dev      # libFuzzer for tests/fuzz
+	llvm-14-tools                 # lit and FileCheck
+	python3 python3-psutil        # lit, and lit --timeout
+	libdw-dev libelf-dev          # symbolization in the vigil tool
+	libstdc++-12-dev              # C++ demangling
+	binutils pkg-config
+)
+bench_pkgs=(valgrind hyperfine uftrace bolt-19)
+
+case $group in
+check) pkgs=("${check_pkgs[@]}") ;;
+bench) pkgs=("${check_pkgs[@]}" "${bench_pkgs[@]}") ;;
+*)
+	echo "usage: $0 check|bench" >&2
+	exit 2
+	;;
+esac
+
+missing=()
+for p in "${pkgs[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	if [[ $status != "install ok installed" ]]; then
+		missing+=("$p")
+	fi
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+if [[ $(id -u) -eq 0 ]]; then
+	as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+	as_root=(sudo)
+else
+	echo "install-deps: missing packages: ${missing[*]}; run as root to install them" >&2
+	exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+"${as_root[@]}" apt-get update -q >&2
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+	apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
