@@ -1,0 +1,439 @@
+#!/usr/bin/python3
+"""vtest.py - end-to-end checks for vigil's lit tests.
+
+Each subcommand runs real processes the way a harness does and exits 0 when
+what it checks holds, or prints one line per problem and exits 1.  Profiles
+are read with the real `vigil` command ($VIGIL, else build/vigil):
+
+  check FILE [--state S] [--exit N] [--calls FN=N]... [--edge A B N]...
+        [--absent FN]...
+      `vigil report --json FILE` and `vigil show FILE`: the file is valid,
+      in state S (finished | cut short | running), with exit status N, FN
+      called exactly N times, edge A -> B taken exactly N times.
+  status EXPECT -- CMD...
+      run CMD; its exit status must be EXPECT (a number, or a signal name
+      such as SIGSEGV when it must die of that signal).
+  killready -- CMD...
+      start CMD, wait for a line "ready" on its stdout, SIGKILL it.
+  harmless --inst BIN --plain BIN [--env K=V]... [--fsize BYTES] [-- ARGS]
+      run both builds with ARGS: stdout and exit status byte-identical, the
+      instrumented build's stderr exactly one line starting "vigil:".
+  popen --runs N --slack S [--max-wall W] [--env K=V]... --profile P
+        [--calls FN=N]... -- CMD...
+      run CMD N times under subprocess.Popen(stdout=PIPE,
+      stderr=PIPE).communicate(); each must return within S seconds of the
+      program's exit (its last stdout line is "end NS", CLOCK_MONOTONIC),
+      and the profile P read at once must be final and exact.
+  windows --profile P [--calls FN]... [--min N]
+      window snapshots NAME.wNNNNNN.vgl next to P add up to P's counts.
+  wait-test --profile P -- CMD...
+      `vigil wait P` blocks while CMD runs and returns promptly after.
+"""
+
+import argparse
+import glob
+import json
+import os
+import re
+import resource
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+VIGIL = os.environ.get("VIGIL") or os.path.join(ROOT, "build", "vigil")
+
+problems = []
+
+
+def fail(msg):
+    problems.append(msg)
+    print("vtest: FAIL: " + msg, file=sys.stderr)
+
+
+def no_core():
+    """preexec_fn: crashing workloads leave no core file behind."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def run_vigil(*args, timeout=30):
+    return subprocess.run([VIGIL, *args], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, timeout=timeout)
+
+
+# ---- reading `vigil report --json` ---------------------------------------
+
+def norm_state(s):
+    s = str(s).lower().replace("_", " ").replace("-", " ").strip()
+    return s
+
+
+class Profile:
+    """What the checks need from one `vigil report --json` document."""
+
+    def __init__(self, path):
+        self.path = path
+        r = run_vigil("report", "--json", path)
+        self.rc = r.returncode
+        self.stderr = r.stderr
+        self.raw = r.stdout
+        self.doc = None
+        if r.returncode != 0:
+            return
+        try:
+            self.doc = json.loads(r.stdout)
+        except ValueError as e:
+            self.stderr += "\nbad JSON: %s" % e
+
+    @property
+    def ok(self):
+        return self.doc is not None
+
+    def state(self):
+        d = self.doc
+        st = d.get("state")
+        if isinstance(st, dict):
+            st = st.get("name") or st.get("state")
+        return norm_state(st) if st is not None else None
+
+    def exit_status(self):
+        d = self.doc
+        for k in ("exit_status", "exit", "status"):
+            if k in d and isinstance(d[k], int):
+                return d[k]
+        return None
+
+    def functions(self):
+        """{name: calls}, functions of the same name added up."""
+        out = {}
+        for f in self.doc.get("functions", []):
+            name = f.get("name")
+            calls = f.get("calls", f.get("count"))
+            out[name] = out.get(name, 0) + int(calls or 0)
+        return out
+
+    def edges(self):
+        """{(caller, callee): count}, all call sites added up."""
+        out = {}
+        for e in self.doc.get("edges", []):
+            caller = e.get("caller")
+            callee = e.get("callee")
+            if isinstance(caller, dict):
+                caller = caller.get("name")
+            if isinstance(callee, dict):
+                callee = callee.get("name")
+            key = (caller, callee)
+            out[key] = out.get(key, 0) + int(e.get("count", e.get("calls", 0)))
+        return out
+
+    def dump(self):
+        return self.raw if len(self.raw) < 4000 else self.raw[:4000] + "..."
+
+
+def parse_kv(items, sep="="):
+    out = []
+    for it in items or []:
+        k, _, v = it.rpartition(sep)
+        out.append((k, int(v)))
+    return out
+
+
+def check_profile(path, state=None, exit_status=None, calls=(), edges=(),
+                  absent=()):
+    """Check one profile; return the Profile (or None) and record problems."""
+    before = len(problems)
+    if not os.path.exists(path):
+        fail("%s: no such file" % path)
+        return None
+    s = run_vigil("show", path)
+    if s.returncode != 0 or not re.search(r"(?m)^\s*valid:\s*yes", s.stdout):
+        fail("%s: vigil show: rc %d, not valid: %s%s"
+             % (path, s.returncode, s.stdout, s.stderr))
+    p = Profile(path)
+    if not p.ok:
+        fail("%s: vigil report --json failed (rc %d): %s"
+             % (path, p.rc, p.stderr.strip()))
+        return None
+    if state is not None and p.state() != norm_state(state):
+        fail("%s: state %r, want %r" % (path, p.state(), state))
+    if exit_status is not None and p.exit_status() != exit_status:
+        fail("%s: exit status %r, want %r"
+             % (path, p.exit_status(), exit_status))
+    fns = p.functions()
+    for name, n in calls:
+        if fns.get(name, 0) != n:
+            fail("%s: %s called %d times, want %d"
+                 % (path, name, fns.get(name, 0), n))
+    eds = p.edges()
+    for caller, callee, n in edges:
+        n = int(n)
+        got = eds.get((caller, callee), 0)
+        if got != n:
+            fail("%s: edge %s -> %s taken %d times, want %d"
+                 % (path, caller, callee, got, n))
+    for name in absent:
+        if fns.get(name, 0) != 0:
+            fail("%s: %s counted %d times, want none"
+                 % (path, name, fns.get(name)))
+    if len(problems) > before:
+        print("vtest: report --json of %s:\n%s" % (path, p.dump()),
+              file=sys.stderr)
+    return p
+
+
+# ---- subcommands ----------------------------------------------------------
+
+def cmd_check(a):
+    check_profile(a.file, a.state, a.exit, parse_kv(a.calls),
+                  a.edge or (), a.absent or ())
+
+
+def expect_status(rc, expect):
+    if expect.startswith("SIG"):
+        want = -int(getattr(signal, expect))
+        return rc == want
+    return rc == int(expect)
+
+
+def describe(rc):
+    if rc < 0:
+        return "killed by %s" % signal.Signals(-rc).name
+    return "exit %d" % rc
+
+
+def cmd_status(a):
+    r = subprocess.run(a.cmd, preexec_fn=no_core)
+    if not expect_status(r.returncode, a.expect):
+        fail("%s: %s, want %s" % (a.cmd[0], describe(r.returncode), a.expect))
+
+
+def cmd_killready(a):
+    p = subprocess.Popen(a.cmd, stdout=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    if line.strip() != "ready":
+        fail("%s: first line %r, want 'ready'" % (a.cmd[0], line))
+    p.send_signal(signal.SIGKILL)
+    p.stdout.close()
+    rc = p.wait(timeout=30)
+    if rc != -signal.SIGKILL:
+        fail("%s: %s, want SIGKILL" % (a.cmd[0], describe(rc)))
+
+
+def env_with(pairs):
+    env = dict(os.environ)
+    for kv in pairs or []:
+        k, _, v = kv.partition("=")
+        env[k] = v
+    return env
+
+
+def cmd_harmless(a):
+    env = env_with(a.env)
+
+    def limits():
+        no_core()
+        if a.fsize is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (a.fsize, a.fsize))
+
+    def go(binary, e):
+        return subprocess.run([binary, *a.args], env=e, preexec_fn=limits,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=60)
+
+    plain_env = {k: v for k, v in env.items() if not k.startswith("VIGIL_")}
+    ref = go(a.plain, plain_env)
+    got = go(a.inst, env)
+    if got.stdout != ref.stdout:
+        fail("stdout differs from the uninstrumented build's:\n"
+             "--- plain\n%r\n--- instrumented\n%r" % (ref.stdout, got.stdout))
+    if got.returncode != ref.returncode:
+        fail("status %s, uninstrumented %s"
+             % (describe(got.returncode), describe(ref.returncode)))
+    lines = got.stderr.decode(errors="replace").splitlines()
+    if len(lines) != 1 or not lines[0].startswith("vigil:"):
+        fail("stderr must be one line starting 'vigil:', got %r" % lines)
+    else:
+        print(lines[0])
+    if ref.stderr:
+        fail("uninstrumented build wrote to stderr: %r" % ref.stderr)
+
+
+def cmd_popen(a):
+    env = env_with(a.env)
+    calls = parse_kv(a.calls)
+    for i in range(a.runs):
+        if os.path.exists(a.profile):
+            os.unlink(a.profile)
+        t0 = time.monotonic()
+        p = subprocess.Popen(a.cmd, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        try:
+            out, err = p.communicate(timeout=a.hang)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+            fail("run %d: communicate() still waiting after %.1f s (hang)"
+                 % (i, a.hang))
+            continue
+        t1 = time.monotonic()
+        m = re.search(rb"(?m)^end (\d+)$", out)
+        if p.returncode != 0 or not m:
+            fail("run %d: %s, stdout %r, stderr %r"
+                 % (i, describe(p.returncode), out, err))
+            continue
+        end = int(m.group(1)) / 1e9
+        lag = t1 - end
+        if lag > a.slack:
+            fail("run %d: communicate() returned %.3f s after the program's "
+                 "last line (limit %.3f s)" % (i, lag, a.slack))
+        if a.max_wall is not None and t1 - t0 > a.max_wall:
+            fail("run %d: took %.3f s (limit %.3f s)"
+                 % (i, t1 - t0, a.max_wall))
+        if err:
+            fail("run %d: stderr %r" % (i, err))
+        check_profile(a.profile, "finished", 0, calls)
+        if problems:
+            break
+        print("run %d: wall %.3f s, returned %.3f s after the last line"
+              % (i, t1 - t0, lag))
+
+
+def window_files(profile):
+    base = profile[:-4] if profile.endswith(".vgl") else profile
+    return sorted(glob.glob(glob.escape(base) + ".w[0-9][0-9][0-9][0-9][0-9][0-9].vgl"))
+
+
+def cmd_windows(a):
+    total = check_profile(a.profile, "finished", 0)
+    if total is None:
+        return
+    wins = window_files(a.profile)
+    if len(wins) < a.min:
+        fail("%d window files next to %s, want at least %d"
+             % (len(wins), a.profile, a.min))
+    sums = {}
+    for w in wins:
+        p = check_profile(w)
+        if p is None:
+            continue
+        for name, n in p.functions().items():
+            sums[name] = sums.get(name, 0) + n
+        if a.verbose:
+            print("%s: %s" % (os.path.basename(w),
+                              {k: p.functions().get(k, 0) for k in a.calls}))
+    tf = total.functions()
+    names = a.calls or sorted(tf)
+    for name in names:
+        if sums.get(name, 0) != tf.get(name, 0):
+            fail("windows add up to %d calls of %s, the profile has %d"
+                 % (sums.get(name, 0), name, tf.get(name, 0)))
+    print("%d windows add up to %s" % (len(wins),
+                                        {k: sums.get(k, 0) for k in names}))
+
+
+def cmd_wait_test(a):
+    if os.path.exists(a.profile):
+        os.unlink(a.profile)
+    prog = subprocess.Popen(a.cmd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    line = prog.stdout.readline()
+    if line.strip() != "ready":
+        fail("first line %r, want 'ready'" % line)
+    s = run_vigil("show", a.profile)
+    if not re.search(r"(?m)^\s*state:\s*running", s.stdout):
+        fail("while the program runs, vigil show says: %s%s"
+             % (s.stdout, s.stderr))
+    w = subprocess.Popen([VIGIL, "wait", a.profile, "--timeout", "10s"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    time.sleep(0.3)
+    if w.poll() is not None:
+        fail("vigil wait returned (rc %d) while the program still runs: %s"
+             % (w.returncode, w.stderr.read()))
+    out, err = prog.communicate(timeout=30)
+    m = re.search(r"(?m)^end (\d+)$", out)
+    try:
+        wout, werr = w.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        w.kill()
+        w.communicate()
+        fail("vigil wait still blocked 5 s after the program exited")
+        return
+    t1 = time.monotonic()
+    if w.returncode != 0:
+        fail("vigil wait: rc %d: %s" % (w.returncode, werr))
+    if m:
+        lag = t1 - int(m.group(1)) / 1e9
+        if lag > 0.5:
+            fail("vigil wait returned %.3f s after the program ended" % lag)
+        print("vigil wait returned %.3f s after the program's last line" % lag)
+    check_profile(a.profile, "finished", 0, parse_kv(a.calls))
+
+
+def main():
+    ap = argparse.ArgumentParser(prog="vtest.py")
+    sub = ap.add_subparsers(dest="cmd_name", required=True)
+
+    c = sub.add_parser("check")
+    c.add_argument("file")
+    c.add_argument("--state")
+    c.add_argument("--exit", type=int)
+    c.add_argument("--calls", action="append")
+    c.add_argument("--edge", action="append", nargs=3,
+                   metavar=("CALLER", "CALLEE", "N"))
+    c.add_argument("--absent", action="append")
+    c.set_defaults(fn=cmd_check)
+
+    c = sub.add_parser("status")
+    c.add_argument("expect")
+    c.add_argument("cmd", nargs=argparse.REMAINDER)
+    c.set_defaults(fn=cmd_status)
+
+    c = sub.add_parser("killready")
+    c.add_argument("cmd", nargs=argparse.REMAINDER)
+    c.set_defaults(fn=cmd_killready)
+
+    c = sub.add_parser("harmless")
+    c.add_argument("--inst", required=True)
+    c.add_argument("--plain", required=True)
+    c.add_argument("--env", action="append")
+    c.add_argument("--fsize", type=int)
+    c.add_argument("args", nargs=argparse.REMAINDER)
+    c.set_defaults(fn=cmd_harmless)
+
+    c = sub.add_parser("popen")
+    c.add_argument("--runs", type=int, default=20)
+    c.add_argument("--slack", type=float, default=0.5)
+    c.add_argument("--hang", type=float, default=20.0)
+    c.add_argument("--max-wall", type=float)
+    c.add_argument("--env", action="append")
+    c.add_argument("--profile", required=True)
+    c.add_argument("--calls", action="append")
+    c.add_argument("cmd", nargs=argparse.REMAINDER)
+    c.set_defaults(fn=cmd_popen)
+
+    c = sub.add_parser("windows")
+    c.add_argument("--profile", required=True)
+    c.add_argument("--calls", action="append", default=[])
+    c.add_argument("--min", type=int, default=1)
+    c.add_argument("-v", "--verbose", action="store_true")
+    c.set_defaults(fn=cmd_windows)
+
+    c = sub.add_parser("wait-test")
+    c.add_argument("--profile", required=True)
+    c.add_argument("--calls", action="append")
+    c.add_argument("cmd", nargs=argparse.REMAINDER)
+    c.set_defaults(fn=cmd_wait_test)
+
+    a = ap.parse_args()
+    for attr in ("cmd", "args"):
+        v = getattr(a, attr, None)
+        if v and v[0] == "--":
+            setattr(a, attr, v[1:])
+    a.fn(a)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+# lit configuration for vigil's end-to-end tests.
+#
+# Every test here builds a small deterministic workload from Inputs/, runs
+# it as a real process (dynamic PIE, non-PIE or -static, linked with
+# build/libvigil.a), and reads the profile back with the real `vigil`
+# command.  Counts are checked exactly, through `vigil show` + FileCheck or
+# through tests/e2e/vtest.py, which reads `vigil report --json`.
+#
+# Run with tests/run.sh (which passes --timeout), or directly:
+#   /usr/bin/python3 /usr/lib/llvm-14/build/utils/lit/lit.py -sv tests/lit
+
+import os
+import subprocess
+
+import lit.formats
+
+config.name = "vigil"
+# An external bash runs the RUN lines: tests start programs in the
+# background, use $? and ulimit, which lit's internal shell lacks.
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.test_source_root, "Output")
+
+root = os.path.abspath(os.path.join(config.test_source_root, "..", ".."))
+e2e = os.path.join(root, "tests", "e2e")
+python = "/usr/bin/python3"
+vigil = os.path.join(root, "build", "vigil")
+vcc = os.path.join(e2e, "vcc")
+
+# FileCheck, not and count from llvm-14-tools are not on PATH in Debian.
+llvm_bin = "/usr/lib/llvm-14/bin"
+config.environment["PATH"] = os.pathsep.join(
+    [llvm_bin, os.environ.get("PATH", "/usr/bin:/bin")])
+# The tests own these: nothing from the caller's environment leaks in.
+for var in ("VIGIL_FILE", "VIGIL_INTERVAL"):
+    config.environment.pop(var, None)
+config.environment["VIGIL"] = vigil
+config.environment["LC_ALL"] = "C"
+# Crashing workloads (abort, SIGSEGV) should not spend time writing cores.
+config.environment["VIGIL_TEST_NO_CORE"] = "1"
+
+config.substitutions += [
+    ("%vigil", vigil),
+    ("%cc-static", vcc + " static"),
+    ("%cc-nopie", vcc + " nopie"),
+    ("%cc-plain", vcc + " plain"),
+    ("%cc-shlib", vcc + " shlib"),
+    ("%cc", vcc + " dynamic"),
+    ("%vtest", python + " " + os.path.join(e2e, "vtest.py")),
+    ("%python", python),
+    ("%inputs", os.path.join(config.test_source_root, "Inputs")),
+    ("%root", root),
+]
+
+
+# Features for tests that need something this machine may not allow.
+def _can_mount_tmpfs():
+    try:
+        r = subprocess.run(
+            ["unshare", "-m", "sh", "-c",
+             "d=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs $d"
+             " && umount $d; rc=$?; rmdir $d; exit $rc"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10)
+        return r.returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+if _can_mount_tmpfs():
+    config.available_features.add("tmpfs")
+if os.geteuid() == 0:
+    config.available_features.add("root")

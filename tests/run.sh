@@ -1,0 +1,144 @@
+#!/bin/bash
+# tests/run.sh - vigil's whole test suite, as `make check` runs it.
+#
+# In order:
+#   1. unit tests: every build/unit/test_* binary; each prints one line per
+#      case, "PASS: name" or "FAIL: name: why".  A binary that exits non-zero
+#      without a FAIL line, or dies of a signal, counts as one more failure.
+#   2. corpus: every file in tests/corpus/bad/ given to `vigil show` and to
+#      `vigil report` (the ASan+UBSan build) must exit 1 with exactly one
+#      stderr line, starting "vigil: " and naming the file.  Each is a test.
+#   3. lit: tests/lit with the real llvm-lit (each test is a test; anything
+#      unexpected, including a timeout, is a failure).
+#   4. fuzz smoke: tests/fuzz/run.sh 20, one test.
+#
+# Ends with exactly one line "N passed, N failed"; exits non-zero if any
+# test failed.  Expects `make all build/asan/vigil` and the unit binaries to
+# be built already (make check does that).
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 2
+B=build
+LIT=(/usr/bin/python3 /usr/lib/llvm-14/build/utils/lit/lit.py)
+out=$B/test-output
+mkdir -p "$out"
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); }
+fail() {
+	failed=$((failed + 1))
+	echo "FAIL: $*"
+}
+section() { echo "== $* =="; }
+start=$SECONDS
+
+# ---- 1. unit tests ---------------------------------------------------------
+section "unit tests"
+shopt -s nullglob
+for src in tests/unit/test_*.c; do
+	name=$(basename "$src" .c)
+	if [[ ! -x $B/unit/$name ]]; then
+		fail "$name: not built ($B/unit/$name missing)"
+	fi
+done
+for bin in $B/unit/test_*; do
+	[[ -x $bin ]] || continue
+	name=$(basename "$bin")
+	log=$out/$name.log
+	timeout 300 "$bin" >"$log" 2>&1
+	rc=$?
+	p=$(grep -c '^PASS: ' "$log")
+	f=$(grep -c '^FAIL: ' "$log")
+	passed=$((passed + p))
+	failed=$((failed + f))
+	grep '^FAIL: ' "$log"
+	if ((rc >= 124)); then
+		fail "$name: crashed or hung (status $rc); see $log"
+		tail -n 5 "$log" | sed 's/^/    /'
+	elif ((rc != 0 && f == 0)); then
+		fail "$name: exit status $rc without a FAIL line; see $log"
+	elif ((p + f == 0)); then
+		fail "$name: ran no test cases"
+	fi
+	echo "$name: $p passed, $f failed"
+done
+
+# ---- 2. corpus of bad files -----------------------------------------------
+section "corpus"
+if [[ ! -x $B/asan/vigil ]]; then
+	fail "corpus: $B/asan/vigil not built"
+else
+	ncorpus=0
+	for file in tests/corpus/bad/*; do
+		[[ -f $file ]] || continue
+		for cmd in show report; do
+			ncorpus=$((ncorpus + 1))
+			err=$out/corpus.err
+			timeout 60 "$B/asan/vigil" "$cmd" "$file" >/dev/null 2>"$err"
+			rc=$?
+			lines=$(wc -l <"$err")
+			first=$(head -n 1 "$err")
+			if ((rc != 1)); then
+				fail "vigil $cmd $file: exit status $rc, want 1"
+				head -n 5 "$err" | sed 's/^/    /'
+			elif ((lines != 1)); then
+				fail "vigil $cmd $file: $lines stderr lines, want 1"
+				head -n 5 "$err" | sed 's/^/    /'
+			elif [[ $first != "vigil: "* || $first != *"$file"* ]]; then
+				fail "vigil $cmd $file: stderr does not start 'vigil: ' and name the file: $first"
+			else
+				pass
+			fi
+		done
+	done
+	echo "corpus: $ncorpus checks"
+fi
+
+# ---- 3. lit ----------------------------------------------------------------
+section "lit"
+json=$out/lit.json
+rm -f "$json"
+"${LIT[@]}" -sv --timeout 300 -o "$json" tests/lit
+lit_rc=$?
+if [[ ! -s $json ]]; then
+	fail "lit: no results (exit status $lit_rc)"
+else
+	read -r lp lf < <(/usr/bin/python3 - "$json" <<-'EOF'
+	import json, sys
+	ok = {"PASS", "XFAIL"}
+	tests = json.load(open(sys.argv[1]))["tests"]
+	good = sum(1 for t in tests if t["code"] in ok)
+	skipped = [t for t in tests if t["code"] == "UNSUPPORTED"]
+	for t in tests:
+	    if t["code"] not in ok and t["code"] != "UNSUPPORTED":
+	        print("FAIL: lit: %s: %s" % (t["name"], t["code"]), file=sys.stderr)
+	for t in skipped:
+	    print("skipped: lit: %s (unsupported here)" % t["name"], file=sys.stderr)
+	print(good, len(tests) - good - len(skipped))
+	EOF
+	)
+	passed=$((passed + lp))
+	failed=$((failed + lf))
+	if ((lf == 0 && lit_rc != 0)); then
+		fail "lit: exit status $lit_rc with no failing test"
+	fi
+	echo "lit: $lp passed, $lf failed"
+fi
+
+# ---- 4. fuzz smoke ---------------------------------------------------------
+section "fuzz smoke"
+if [[ ! -x tests/fuzz/run.sh ]]; then
+	fail "fuzz: tests/fuzz/run.sh missing"
+elif tests/fuzz/run.sh 20 >"$out/fuzz.log" 2>&1; then
+	pass
+	echo "fuzz: passed"
+else
+	fail "fuzz: tests/fuzz/run.sh 20 failed; see $out/fuzz.log"
+	tail -n 20 "$out/fuzz.log" | sed 's/^/    /'
+fi
+
+echo "suite took $((SECONDS - start)) s"
+echo "$passed passed, $failed failed"
+((failed == 0))
