@@ -1,0 +1,39 @@
+#!/bin/bash
+# demo.sh - build examples/demo.c with vigil, run it, and show the profile.
+#
+# `make demo` runs this after building the runtime and the `vigil` command.
+# It compiles the demo the way you would compile your own program (with
+# -finstrument-functions and build/libvigil.a; after `make install`,
+# `pkg-config --cflags --libs vigil` gives the same flags), runs it with
+# VIGIL_FILE pointing into build/demo/, then prints `vigil show` (what the
+# file is: program, pid, state, validity) and `vigil report` (the flat
+# profile and each function's callers and callees).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=$root/build/demo
+mkdir -p "$out"
+rm -f "$out"/*.vgl
+
+cc=${CC:-gcc}
+echo "== building examples/demo.c with -finstrument-functions and libvigil.a"
+"$cc" -g -O1 -finstrument-functions -I"$root/include" \
+	"$root/examples/demo.c" -o "$out/demo" \
+	"$root/build/libvigil.a" -pthread \
+	-Wl,--export-dynamic-symbol=__cyg_profile_func_enter \
+	-Wl,--export-dynamic-symbol=__cyg_profile_func_exit
+
+echo
+echo "== running: VIGIL_FILE=build/demo/demo.vgl build/demo/demo"
+VIGIL_FILE=$out/demo.vgl "$out/demo"
+
+echo
+echo "== vigil show build/demo/demo.vgl"
+"$root/build/vigil" show "$out/demo.vgl"
+
+echo
+echo "== vigil report build/demo/demo.vgl"
+"$root/build/vigil" report "$out/demo.vgl"
+
+echo
+echo "The profile is build/demo/demo.vgl; try also:"
+echo "  build/vigil report --json build/demo/demo.vgl"
