@@ -1,0 +1,116 @@
+# vigil - plain GNU make.
+#
+#   make            build the runtime (libvigil.a, libvigil.so) and `vigil`
+#   make demo       install missing packages, build, profile examples/demo
+#   make check      install missing packages, build, run the whole suite
+#   make bench      install missing packages, build, time vigil and its peers
+#   make install    PREFIX=/usr/local DESTDIR= : library, header, command,
+#                   pkg-config file
+#
+# Where code runs shows in the tree: runtime/ is linked into profiled
+# programs (only what a static binary has: libc, no libdw), lib/ is shared
+# by the runtime and the tools (only the files named in RT_LIB below go into
+# the runtime), src/ is the `vigil` command, tests/, bench/, examples/.
+
+CC      ?= gcc
+OPT     ?= -O2 -g
+WARN    := -Wall -Wextra
+CFLAGS  ?= $(OPT)
+PREFIX  ?= /usr/local
+DESTDIR ?=
+B       := build
+
+# ---- runtime -------------------------------------------------------------
+# Never instrumented itself; hidden symbols but for the public API; TLS in
+# the initial-exec model, which the linker turns into a single %fs-relative
+# load when the archive is linked into an executable.
+RT_SRC  := $(wildcard runtime/*.c)
+RT_LIB  := lib/crc32.c lib/duration.c lib/pattern.c
+RT_OBJ  := $(patsubst %.c,$(B)/rt/%.o,$(RT_SRC) $(RT_LIB))
+RT_CFLAGS := $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden \
+	-ftls-model=initial-exec -fno-instrument-functions -pthread \
+	-fno-stack-protector -Iinclude -Ilib -D_GNU_SOURCE
+
+# ---- tools ---------------------------------------------------------------
+LIB_SRC  := $(wildcard lib/*.c)
+TOOL_SRC := $(wildcard src/*.c)
+TOOL_CFLAGS := $(CFLAGS) $(WARN) -Iinclude -Ilib -Isrc -D_GNU_SOURCE
+TOOL_LIBS := -ldw -lelf -lstdc++
+
+TOOL_OBJ := $(patsubst %.c,$(B)/tool/%.o,$(LIB_SRC) $(TOOL_SRC))
+
+# The sanitizer build of the tools and unit tests (ASan + UBSan).
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+ASAN_OBJ := $(patsubst %.c,$(B)/asan/%.o,$(LIB_SRC) $(TOOL_SRC))
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC))
+
+all: $(B)/libvigil.a $(B)/libvigil.so $(B)/vigil $(B)/vigil.pc
+
+$(B)/rt/%.o: %.c $(wildcard lib/*.h runtime/*.h include/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -c $< -o $@
+
+$(B)/libvigil.a: $(RT_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/libvigil.so: $(RT_OBJ)
+	$(CC) -shared -pthread -Wl,-soname,libvigil.so -o $@ $^
+
+$(B)/tool/%.o: %.c $(wildcard lib/*.h src/*.h include/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -c $< -o $@
+
+$(B)/vigil: $(TOOL_OBJ)
+	$(CC) $(CFLAGS) -o $@ $^ $(TOOL_LIBS)
+
+$(B)/asan/%.o: %.c $(wildcard lib/*.h src/*.h include/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) $(SAN) -c $< -o $@
+
+$(B)/asan/vigil: $(ASAN_OBJ)
+	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(TOOL_LIBS)
+
+# Unit tests link the sanitized library objects (not src/main.c).
+ASAN_LIB_OBJ := $(patsubst %.c,$(B)/asan/%.o,$(LIB_SRC))
+$(B)/unit/%: tests/unit/%.c tests/unit/check.h $(ASAN_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) $(SAN) -Itests/unit -o $@ $< $(ASAN_LIB_OBJ) $(TOOL_LIBS)
+
+$(B)/vigil.pc: vigil.pc.in Makefile
+	sed -e 's|@PREFIX@|$(PREFIX)|g' vigil.pc.in > $@
+
+deps:
+	@scripts/install-deps.sh check
+
+demo: 
+	@scripts/install-deps.sh check
+	@$(MAKE) --no-print-directory all
+	@examples/demo.sh
+
+check:
+	@scripts/install-deps.sh check
+	@$(MAKE) --no-print-directory all $(B)/asan/vigil $(UNIT_BIN)
+	@tests/run.sh
+
+bench:
+	@scripts/install-deps.sh bench
+	@$(MAKE) --no-print-directory all
+	@bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
+		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(B)/libvigil.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/libvigil.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 include/vigil.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(B)/vigil $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(B)/vigil.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all deps demo check bench install clean

@@ -1,0 +1,187 @@
+/*
+ * vgl_format.h - the .vgl profile format, defined once for the writer (the
+ * runtime in runtime/) and every reader (lib/vgl_reader.c and the tools).
+ *
+ * A .vgl file is written in two ways:
+ *
+ *   live     by the counting runtime, through a shared file mapping, from
+ *            the first instrumented call on.  The file grows at its end while
+ *            the program runs; counts change in place.  It is complete at
+ *            every instant, whatever way the program ends.
+ *   whole    by the interval thread (window snapshots) and the tools
+ *            (merge), into a temporary name that is renamed when complete.
+ *
+ * Layout (all integers in the writer's byte order, which the header records;
+ * readers refuse an order other than their own):
+ *
+ *   offset 0     struct vgl_header            (magic .. checksum)
+ *                struct vgl_section[nsections] (the table of sections)
+ *   ...          sections, each at its own offset, 8-byte aligned:
+ *     META       struct vgl_meta: pid, times, state, exit status, ...
+ *     STRINGS    NUL-terminated strings that META points into by offset
+ *     ARENA      struct vgl_arena, then a sequence of blocks
+ *                (struct vgl_block + payload), each 8-byte aligned
+ *
+ * The header checksum covers the header and the section table, which the
+ * writer never changes after creating the file.  Everything that changes
+ * while a program runs (META's state and times, ARENA's used size, the
+ * per-block item counts and the counts themselves) lives in the sections.
+ *
+ * Compatibility rule: readers skip sections and blocks of kinds they do not
+ * know.  A change that an old reader would misread bumps VGL_VERSION; old
+ * readers then refuse the file with "unsupported version".
+ *
+ * Liveness: the live writer holds a POSIX write lock (fcntl F_SETLK) on byte
+ * 0 of the file for as long as it runs.  The kernel drops it when the
+ * process dies, however it dies, and a forked child does not inherit it, so
+ * a reader tells a running writer from a dead one without trusting the pid:
+ * META.state == RUNNING and no lock held means the program was cut short.
+ *
+ * docs/format.md describes the same bytes for people.
+ */
+#ifndef VGL_FORMAT_H
+#define VGL_FORMAT_H
+
+#include <stdint.h>
+
+#define VGL_MAGIC "VIGILPRF"   /* 8 bytes, no terminator in the file */
+#define VGL_MAGIC_LEN 8
+#define VGL_VERSION 1
+#define VGL_BYTE_ORDER 0x01020304u  /* as the writer stores it natively */
+
+/* Section kinds. */
+enum vgl_section_kind {
+	VGL_SEC_META = 1,
+	VGL_SEC_STRINGS = 2,
+	VGL_SEC_ARENA = 3,
+};
+
+struct vgl_section {
+	uint32_t kind;        /* enum vgl_section_kind */
+	uint32_t flags;       /* none defined yet; readers ignore */
+	uint64_t offset;      /* from the start of the file, 8-aligned */
+	uint64_t size;        /* bytes reserved; for ARENA, an upper bound: the
+	                       * bytes in use are vgl_arena.used */
+};
+
+struct vgl_header {
+	char magic[VGL_MAGIC_LEN];   /* VGL_MAGIC */
+	uint32_t version;            /* VGL_VERSION */
+	uint32_t byte_order;         /* VGL_BYTE_ORDER */
+	uint32_t header_size;        /* sizeof header + nsections * sizeof section */
+	uint32_t nsections;
+	uint32_t checksum;           /* vgl_crc32 of header_size bytes with this
+	                              * field taken as 0 */
+	uint32_t reserved;           /* 0 */
+	/* struct vgl_section sections[nsections] follows */
+};
+
+#define VGL_MAX_SECTIONS 64
+
+/* What wrote the file. */
+enum vgl_kind {
+	VGL_KIND_LIVE = 1,      /* the runtime's live counting file */
+	VGL_KIND_WINDOW = 2,    /* an interval snapshot: counts of one window */
+	VGL_KIND_MERGED = 3,    /* written whole by a tool */
+};
+
+/* META.state.  A RUNNING file whose lock is free was cut short. */
+enum vgl_state {
+	VGL_STATE_RUNNING = 1,
+	VGL_STATE_FINISHED = 2,   /* exit() or return from main; exit_status set */
+	VGL_STATE_CUT_SHORT = 3,  /* recorded by a tool that knows (readers
+	                           * also derive it from RUNNING + no lock) */
+};
+
+/* META.flags */
+#define VGL_META_INCOMPLETE 0x1u  /* some counts could not be stored in the
+                                   * file (disk full); lost_calls says how
+                                   * many calls were counted elsewhere */
+#define VGL_META_SWITCHED 0x2u    /* FINISHED because the program moved on
+                                   * to another file (vigil_set_file), not
+                                   * because it exited: exit_status is 0 */
+
+#define VGL_NO_STRING UINT32_MAX  /* a string offset that names nothing */
+
+struct vgl_meta {
+	uint32_t kind;            /* enum vgl_kind */
+	uint32_t state;           /* enum vgl_state */
+	int32_t exit_status;      /* valid when state == FINISHED */
+	uint32_t flags;           /* VGL_META_* */
+	uint64_t pid;
+	uint64_t ppid;
+	uint64_t start_ns;        /* CLOCK_REALTIME, ns since the epoch */
+	uint64_t end_ns;          /* 0 while running or when cut short */
+	uint64_t window_start_ns; /* WINDOW files: the window's bounds */
+	uint64_t window_end_ns;
+	uint64_t window_seq;      /* WINDOW files: 1, 2, ... */
+	uint64_t lost_calls;      /* calls counted outside the file */
+	uint32_t exe;             /* STRINGS offsets, or VGL_NO_STRING */
+	uint32_t host;
+	uint32_t cmdline;         /* argc strings back to back, each NUL-ended */
+	uint32_t cmdline_len;     /* bytes of the cmdline strings, NULs included */
+	uint64_t reserved[8];
+};
+
+/* The ARENA section starts with this, then blocks up to offset `used`. */
+struct vgl_arena {
+	uint64_t used;            /* bytes of the arena in use, this header
+	                           * included; the writer advances it only after
+	                           * a new block's header is complete */
+	uint64_t reserved[7];     /* pads the header to 64 bytes: the runtime
+	                           * starts blocks on cache lines */
+};
+
+enum vgl_block_kind {
+	VGL_BLOCK_MODULE = 1,  /* payload: struct vgl_module + path */
+	VGL_BLOCK_EDGES = 2,   /* payload: struct vgl_edge[capacity] */
+};
+
+struct vgl_block {
+	uint32_t kind;         /* enum vgl_block_kind */
+	uint32_t owner;        /* EDGES: the writing thread's tid; MODULE: 0 */
+	uint64_t size;         /* bytes, header included, multiple of 8 */
+	uint64_t count;        /* EDGES: entries filled (written last, with
+	                        * release order); MODULE: 1 */
+	uint64_t reserved;
+};
+
+#define VGL_BUILD_ID_MAX 32
+
+/*
+ * A loaded object.  `bias` is its load bias (runtime address minus ELF
+ * virtual address); [lo, hi) is the address range of its loadable segments.
+ * Module ids are given in load order from 0, and never reused.
+ */
+struct vgl_module {
+	uint32_t id;
+	uint32_t build_id_len;      /* 0 .. VGL_BUILD_ID_MAX */
+	uint64_t bias;
+	uint64_t lo;
+	uint64_t hi;
+	uint8_t build_id[VGL_BUILD_ID_MAX];
+	uint32_t path_len;          /* bytes of path, NUL not included */
+	uint32_t reserved;
+	/* char path[path_len + 1] follows, NUL-terminated */
+};
+
+#define VGL_NO_MODULE UINT32_MAX
+
+/*
+ * One call edge: `callee` was entered from the call whose return address is
+ * `site`.  Both are runtime addresses of the writing process; callee_mod
+ * and site_mod name the modules they fall in (VGL_NO_MODULE if none), so
+ * a reader gets ELF addresses as addr - module.bias.  The same edge may
+ * appear in several blocks (one per thread); readers add them up.
+ */
+struct vgl_edge {
+	uint64_t callee;
+	uint64_t site;
+	uint64_t count;
+	uint32_t callee_mod;
+	uint32_t site_mod;
+};
+
+#define VGL_ALIGN(x) (((x) + 7u) & ~(uint64_t)7u)
+
+#endif

@@ -1,0 +1,276 @@
+/*
+ * hooks.c - __cyg_profile_func_enter/exit: count one call edge.
+ *
+ * Tuned for the case that matters: an edge this thread has seen before.
+ * Then the hook does one thread-local load, one multiply, one probe of the
+ * thread's private index and one increment of the edge's count, which
+ * lives in the profile file's shared mapping.  No lock, no atomic
+ * read-modify-write, no system call, no allocation, and no cache line that
+ * another thread writes: every thread counts into its own edge records,
+ * and readers add the threads up.  Everything else (the first call of the
+ * process, of a thread, or of an edge) goes to the slow path, which takes
+ * the runtime's lock.
+ *
+ * The index is open addressing over pointers to edge records; an empty
+ * slot points at a sentinel record whose keys no real call has (a callee
+ * address is never 0), so the probe needs no NULL test before comparing.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include "rt.h"
+
+#define HOT __attribute__((no_instrument_function, visibility("default")))
+#define RT __attribute__((no_instrument_function))
+
+struct rt_thread {
+	struct vgl_edge **slots;   /* 1 << bits entries */
+	unsigned shift;            /* 64 - bits: the hash's top bits index */
+	uint64_t mask;
+	uint64_t used;             /* entries in the index */
+	struct vgl_block *blk;     /* block new edges are appended to */
+	uint64_t blk_cap;          /* edges that fit in blk */
+	uint64_t blk_size;         /* bytes of blk, to size the next one */
+	uint32_t tid;
+};
+
+__thread struct rt_thread *vgl_self __attribute__((tls_model("initial-exec")));
+
+/* Set while this thread is in the slow path: a hook re-entered from a
+ * signal handler then must not touch the index half-way through a change. */
+static __thread int vgl_busy __attribute__((tls_model("initial-exec")));
+
+static struct vgl_edge empty_edge;
+static pthread_key_t thread_key;
+
+#define FIRST_BITS 8
+#define FIRST_BLOCK 1024u
+#define MAX_BLOCK 65536u
+
+static inline uint64_t RT edge_hash(uintptr_t fn, uintptr_t site)
+{
+	uint64_t x = fn ^ (site << 24 | site >> 40);
+
+	return x * 0x9E3779B97F4A7C15ull;
+}
+
+void HOT __cyg_profile_func_enter(void *this_fn, void *call_site)
+{
+	struct rt_thread *t = vgl_self;
+	uintptr_t fn = (uintptr_t)this_fn, site = (uintptr_t)call_site;
+
+	if (__builtin_expect(t != NULL, 1)) {
+		uint64_t i = edge_hash(fn, site) >> t->shift;
+
+		for (;;) {
+			struct vgl_edge *e = t->slots[i];
+
+			if (e->callee == fn && e->site == site) {
+				e->count++;
+				return;
+			}
+			if (e == &empty_edge)
+				break;
+			i = (i + 1) & t->mask;
+		}
+	}
+	thread_slow_enter(fn, site);
+}
+
+/* Edges are counted on entry; the exit hook exists because the compiler
+ * calls it, and costs a call and a return. */
+void HOT __cyg_profile_func_exit(void *this_fn, void *call_site)
+{
+	(void)this_fn;
+	(void)call_site;
+}
+
+static void *RT map_anon(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int RT index_alloc(struct rt_thread *t, unsigned bits)
+{
+	uint64_t n = 1ull << bits, i;
+	struct vgl_edge **s = map_anon(n * sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		s[i] = &empty_edge;
+	t->slots = s;
+	t->shift = 64 - bits;
+	t->mask = n - 1;
+	return 0;
+}
+
+static void RT index_put(struct rt_thread *t, struct vgl_edge *e)
+{
+	uint64_t i = edge_hash(e->callee, e->site) >> t->shift;
+
+	while (t->slots[i] != &empty_edge)
+		i = (i + 1) & t->mask;
+	t->slots[i] = e;
+}
+
+/* Doubles the index once it is half full, keeping probes short. */
+static int RT index_grow(struct rt_thread *t)
+{
+	struct vgl_edge **old = t->slots;
+	uint64_t n = t->mask + 1, i;
+	unsigned bits = 64 - t->shift;
+
+	if (index_alloc(t, bits + 1) < 0)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (old[i] != &empty_edge)
+			index_put(t, old[i]);
+	munmap(old, n * sizeof(*old));
+	return 0;
+}
+
+static struct vgl_edge *RT index_find(struct rt_thread *t, uintptr_t fn,
+				      uintptr_t site)
+{
+	uint64_t i = edge_hash(fn, site) >> t->shift;
+
+	for (;; i = (i + 1) & t->mask) {
+		struct vgl_edge *e = t->slots[i];
+
+		if (e == &empty_edge)
+			return NULL;
+		if (e->callee == fn && e->site == site)
+			return e;
+	}
+}
+
+static void RT thread_free(void *arg)
+{
+	struct rt_thread *t = arg;
+
+	/* The thread may run instrumented code in later destructors; it then
+	 * starts a fresh state (and its counts go to a fresh block). */
+	vgl_self = NULL;
+	munmap(t->slots, (t->mask + 1) * sizeof(*t->slots));
+	munmap(t, sizeof(*t));
+}
+
+int RT thread_key_init(void)
+{
+	return -pthread_key_create(&thread_key, thread_free);
+}
+
+/* Called with vgl_rt.lock held. */
+static int RT block_new(struct rt_thread *t)
+{
+	uint64_t size = t->blk_size ? t->blk_size * 2 : FIRST_BLOCK;
+	struct vgl_block *b;
+
+	if (size > MAX_BLOCK)
+		size = MAX_BLOCK;
+	b = store_alloc_block(&vgl_rt, VGL_BLOCK_EDGES, t->tid, size, NULL, 0);
+	if (!b)
+		return -ENOMEM;
+	t->blk = b;
+	t->blk_size = size;
+	t->blk_cap = (size - sizeof(*b)) / sizeof(struct vgl_edge);
+	return 0;
+}
+
+static struct rt_thread *RT thread_new(void)
+{
+	struct rt_thread *t = map_anon(sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->tid = (uint32_t)syscall(SYS_gettid);
+	if (index_alloc(t, FIRST_BITS) < 0) {
+		munmap(t, sizeof(*t));
+		return NULL;
+	}
+	pthread_setspecific(thread_key, t);
+	return t;
+}
+
+/* Appends the edge to the thread's block; called with vgl_rt.lock held.
+ * The record is complete before the block's count covers it, so a reader
+ * in another process never sees half an edge. */
+static struct vgl_edge *RT edge_new(struct rt_thread *t, uintptr_t fn,
+				    uintptr_t site)
+{
+	struct vgl_edge *e;
+
+	if ((t->used + 1) * 2 > t->mask + 1 && index_grow(t) < 0)
+		return NULL;
+	if ((!t->blk || t->blk->count == t->blk_cap) && block_new(t) < 0)
+		return NULL;
+	e = (struct vgl_edge *)(t->blk + 1) + t->blk->count;
+	e->callee = fn;
+	e->site = site;
+	e->count = 0;
+	e->callee_mod = module_of(&vgl_rt, fn);
+	e->site_mod = module_of(&vgl_rt, site);
+	__atomic_store_n(&t->blk->count, t->blk->count + 1, __ATOMIC_RELEASE);
+	index_put(t, e);
+	t->used++;
+	return e;
+}
+
+static void RT count_lost(void)
+{
+	struct vgl_meta *m = vgl_rt.meta;
+
+	if (m) {
+		__atomic_fetch_add(&m->lost_calls, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_or(&m->flags, VGL_META_INCOMPLETE,
+				  __ATOMIC_RELAXED);
+	}
+}
+
+/*
+ * The first call of the process, of this thread, or of this edge.  Saves
+ * errno, guards against re-entry, and counts the call exactly unless no
+ * memory at all can be had (then it counts it in META.lost_calls).
+ */
+void RT thread_slow_enter(uintptr_t fn, uintptr_t site)
+{
+	int saved_errno = errno;
+	struct rt_thread *t;
+	struct vgl_edge *e;
+
+	if (vgl_busy) {
+		count_lost();
+		goto out_errno;
+	}
+	vgl_busy = 1;
+	t = vgl_self;
+	vgl_self = NULL;
+
+	pthread_mutex_lock(&vgl_rt.lock);
+	if (rt_ensure_init() < 0) {
+		pthread_mutex_unlock(&vgl_rt.lock);
+		goto out;
+	}
+	if (!t)
+		t = thread_new();
+	e = t ? index_find(t, fn, site) : NULL;
+	if (t && !e)
+		e = edge_new(t, fn, site);
+	pthread_mutex_unlock(&vgl_rt.lock);
+	if (e)
+		e->count++;
+	else
+		count_lost();
+	vgl_self = t;
+out:
+	vgl_busy = 0;
+out_errno:
+	errno = saved_errno;
+}

@@ -1,0 +1,394 @@
+/*
+ * interval.c - window snapshots (VIGIL_INTERVAL, vigil_snapshot): every
+ * interval, a file NAME.wNNNNNN.vgl next to the profile NAME.vgl with the
+ * counts of the window since the previous snapshot, so that the windows of
+ * a run add up to its total.
+ *
+ * The counts are read while the program runs, without pausing it: each
+ * edge record's count is read once and compared with the value seen at the
+ * previous snapshot (a shadow array indexed by the record's place in the
+ * arena, since records never move).  Each snapshot is written whole to a
+ * temporary name and renamed.
+ *
+ * The thread's wait is a condition variable with a deadline, so stopping
+ * it takes effect at once: at exit the program is never held up by the
+ * interval, only by writing the last window (the calls since the previous
+ * one).  The thread blocks every signal, so the program's signals are
+ * never delivered to it, and it holds no descriptor between snapshots.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "crc32.h"
+#include "rt.h"
+
+#define RT __attribute__((no_instrument_function))
+
+#define SHADOW_RESERVE (1ull << 28)  /* one u64 per 32-byte edge record */
+
+struct shadow {
+	uint64_t *v;
+};
+
+static struct {
+	pthread_mutex_t mtx;
+	pthread_cond_t cond;
+	int stop;
+	int started;
+	uint64_t seq;
+	uint64_t window_start;
+	struct shadow file, over;     /* last counts seen, per arena */
+	struct vgl_edge *out;         /* this window's edges */
+	uint64_t out_cap;             /* bytes mapped at out */
+} ivl = {
+	.mtx = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
+};
+
+static void *RT anon(uint64_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Forget the counts seen: the next window starts from zero counts. */
+static void RT shadow_clear(struct shadow *s)
+{
+	if (s->v)
+		munmap(s->v, SHADOW_RESERVE);
+	s->v = NULL;
+}
+
+static int RT out_reserve(uint64_t bytes)
+{
+	void *p;
+
+	if (bytes <= ivl.out_cap)
+		return 0;
+	bytes = bytes < (1u << 16) ? (1u << 16) : bytes * 2;
+	p = anon(bytes);
+	if (!p)
+		return -ENOMEM;
+	if (ivl.out)
+		munmap(ivl.out, ivl.out_cap);
+	ivl.out = p;
+	ivl.out_cap = bytes;
+	return 0;
+}
+
+/* Appends this window's count of every edge of arena a to ivl.out. */
+static int RT collect(struct rt_arena *a, struct shadow *s, uint64_t *n)
+{
+	struct vgl_block *b;
+	uint64_t used, i;
+
+	if (!a->base)
+		return 0;
+	if (!s->v && !(s->v = anon(SHADOW_RESERVE)))
+		return -ENOMEM;
+	for (b = arena_first(a, &used); b; b = arena_next(a, b, used)) {
+		struct vgl_edge *e = (struct vgl_edge *)(b + 1);
+		uint64_t cnt, idx;
+
+		if (b->kind != VGL_BLOCK_EDGES)
+			continue;
+		cnt = __atomic_load_n(&b->count, __ATOMIC_ACQUIRE);
+		idx = (uint64_t)((char *)e - a->base) / sizeof(*e);
+		if ((idx + cnt) * sizeof(uint64_t) > SHADOW_RESERVE)
+			return -EFBIG;
+		if (out_reserve((*n + cnt) * sizeof(*e)) < 0)
+			return -ENOMEM;
+		for (i = 0; i < cnt; i++) {
+			uint64_t c = __atomic_load_n(&e[i].count,
+						     __ATOMIC_RELAXED);
+			uint64_t d = c - s->v[idx + i];
+
+			if (!d)
+				continue;
+			s->v[idx + i] = c;
+			ivl.out[*n] = e[i];
+			ivl.out[*n].count = d;
+			(*n)++;
+		}
+	}
+	return 0;
+}
+
+static int RT put(int fd, const void *p, uint64_t len)
+{
+	const char *c = p;
+
+	while (len) {
+		ssize_t n = write(fd, c, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		c += n;
+		len -= (uint64_t)n;
+	}
+	return 0;
+}
+
+static const struct vgl_section *RT live_section(struct rt *rt, uint32_t kind)
+{
+	const struct vgl_header *h = (const struct vgl_header *)rt->map;
+	const struct vgl_section *s = (const struct vgl_section *)(h + 1);
+	uint32_t i;
+
+	for (i = 0; i < h->nsections; i++)
+		if (s[i].kind == kind)
+			return &s[i];
+	return NULL;
+}
+
+/*
+ * Writes the window file: the live file's META (as a WINDOW) and STRINGS,
+ * then an arena with the live file's MODULE blocks and one EDGES block.
+ * Called with ivl.mtx held.
+ */
+static int RT write_window(struct rt *rt, int final, int status)
+{
+	const struct vgl_section *str = live_section(rt, VGL_SEC_STRINGS);
+	struct {
+		struct vgl_header h;
+		struct vgl_section s[3];
+	} hdr;
+	struct vgl_meta meta = *rt->meta;
+	struct vgl_arena arena = { 0 };
+	struct vgl_block eb = { 0 }, *b;
+	uint64_t n = 0, mods = 0, used, edges_size, total, now = rt_now_ns();
+	char name[RT_PATH_MAX + 32], tmp[RT_PATH_MAX + 40];
+	size_t len = strlen(rt->path), stem;
+	struct rlimit rl;
+	int fd, ret;
+
+	if (!str)
+		return -EINVAL;
+	ret = collect(&rt->arena, &ivl.file, &n);
+	if (!ret)
+		ret = collect(&rt->overflow, &ivl.over, &n);
+	if (ret < 0)
+		return ret;
+
+	for (b = arena_first(&rt->arena, &used); b;
+	     b = arena_next(&rt->arena, b, used))
+		if (b->kind == VGL_BLOCK_MODULE)
+			mods += b->size;
+	edges_size = (sizeof(eb) + n * sizeof(struct vgl_edge) + 63) & ~63ull;
+
+	memset(&hdr, 0, sizeof(hdr));
+	memcpy(hdr.h.magic, VGL_MAGIC, VGL_MAGIC_LEN);
+	hdr.h.version = VGL_VERSION;
+	hdr.h.byte_order = VGL_BYTE_ORDER;
+	hdr.h.nsections = 3;
+	hdr.h.header_size = sizeof(hdr);
+	hdr.s[0] = (struct vgl_section){ VGL_SEC_META, 0, sizeof(hdr),
+					 sizeof(meta) };
+	hdr.s[1] = (struct vgl_section){ VGL_SEC_STRINGS, 0,
+					 sizeof(hdr) + sizeof(meta),
+					 str->size };
+	hdr.s[2].kind = VGL_SEC_ARENA;
+	hdr.s[2].offset = (sizeof(hdr) + sizeof(meta) + str->size + 63) & ~63ull;
+	arena.used = sizeof(arena) + mods + edges_size;
+	hdr.s[2].size = arena.used;
+	hdr.h.checksum = vgl_crc32(0, &hdr, sizeof(hdr));
+	total = hdr.s[2].offset + arena.used;
+
+	ivl.seq++;
+	meta.kind = VGL_KIND_WINDOW;
+	meta.state = VGL_STATE_FINISHED;
+	meta.exit_status = final ? status : 0;
+	meta.end_ns = final ? now : 0;
+	meta.window_start_ns = ivl.window_start ? ivl.window_start
+						: rt->meta->start_ns;
+	meta.window_end_ns = now;
+	meta.window_seq = ivl.seq;
+	ivl.window_start = now;
+
+	eb.kind = VGL_BLOCK_EDGES;
+	eb.size = edges_size;
+	eb.count = n;
+
+	stem = len > 4 && !strcmp(rt->path + len - 4, ".vgl") ? len - 4 : len;
+	snprintf(name, sizeof(name), "%.*s.w%06llu.vgl", (int)stem, rt->path,
+		 (unsigned long long)ivl.seq);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", name);
+	/* Writing past RLIMIT_FSIZE would raise SIGXFSZ and kill the
+	 * program; a window that does not fit is not written. */
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    total > rl.rlim_cur)
+		return -EFBIG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	ret = put(fd, &hdr, sizeof(hdr));
+	if (!ret)
+		ret = put(fd, &meta, sizeof(meta));
+	if (!ret)
+		ret = put(fd, rt->map + str->offset, str->size);
+	if (!ret)
+		ret = put(fd, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+			      "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+			      "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+			  hdr.s[2].offset - (sizeof(hdr) + sizeof(meta) +
+					     str->size));
+	if (!ret)
+		ret = put(fd, &arena, sizeof(arena));
+	for (b = arena_first(&rt->arena, &used); b && !ret;
+	     b = arena_next(&rt->arena, b, used))
+		if (b->kind == VGL_BLOCK_MODULE)
+			ret = put(fd, b, b->size);
+	if (!ret)
+		ret = put(fd, &eb, sizeof(eb));
+	if (!ret)
+		ret = put(fd, ivl.out, n * sizeof(struct vgl_edge));
+	if (!ret)
+		ret = put(fd, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+			      "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+			      "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+			  edges_size - sizeof(eb) - n * sizeof(struct vgl_edge));
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, name) < 0)
+		ret = -errno;
+	if (ret < 0)
+		unlink(tmp);
+	return ret;
+}
+
+static uint64_t RT mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *RT interval_main(void *arg)
+{
+	struct rt *rt = arg;
+	uint64_t next = mono_ns() + rt->interval_ns;
+	struct timespec ts;
+	int ret;
+
+	pthread_mutex_lock(&ivl.mtx);
+	while (!ivl.stop) {
+		ts.tv_sec = (time_t)(next / 1000000000ull);
+		ts.tv_nsec = (long)(next % 1000000000ull);
+		ret = pthread_cond_timedwait(&ivl.cond, &ivl.mtx, &ts);
+		if (ivl.stop)
+			break;
+		if (ret != ETIMEDOUT)
+			continue;
+		ret = write_window(rt, 0, 0);
+		if (ret < 0)
+			rt_warn("cannot write window snapshot of", rt->path,
+				-ret);
+		next += rt->interval_ns;
+		if (next < mono_ns())
+			next = mono_ns() + rt->interval_ns;
+	}
+	pthread_mutex_unlock(&ivl.mtx);
+	return NULL;
+}
+
+/* Starts the snapshot thread; called with the runtime's lock held. */
+int RT interval_start(struct rt *rt)
+{
+	pthread_condattr_t ca;
+	pthread_attr_t attr;
+	sigset_t all, old;
+	pthread_t th;
+	int ret;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ivl.cond, &ca);
+	pthread_condattr_destroy(&ca);
+	ivl.stop = 0;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 64 << 10);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&th, &attr, interval_main, rt);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (ret) {
+		rt_warn("cannot start the interval thread for", rt->path, ret);
+		return -ret;
+	}
+	pthread_setname_np(th, "vigil-interval");
+	ivl.started = 1;
+	return 0;
+}
+
+/*
+ * At exit: stop the thread at once (it may be in the middle of a window;
+ * the lock waits for that, never for the interval) and write the last
+ * window, so the windows add up to the run's total.
+ */
+void RT interval_stop_and_flush(struct rt *rt, int status)
+{
+	int ret;
+
+	if (!ivl.started)
+		return;
+	pthread_mutex_lock(&ivl.mtx);
+	ivl.stop = 1;
+	ivl.started = 0;
+	pthread_cond_signal(&ivl.cond);
+	ret = write_window(rt, 1, status);
+	pthread_mutex_unlock(&ivl.mtx);
+	if (ret < 0)
+		rt_warn("cannot write window snapshot of", rt->path, -ret);
+}
+
+int RT interval_snapshot(struct rt *rt)
+{
+	int ret;
+
+	if (rt->no_file)
+		return -ENODEV;
+	pthread_mutex_lock(&ivl.mtx);
+	ret = write_window(rt, 0, 0);
+	pthread_mutex_unlock(&ivl.mtx);
+	return ret;
+}
+
+void RT interval_reset(void)
+{
+	pthread_mutex_lock(&ivl.mtx);
+	shadow_clear(&ivl.file);
+	shadow_clear(&ivl.over);
+	ivl.seq = 0;
+	ivl.window_start = 0;
+	pthread_mutex_unlock(&ivl.mtx);
+}
+
+/* In a fork child: the parent's thread is gone and the counts are zero. */
+void RT interval_after_fork(struct rt *rt)
+{
+	int was = ivl.started;
+
+	pthread_mutex_init(&ivl.mtx, NULL);
+	ivl.started = 0;
+	shadow_clear(&ivl.file);
+	shadow_clear(&ivl.over);
+	ivl.seq = 0;
+	ivl.window_start = 0;
+	if (was && !rt->no_file)
+		interval_start(rt);
+}

@@ -1,0 +1,101 @@
+/*
+ * rt.h - internals shared by the runtime's files.  Nothing here is visible
+ * outside libvigil (the runtime is built with -fvisibility=hidden); the
+ * only exported symbols are the two hooks and the functions of vigil.h.
+ *
+ * Where things live:
+ *   the store (store.c)   the profile file, mapped shared at a fixed,
+ *                         reserved address range so that pointers into it
+ *                         stay valid when the file grows or is replaced
+ *                         (fork, vigil_set_file);
+ *   threads (thread.c)    each thread's private index from (callee, site)
+ *                         to its edge record in the file, and the blocks
+ *                         of edge records it appends to;
+ *   modules (module.c)    the loaded objects, written to the file as
+ *                         MODULE blocks when first seen;
+ *   interval (interval.c) the optional window-snapshot thread.
+ */
+#ifndef VGL_RT_H
+#define VGL_RT_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include "vgl_format.h"
+
+#define RT_PATH_MAX 4096
+
+/*
+ * One arena of blocks: the one in the file, or the overflow arena in
+ * anonymous memory that takes blocks when the file cannot grow (their
+ * counts are then reported as lost_calls when the program ends).
+ */
+struct rt_arena {
+	char *base;              /* the struct vgl_arena header */
+	uint64_t limit;          /* bytes addressable from base */
+};
+
+struct rt {
+	pthread_mutex_t lock;    /* every slow path; never the hot path */
+	int state;               /* RT_* below */
+	int fd;                  /* the profile file, or -1 */
+	char *map;               /* reserved range, file mapped at its start */
+	uint64_t reserve;        /* length of that range */
+	uint64_t file_size;      /* bytes of the file allocated so far */
+	struct vgl_meta *meta;
+	uint64_t arena_off;      /* file offset of the ARENA section */
+	struct rt_arena arena;   /* in the file (or anonymous, see no_file) */
+	struct rt_arena overflow;
+	int no_file;             /* counting into anonymous memory */
+	int warned;              /* one warning line per process */
+	char pattern[RT_PATH_MAX];
+	char path[RT_PATH_MAX];
+	char exe[RT_PATH_MAX];
+	char host[256];
+	uint64_t start_ns;
+	uint64_t interval_ns;    /* 0: no window snapshots */
+};
+
+enum { RT_UNINIT = 0, RT_READY = 1, RT_OFF = 2 };
+
+extern struct rt vgl_rt;
+
+/* The hook's thread state; see thread.c. */
+struct rt_thread;
+extern __thread struct rt_thread *vgl_self;
+
+/* init.c */
+int rt_ensure_init(void);            /* called with vgl_rt.lock held */
+void rt_warn(const char *what, const char *path, int err);
+uint64_t rt_now_ns(void);
+
+/* store.c */
+int store_open(struct rt *rt, const char *pattern);
+int store_reopen(struct rt *rt, const char *pattern, int finish_old);
+void store_anonymous(struct rt *rt);
+void *store_alloc_block(struct rt *rt, uint32_t kind, uint32_t owner,
+			uint64_t size, const void *payload, size_t len);
+void store_zero_counts(struct rt_arena *a);
+uint64_t store_sum_counts(struct rt_arena *a);
+void store_finish(struct rt *rt, int status);
+struct vgl_block *arena_first(struct rt_arena *a, uint64_t *used);
+struct vgl_block *arena_next(struct rt_arena *a, struct vgl_block *b,
+			     uint64_t used);
+
+/* module.c */
+uint32_t module_of(struct rt *rt, uintptr_t addr);
+void module_forget(void);
+
+/* thread.c */
+void thread_slow_enter(uintptr_t fn, uintptr_t site);
+int thread_key_init(void);
+
+/* interval.c */
+int interval_start(struct rt *rt);
+void interval_stop_and_flush(struct rt *rt, int status);
+int interval_snapshot(struct rt *rt);
+void interval_reset(void);
+void interval_after_fork(struct rt *rt);
+
+#endif
