@@ -1,0 +1,88 @@
+/*
+ * cmd-show.c - `vigil show FILE...`: the metadata of each profile as
+ * "key: value" lines, after checking the whole file.  Meant for people and
+ * for scripts that grep one key.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "vigil.h"
+
+const char cmd_show_usage[] =
+	"usage: vigil show FILE...\n"
+	"\n"
+	"Checks each profile and prints its metadata as 'key: value' lines:\n"
+	"file, format, kind, state, pid, command, exe, host, started, ended,\n"
+	"window (window files), modules, threads, edges, calls, incomplete\n"
+	"(only when some calls could not be stored) and valid.  Files are\n"
+	"separated by a blank line.  Exits 1 if any file is not a valid\n"
+	"profile, after one line on stderr naming it and the problem.\n";
+
+static void show(const struct vgl_reader *r, const char *path)
+{
+	const struct vgl_meta *m = &r->meta;
+	char buf[128], t0[64], t1[64];
+	size_t i;
+
+	printf("file: %s\n", path);
+	printf("format: vgl %u\n", VGL_VERSION);
+	printf("kind: %s\n", vgl_kind_name(m->kind));
+	printf("state: %s\n", vgl_reader_state(r, buf, sizeof(buf)));
+	printf("pid: %llu\n", (unsigned long long)m->pid);
+	printf("command:");
+	for (i = 0; i < r->argc; i++)
+		printf(" %s", r->argv[i]);
+	printf("%s\n", r->argc ? "" : " -");
+	printf("exe: %s\n", r->exe ? r->exe : "-");
+	printf("host: %s\n", r->host ? r->host : "-");
+	printf("started: %s\n", format_time(m->start_ns, t0, sizeof(t0)));
+	printf("ended: %s\n", format_time(m->end_ns, t0, sizeof(t0)));
+	if (m->kind == VGL_KIND_WINDOW)
+		printf("window: %llu (%s .. %s)\n",
+		       (unsigned long long)m->window_seq,
+		       format_time(m->window_start_ns, t0, sizeof(t0)),
+		       format_time(m->window_end_ns, t1, sizeof(t1)));
+	printf("modules: %zu\n", r->nmodules);
+	printf("threads: %zu\n", r->nthreads);
+	printf("edges: %zu\n", r->nedges);
+	printf("calls: %llu\n", (unsigned long long)r->total_calls);
+	if (m->flags & VGL_META_INCOMPLETE)
+		printf("incomplete: %llu calls not stored\n",
+		       (unsigned long long)m->lost_calls);
+	printf("valid: yes\n");
+}
+
+int cmd_show(int argc, char **argv)
+{
+	struct vgl_reader r;
+	int i, status = 0, shown = 0, nfiles = 0, dashdash = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (!dashdash && !strcmp(argv[i], "--"))
+			dashdash = 1;
+		else if (!dashdash && argv[i][0] == '-' && argv[i][1])
+			return usage_error("show", "unknown option '%s'", argv[i]);
+		else
+			nfiles++;
+	}
+	if (!nfiles)
+		return usage_error("show", "no file given");
+	dashdash = 0;
+	for (i = 1; i < argc; i++) {
+		if (!dashdash && !strcmp(argv[i], "--")) {
+			dashdash = 1;
+			continue;
+		}
+		if (vgl_reader_open(&r, argv[i]) < 0) {
+			/* Keep stdout and stderr in file order on a terminal. */
+			fflush(stdout);
+			status = file_error(&r, argv[i]);
+			continue;
+		}
+		if (shown++)
+			putchar('\n');
+		show(&r, argv[i]);
+		vgl_reader_close(&r);
+	}
+	return status;
+}

@@ -1,0 +1,126 @@
+/*
+ * vigil.c - the `vigil` command: finds the subcommand in the one table
+ * below and runs it.  Adding a command is one file (cmd-NAME.c) and one row.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "vigil.h"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+	const char *usage;
+};
+
+static const struct cmd commands[] = {
+	{ "show", cmd_show, "print a profile's metadata and check it",
+	  cmd_show_usage },
+	{ "report", cmd_report, "flat profile and call graph, or JSON",
+	  cmd_report_usage },
+	{ "wait", cmd_wait, "block until a profile's writer has finished",
+	  cmd_wait_usage },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void main_usage(FILE *f)
+{
+	size_t i;
+
+	fputs("usage: vigil COMMAND [ARGS]\n"
+	      "       vigil help COMMAND | vigil COMMAND --help\n\n"
+	      "Commands:\n", f);
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+}
+
+static const struct cmd *find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int usage_error(const char *cmd, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "vigil %s: %s (see 'vigil %s --help')\n", cmd, msg,
+		cmd);
+	return EXIT_USAGE;
+}
+
+int file_error(const struct vgl_reader *r, const char *path)
+{
+	fprintf(stderr, "vigil: %s: %s\n", path, r->err);
+	return EXIT_BAD_FILE;
+}
+
+const char *format_time(uint64_t ns, char *buf, size_t len)
+{
+	time_t secs = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+	char day[64];
+
+	if (!ns || !gmtime_r(&secs, &tm) ||
+	    !strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	snprintf(buf, len, "%s.%03uZ", day,
+		 (unsigned)(ns / 1000000ull % 1000));
+	return buf;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd *c;
+	int i;
+
+	if (argc < 2) {
+		main_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		main_usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc < 3) {
+			main_usage(stdout);
+			return 0;
+		}
+		c = find(argv[2]);
+		if (!c) {
+			fprintf(stderr, "vigil: '%s' is not a vigil command (see 'vigil --help')\n",
+				argv[2]);
+			return EXIT_USAGE;
+		}
+		fputs(c->usage, stdout);
+		return 0;
+	}
+	c = find(argv[1]);
+	if (!c) {
+		fprintf(stderr, "vigil: '%s' is not a vigil command (see 'vigil --help')\n",
+			argv[1]);
+		return EXIT_USAGE;
+	}
+	/* Answered here so that every command's help is its table row. */
+	for (i = 2; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(c->usage, stdout);
+			return 0;
+		}
+	return c->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,37 @@
+/*
+ * vigil.h - what the subcommands of the `vigil` command share: their entry
+ * points and usage texts (listed once, in the table in vigil.c) and the
+ * helpers that make every command fail the same way.
+ */
+#ifndef VIGIL_CMD_H
+#define VIGIL_CMD_H
+
+#include "vgl_reader.h"
+
+/* Exit statuses: 1 for a bad input file, 2 for a bad command line. */
+#define EXIT_BAD_FILE 1
+#define EXIT_USAGE 2
+
+/* Each subcommand gets argv with argv[0] its own name; returns the exit
+ * status.  "--help" never reaches it: vigil.c answers that from the table. */
+int cmd_show(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_wait(int argc, char **argv);
+
+extern const char cmd_show_usage[];
+extern const char cmd_report_usage[];
+extern const char cmd_wait_usage[];
+
+/* Prints "vigil CMD: <message> (see 'vigil CMD --help')" and returns
+ * EXIT_USAGE. */
+int usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Prints "vigil: FILE: <r->err>" and returns EXIT_BAD_FILE. */
+int file_error(const struct vgl_reader *r, const char *path);
+
+/* Formats ns since the epoch as ISO-8601 UTC with milliseconds, or "-" for
+ * 0.  Returns buf. */
+const char *format_time(uint64_t ns, char *buf, size_t len);
+
+#endif
