@@ -28,10 +28,11 @@ NO_MODULE = 0xFFFFFFFF
 HDR = "8sIIIIII"                 # 32 bytes
 SEC = "IIQQ"                     # 24
 META = "IIiIQQQQQQQQIIII8Q"      # 160
-ARENA = "QQ"                     # 16
+ARENA = "Q7Q"                    # 64
 BLOCK = "IIQQQ"                  # 32
 MODULE = "IIQQQ32sII"            # 72
 EDGE = "QQQII"                   # 32
+ARENA_SIZE = struct.calcsize("<" + ARENA)
 
 
 def align8(n):
@@ -108,17 +109,17 @@ def build(spec, e="<"):
         payload = struct.pack(e + MODULE, mid, len(bid), bias, lo, hi,
                               bid.ljust(32, b"\0"), len(p), 0) + p + b"\0"
         size = align8(32 + len(payload))
-        lay["blocks"].append((BLOCK_MODULE, 16 + len(arena)))
+        lay["blocks"].append((BLOCK_MODULE, ARENA_SIZE + len(arena)))
         arena += pad8(struct.pack(e + BLOCK, BLOCK_MODULE, 0, size, 1, 0) +
                       payload)
     for (kind, owner, cap, edges) in spec["blocks"]:
         size = 32 + 32 * cap
         body = b"".join(struct.pack(e + EDGE, *ed) for ed in edges)
         body = body.ljust(32 * cap, b"\0")
-        lay["blocks"].append((kind, 16 + len(arena)))
+        lay["blocks"].append((kind, ARENA_SIZE + len(arena)))
         arena += struct.pack(e + BLOCK, kind, owner, size, len(edges), 0) + body
-    used = 16 + len(arena)
-    arena = struct.pack(e + ARENA, used, 0) + arena
+    used = ARENA_SIZE + len(arena)
+    arena = struct.pack(e + ARENA, used, *([0] * 7)) + arena
 
     w0, w1, seq = spec["window"]
     meta = struct.pack(e + META, spec["kind"], spec["state"],
@@ -254,7 +255,7 @@ def bad_files():
         good, sec_field(lay, SEC_STRINGS, "kind"), "I", 98)
     bad["missing-arena.vgl"] = patch(
         patch(good, sec_field(lay, SEC_ARENA, "kind"), "I", 98),
-        sec_field(lay, SEC_ARENA, "size"), "Q", 16)
+        sec_field(lay, SEC_ARENA, "size"), "Q", ARENA_SIZE)
     bad["duplicate-meta.vgl"] = patch(
         good, sec_field(lay, 99, "kind") if 99 in lay["sec"] else 0, "I",
         SEC_META)
