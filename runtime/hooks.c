@@ -249,6 +249,9 @@ void RT thread_slow_enter(uintptr_t fn, uintptr_t site)
 		count_lost();
 		goto out_errno;
 	}
+	/* A runtime that could not start costs a load, not a lock. */
+	if (__atomic_load_n(&vgl_rt.state, __ATOMIC_RELAXED) == RT_OFF)
+		goto out_errno;
 	vgl_busy = 1;
 	t = vgl_self;
 	vgl_self = NULL;

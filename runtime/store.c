@@ -348,7 +348,12 @@ int RT store_open(struct rt *rt, const char *pattern)
 	}
 	return 0;
 fail:
-	rt_warn("cannot write profile", rt->path[0] ? rt->path : pattern, -ret);
+	if (ret == -EINVAL)
+		rt_warn("VIGIL_FILE has an empty pattern or an unknown %-escape:",
+			pattern, -ret);
+	else
+		rt_warn("cannot write profile", rt->path[0] ? rt->path : pattern,
+			-ret);
 	store_anonymous(rt);
 	return ret;
 }
