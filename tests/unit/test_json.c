@@ -1,0 +1,31 @@
+/* test_json.c - lib/json.c escapes what JSON forbids and nothing else. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "json.h"
+
+static void expect(const char *name, const char *in, const char *want)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	vgl_json_string(f, in);
+	fclose(f);
+	CHECK(name, !strcmp(buf, want), "got %s, want %s", buf, want);
+	free(buf);
+}
+
+int main(void)
+{
+	expect("json plain", "main", "\"main\"");
+	expect("json quote and backslash", "a\"b\\c", "\"a\\\"b\\\\c\"");
+	expect("json short escapes", "\n\t\r\b\f", "\"\\n\\t\\r\\b\\f\"");
+	expect("json other control", "\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\"");
+	expect("json utf-8 passes", "caf\xc3\xa9", "\"caf\xc3\xa9\"");
+	expect("json null", NULL, "null");
+	expect("json C++ name", "std::vector<int>::push_back(int const&)",
+	       "\"std::vector<int>::push_back(int const&)\"");
+	return check_status();
+}

@@ -1,0 +1,295 @@
+/*
+ * test_reader.c - lib/vgl_reader.c against the committed corpus
+ * (tests/corpus, made by mkcorpus.py): every bad file is refused with the
+ * message that names its problem, every good file reads back exactly the
+ * values mkcorpus.py wrote.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "vgl_reader.h"
+
+static char corpus[PATH_MAX];
+
+/* The corpus is found from the binary (build/unit/test_reader), so the
+ * test runs from any directory; VIGIL_CORPUS overrides. */
+static void find_corpus(void)
+{
+	char exe[PATH_MAX - 32];
+	ssize_t n;
+	char *slash;
+
+	if (getenv("VIGIL_CORPUS")) {
+		snprintf(corpus, sizeof(corpus), "%s", getenv("VIGIL_CORPUS"));
+		return;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		snprintf(corpus, sizeof(corpus), "%s/../../tests/corpus", exe);
+		if (access(corpus, R_OK) == 0)
+			return;
+	}
+	snprintf(corpus, sizeof(corpus), "tests/corpus");
+}
+
+static const struct {
+	const char *file;
+	const char *message;   /* a substring of the error */
+} bad[] = {
+	{ "empty.vgl", "empty file" },
+	{ "truncated-magic.vgl", "truncated: header needs 32 bytes, file has 4" },
+	{ "truncated-header.vgl", "truncated: header needs 32 bytes, file has 12" },
+	{ "truncated-table.vgl", "truncated: section table needs 128 bytes, file has 60" },
+	{ "truncated-meta.vgl", "lies outside the file" },
+	{ "truncated-arena.vgl", "runs past the end of the arena" },
+	{ "bad-magic.vgl", "not a vigil profile (bad magic)" },
+	{ "foreign-elf.vgl", "not a vigil profile (bad magic)" },
+	{ "foreign-text.vgl", "not a vigil profile (bad magic)" },
+	{ "wrong-version.vgl", "unsupported version 2" },
+	{ "other-byte-order.vgl", "written on a machine of the other byte order" },
+	{ "bad-byte-order-mark.vgl", "bad byte order mark" },
+	{ "bad-checksum.vgl", "header checksum mismatch" },
+	{ "table-changed.vgl", "header checksum mismatch" },
+	{ "header-size-mismatch.vgl", "header size 40 does not match" },
+	{ "huge-nsections.vgl", "header claims 4294967295 sections" },
+	{ "huge-header-size.vgl", "truncated: section table needs 1568 bytes" },
+	{ "section-out-of-bounds.vgl", "section 1 (offset" },
+	{ "section-huge-size.vgl", "lies outside the file" },
+	{ "section-unaligned.vgl", "is not 8-byte aligned" },
+	{ "section-overlap.vgl", "sections 0 and 1 overlap" },
+	{ "section-in-header.vgl", "overlaps the header" },
+	{ "missing-meta.vgl", "no META section" },
+	{ "missing-strings.vgl", "no STRINGS section" },
+	{ "missing-arena.vgl", "no ARENA section" },
+	{ "duplicate-meta.vgl", "more than one META section" },
+	{ "meta-too-small.vgl", "META section is 8 bytes" },
+	{ "bad-state.vgl", "unknown state 7" },
+	{ "bad-kind.vgl", "unknown file kind 0" },
+	{ "string-out-of-range.vgl", "exe string offset 100000 is outside STRINGS" },
+	{ "string-unterminated.vgl", "exe string is not NUL-terminated" },
+	{ "cmdline-out-of-range.vgl", "command line (offset" },
+	{ "cmdline-unterminated.vgl", "command line is not NUL-terminated" },
+	{ "arena-used-beyond-section.vgl", "more than its section" },
+	{ "arena-used-too-small.vgl", "less than its header" },
+	{ "arena-beyond-file.vgl", "lies outside the file" },
+	{ "block-size-zero.vgl", "has bad size 0" },
+	{ "block-size-unaligned.vgl", "has bad size 161" },
+	{ "block-size-past-end.vgl", "runs past the end of the arena" },
+	{ "block-size-huge.vgl", "runs past the end of the arena" },
+	{ "block-count-over-capacity.vgl", "holds 5 edges but has room for 4" },
+	{ "block-count-huge.vgl", "but has room for 4" },
+	{ "block-header-truncated.vgl", "truncated block header" },
+	{ "module-path-past-block.vgl", "runs past its block" },
+	{ "module-path-unterminated.vgl", "malformed path" },
+	{ "module-build-id-too-long.vgl", "build-id of 33 bytes" },
+	{ "module-too-small.vgl", "is too small" },
+	{ "module-duplicate-id.vgl", "module id 0 appears twice" },
+	{ "does-not-exist.vgl", "No such file or directory" },
+};
+
+static void test_bad(void)
+{
+	char path[PATH_MAX + 64], name[128];
+	struct vgl_reader r;
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(path, sizeof(path), "%s/bad/%s", corpus, bad[i].file);
+		snprintf(name, sizeof(name), "reader refuses %s", bad[i].file);
+		err = vgl_reader_open(&r, path);
+		CHECK(name, err < 0 && strstr(r.err, bad[i].message),
+		      "err %d, message '%s', want '%s'", err, r.err,
+		      bad[i].message);
+		vgl_reader_close(&r);
+	}
+}
+
+#define BIAS0 0x555500000000ull
+#define BIAS1 0x7f0000000000ull
+
+static int has_edge(const struct vgl_reader *r, uint64_t callee,
+		    uint64_t site, uint64_t count, uint32_t cm, uint32_t sm)
+{
+	size_t i;
+
+	for (i = 0; i < r->nedges; i++)
+		if (r->edges[i].callee == callee && r->edges[i].site == site)
+			return r->edges[i].count == count &&
+			       r->edges[i].callee_mod == cm &&
+			       r->edges[i].site_mod == sm;
+	return 0;
+}
+
+static void test_basic(void)
+{
+	char path[PATH_MAX + 64], state[128];
+	struct vgl_reader r;
+	const struct vgl_module_info *m;
+	int err, i, idok = 1;
+
+	snprintf(path, sizeof(path), "%s/good/basic.vgl", corpus);
+	err = vgl_reader_open(&r, path);
+	CHECK("basic opens", err == 0, "err %d: %s", err, r.err);
+	if (err)
+		return;
+	CHECK("basic kind", r.meta.kind == VGL_KIND_LIVE, "%u", r.meta.kind);
+	CHECK("basic state", r.liveness == VGL_LIVENESS_FINISHED &&
+	      !strcmp(vgl_reader_state(&r, state, sizeof(state)),
+		      "finished (exit 3)"), "%s", state);
+	CHECK("basic pid", r.meta.pid == 4242 && r.meta.ppid == 1, "%llu",
+	      (unsigned long long)r.meta.pid);
+	CHECK("basic times", r.meta.start_ns == 1700000000123000000ull &&
+	      r.meta.end_ns == 1700000001456000000ull, "%llu",
+	      (unsigned long long)r.meta.start_ns);
+	CHECK("basic exe", r.exe && !strcmp(r.exe, "/usr/bin/demo"), "%s",
+	      r.exe ? r.exe : "(null)");
+	CHECK("basic host", r.host && !strcmp(r.host, "testhost"), "%s",
+	      r.host ? r.host : "(null)");
+	CHECK("basic argv", r.argc == 3 && !strcmp(r.argv[0], "demo") &&
+	      !strcmp(r.argv[1], "-x") && !strcmp(r.argv[2], "a b"),
+	      "argc %zu", r.argc);
+	CHECK("basic modules", r.nmodules == 2, "%zu", r.nmodules);
+	m = vgl_reader_module(&r, 0);
+	for (i = 0; m && i < 20; i++)
+		idok &= m->build_id[i] == i + 1;
+	CHECK("basic module 0", m && m->bias == BIAS0 && m->lo == BIAS0 &&
+	      m->hi == BIAS0 + 0x10000 && m->build_id_len == 20 && idok &&
+	      !strcmp(m->path, "/nonexistent/demo"), "wrong module 0");
+	m = vgl_reader_module(&r, 1);
+	CHECK("basic module 1", m && m->bias == BIAS1 && m->build_id_len == 0 &&
+	      !strcmp(m->path, "/nonexistent/libfoo.so"), "wrong module 1");
+	CHECK("basic no module 2", !vgl_reader_module(&r, 2), "found one");
+	CHECK("basic threads", r.nthreads == 2, "%zu", r.nthreads);
+	CHECK("basic edges", r.nedges == 4, "%zu", r.nedges);
+	CHECK("basic calls", r.total_calls == 25, "%llu",
+	      (unsigned long long)r.total_calls);
+	CHECK("basic edge summed over threads",
+	      has_edge(&r, BIAS0 + 0x1100, BIAS0 + 0x1234, 15, 0, 0), "no");
+	CHECK("basic edge into libfoo",
+	      has_edge(&r, BIAS1 + 0x2000, BIAS0 + 0x1300, 7, 1, 0), "no");
+	CHECK("basic edge from no module",
+	      has_edge(&r, BIAS0 + 0x1200, 0xdead0000, 1, 0, VGL_NO_MODULE),
+	      "no");
+	CHECK("basic edge in second block",
+	      has_edge(&r, BIAS0 + 0x1200, BIAS0 + 0x1250, 2, 0, 0), "no");
+	vgl_reader_close(&r);
+}
+
+static void test_others(void)
+{
+	char path[PATH_MAX + 64], state[128];
+	struct vgl_reader r;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/good/running.vgl", corpus);
+	err = vgl_reader_open(&r, path);
+	/* RUNNING and nobody holds the lock: the writer died. */
+	CHECK("running without lock is cut short", !err &&
+	      r.liveness == VGL_LIVENESS_CUT_SHORT &&
+	      !strcmp(vgl_reader_state(&r, state, sizeof(state)), "cut short"),
+	      "err %d %s", err, r.err);
+	CHECK("running incomplete", !err &&
+	      (r.meta.flags & VGL_META_INCOMPLETE) && r.meta.lost_calls == 9,
+	      "flags %u", r.meta.flags);
+	vgl_reader_close(&r);
+
+	snprintf(path, sizeof(path), "%s/good/window.vgl", corpus);
+	err = vgl_reader_open(&r, path);
+	CHECK("window", !err && r.meta.kind == VGL_KIND_WINDOW &&
+	      r.meta.window_seq == 2 &&
+	      r.meta.window_start_ns == 1700000000500000000ull &&
+	      r.meta.window_end_ns == 1700000001000000000ull,
+	      "err %d %s", err, r.err);
+	vgl_reader_close(&r);
+
+	snprintf(path, sizeof(path), "%s/good/empty.vgl", corpus);
+	err = vgl_reader_open(&r, path);
+	CHECK("empty profile", !err && r.nedges == 0 && r.nmodules == 0 &&
+	      r.argc == 0 && !r.exe && !r.host && r.nthreads == 0 &&
+	      r.liveness == VGL_LIVENESS_CUT_SHORT, "err %d %s", err, r.err);
+	vgl_reader_close(&r);
+}
+
+/* A reader's own lock does not count (POSIX locks are per process), so the
+ * running case needs a child holding the lock on a copy. */
+static void test_lock(void)
+{
+	char src[PATH_MAX + 64], dst[] = "/tmp/vigil-test-XXXXXX", state[128];
+	char buf[8192];
+	struct vgl_reader r;
+	int in, out, p[2], err;
+	ssize_t n;
+	pid_t pid;
+
+	snprintf(src, sizeof(src), "%s/good/running.vgl", corpus);
+	in = open(src, O_RDONLY);
+	out = mkstemp(dst);
+	n = in >= 0 ? read(in, buf, sizeof(buf)) : -1;
+	if (in < 0 || out < 0 || n <= 0 || write(out, buf, n) != n ||
+	    pipe(p) < 0) {
+		CHECK("running with lock", 0, "setup failed");
+		return;
+	}
+	close(in);
+	pid = fork();
+	if (pid == 0) {
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+				    .l_start = 0, .l_len = 1 };
+		fcntl(out, F_SETLK, &fl);
+		if (write(p[1], "x", 1) != 1)
+			_exit(1);
+		/* Hold the lock until the parent kills us. */
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (read(p[0], buf, 1) != 1)
+		buf[0] = 0;
+	err = vgl_reader_open(&r, dst);
+	CHECK("running with lock", !err && r.liveness == VGL_LIVENESS_RUNNING &&
+	      r.lock_pid == pid,
+	      "err %d, state %s, lock pid %d, child %d", err,
+	      vgl_reader_state(&r, state, sizeof(state)), (int)r.lock_pid,
+	      (int)pid);
+	vgl_reader_close(&r);
+	close(p[0]);
+	kill(pid, 9);
+	waitpid(pid, NULL, 0);
+	close(out);
+	unlink(dst);
+}
+
+static void test_buffer(void)
+{
+	static const char junk[] = "VIGILPRF";
+	struct vgl_reader r;
+	int err;
+
+	err = vgl_reader_parse(&r, junk, 8, NULL);
+	CHECK("buffer truncated", err < 0 &&
+	      strstr(r.err, "header needs 32 bytes, file has 8"), "%s", r.err);
+	err = vgl_reader_parse(&r, NULL, 0, "x");
+	CHECK("buffer empty", err < 0 && strstr(r.err, "empty"), "%s", r.err);
+}
+
+int main(void)
+{
+	find_corpus();
+	test_bad();
+	test_basic();
+	test_others();
+	test_lock();
+	test_buffer();
+	return check_status();
+}
