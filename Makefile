@@ -21,14 +21,16 @@ DESTDIR ?=
 B       := build
 
 # ---- runtime -------------------------------------------------------------
-# Never instrumented itself; hidden symbols but for the public API; TLS in
-# the initial-exec model, which the linker turns into a single %fs-relative
-# load when the archive is linked into an executable.
+# Never instrumented itself; hidden symbols but for the public API.  Built
+# twice: for libvigil.a, which is linked into executables (PIE, non-PIE or
+# static), with local-exec TLS, so the hook reads its thread's index with
+# one %fs-relative operand; for libvigil.so with initial-exec TLS.
 RT_SRC  := $(wildcard runtime/*.c)
 RT_LIB  := lib/crc32.c lib/duration.c lib/pattern.c
 RT_OBJ  := $(patsubst %.c,$(B)/rt/%.o,$(RT_SRC) $(RT_LIB))
-RT_CFLAGS := $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden \
-	-ftls-model=initial-exec -fno-instrument-functions -pthread \
+RT_PIC_OBJ := $(patsubst %.c,$(B)/rt-pic/%.o,$(RT_SRC) $(RT_LIB))
+RT_CFLAGS := $(CFLAGS) $(WARN) -fvisibility=hidden \
+	-fno-instrument-functions -pthread \
 	-fno-stack-protector -Iinclude -Ilib -D_GNU_SOURCE
 
 # ---- tools ---------------------------------------------------------------
@@ -51,13 +53,17 @@ all: $(B)/libvigil.a $(B)/libvigil.so $(B)/vigil $(B)/vigil.pc
 
 $(B)/rt/%.o: %.c $(wildcard lib/*.h runtime/*.h include/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(RT_CFLAGS) -c $< -o $@
+	$(CC) $(RT_CFLAGS) -fPIE -ftls-model=local-exec -c $< -o $@
+
+$(B)/rt-pic/%.o: %.c $(wildcard lib/*.h runtime/*.h include/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -fPIC -ftls-model=initial-exec -c $< -o $@
 
 $(B)/libvigil.a: $(RT_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(B)/libvigil.so: $(RT_OBJ)
+$(B)/libvigil.so: $(RT_PIC_OBJ)
 	$(CC) -shared -pthread -Wl,-soname,libvigil.so -o $@ $^
 
 $(B)/tool/%.o: %.c $(wildcard lib/*.h src/*.h include/*.h)

@@ -28,7 +28,6 @@
 
 struct rt_thread {
 	struct vgl_edge **slots;   /* 1 << bits entries */
-	unsigned shift;            /* 64 - bits: the hash's top bits index */
 	uint64_t mask;
 	uint64_t used;             /* entries in the index */
 	struct vgl_block *blk;     /* block new edges are appended to */
@@ -37,45 +36,62 @@ struct rt_thread {
 	uint32_t tid;
 };
 
-__thread struct rt_thread *vgl_self __attribute__((tls_model("initial-exec")));
+/*
+ * What the hot path reads, in the thread's TLS block itself: in an
+ * executable each field is one %fs-relative operand.  A thread that has not
+ * started yet sees a one-slot index holding only the sentinel, so its first
+ * call misses and takes the slow path without a test of its own.
+ */
+struct rt_tls {
+	struct vgl_edge **slots;
+	uint64_t mask;
+};
+
+static struct vgl_edge empty_edge;
+static struct vgl_edge *const empty_slots[1] = { &empty_edge };
+
+static __thread struct rt_tls vgl_tls
+	= {
+		(struct vgl_edge **)empty_slots, 0 };
+static __thread struct rt_thread *vgl_self;
 
 /* Set while this thread is in the slow path: a hook re-entered from a
  * signal handler then must not touch the index half-way through a change. */
-static __thread int vgl_busy __attribute__((tls_model("initial-exec")));
+static __thread int vgl_busy;
 
-static struct vgl_edge empty_edge;
 static pthread_key_t thread_key;
 
 #define FIRST_BITS 8
 #define FIRST_BLOCK 1024u
 #define MAX_BLOCK 65536u
 
-static inline uint64_t RT edge_hash(uintptr_t fn, uintptr_t site)
+/*
+ * Two xors' worth of hashing: call sites are distinct addresses, and
+ * xoring in the callee separates the callees of one indirect call.
+ * Collisions only cost a probe; a multiply would cost every call.
+ */
+static inline uint64_t RT edge_slot(uintptr_t fn, uintptr_t site,
+				    uint64_t mask)
 {
-	uint64_t x = fn ^ (site << 24 | site >> 40);
-
-	return x * 0x9E3779B97F4A7C15ull;
+	return (fn ^ site) & mask;
 }
 
 void HOT __cyg_profile_func_enter(void *this_fn, void *call_site)
 {
-	struct rt_thread *t = vgl_self;
 	uintptr_t fn = (uintptr_t)this_fn, site = (uintptr_t)call_site;
+	struct vgl_edge **slots = vgl_tls.slots;
+	uint64_t mask = vgl_tls.mask, i = edge_slot(fn, site, mask);
 
-	if (__builtin_expect(t != NULL, 1)) {
-		uint64_t i = edge_hash(fn, site) >> t->shift;
+	for (;;) {
+		struct vgl_edge *e = slots[i];
 
-		for (;;) {
-			struct vgl_edge *e = t->slots[i];
-
-			if (e->callee == fn && e->site == site) {
-				e->count++;
-				return;
-			}
-			if (e == &empty_edge)
-				break;
-			i = (i + 1) & t->mask;
+		if (__builtin_expect(e->site == site && e->callee == fn, 1)) {
+			e->count++;
+			return;
 		}
+		if (e == &empty_edge)
+			break;
+		i = (i + 1) & mask;
 	}
 	thread_slow_enter(fn, site);
 }
@@ -106,14 +122,13 @@ static int RT index_alloc(struct rt_thread *t, unsigned bits)
 	for (i = 0; i < n; i++)
 		s[i] = &empty_edge;
 	t->slots = s;
-	t->shift = 64 - bits;
 	t->mask = n - 1;
 	return 0;
 }
 
 static void RT index_put(struct rt_thread *t, struct vgl_edge *e)
 {
-	uint64_t i = edge_hash(e->callee, e->site) >> t->shift;
+	uint64_t i = edge_slot(e->callee, e->site, t->mask);
 
 	while (t->slots[i] != &empty_edge)
 		i = (i + 1) & t->mask;
@@ -125,7 +140,7 @@ static int RT index_grow(struct rt_thread *t)
 {
 	struct vgl_edge **old = t->slots;
 	uint64_t n = t->mask + 1, i;
-	unsigned bits = 64 - t->shift;
+	unsigned bits = (unsigned)__builtin_ctzll(n);
 
 	if (index_alloc(t, bits + 1) < 0)
 		return -ENOMEM;
@@ -139,7 +154,7 @@ static int RT index_grow(struct rt_thread *t)
 static struct vgl_edge *RT index_find(struct rt_thread *t, uintptr_t fn,
 				      uintptr_t site)
 {
-	uint64_t i = edge_hash(fn, site) >> t->shift;
+	uint64_t i = edge_slot(fn, site, t->mask);
 
 	for (;; i = (i + 1) & t->mask) {
 		struct vgl_edge *e = t->slots[i];
@@ -158,6 +173,8 @@ static void RT thread_free(void *arg)
 	/* The thread may run instrumented code in later destructors; it then
 	 * starts a fresh state (and its counts go to a fresh block). */
 	vgl_self = NULL;
+	vgl_tls.slots = (struct vgl_edge **)empty_slots;
+	vgl_tls.mask = 0;
 	munmap(t->slots, (t->mask + 1) * sizeof(*t->slots));
 	munmap(t, sizeof(*t));
 }
@@ -254,7 +271,9 @@ void RT thread_slow_enter(uintptr_t fn, uintptr_t site)
 		goto out_errno;
 	vgl_busy = 1;
 	t = vgl_self;
-	vgl_self = NULL;
+	/* Until the index is whole again, nested hooks miss and come here. */
+	vgl_tls.slots = (struct vgl_edge **)empty_slots;
+	vgl_tls.mask = 0;
 
 	pthread_mutex_lock(&vgl_rt.lock);
 	if (rt_ensure_init() < 0) {
@@ -272,6 +291,10 @@ void RT thread_slow_enter(uintptr_t fn, uintptr_t site)
 	else
 		count_lost();
 	vgl_self = t;
+	if (t) {
+		vgl_tls.slots = t->slots;
+		vgl_tls.mask = t->mask;
+	}
 out:
 	vgl_busy = 0;
 out_errno:

@@ -8,7 +8,7 @@
  *                         reserved address range so that pointers into it
  *                         stay valid when the file grows or is replaced
  *                         (fork, vigil_set_file);
- *   threads (thread.c)    each thread's private index from (callee, site)
+ *   threads (hooks.c)      each thread's private index from (callee, site)
  *                         to its edge record in the file, and the blocks
  *                         of edge records it appends to;
  *   modules (module.c)    the loaded objects, written to the file as
@@ -61,10 +61,6 @@ enum { RT_UNINIT = 0, RT_READY = 1, RT_OFF = 2 };
 
 extern struct rt vgl_rt;
 
-/* The hook's thread state; see thread.c. */
-struct rt_thread;
-extern __thread struct rt_thread *vgl_self;
-
 /* init.c */
 int rt_ensure_init(void);            /* called with vgl_rt.lock held */
 void rt_warn(const char *what, const char *path, int err);
@@ -87,7 +83,7 @@ struct vgl_block *arena_next(struct rt_arena *a, struct vgl_block *b,
 uint32_t module_of(struct rt *rt, uintptr_t addr);
 void module_forget(void);
 
-/* thread.c */
+/* hooks.c */
 void thread_slow_enter(uintptr_t fn, uintptr_t site);
 int thread_key_init(void);
 
