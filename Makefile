@@ -49,7 +49,7 @@ ASAN_OBJ := $(patsubst %.c,$(B)/asan/%.o,$(LIB_SRC) $(TOOL_SRC))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC))
 
-all: $(B)/libvigil.a $(B)/libvigil.so $(B)/vigil $(B)/vigil.pc
+all: $(B)/libvigil.a $(B)/libvigil.so $(B)/vigil
 
 $(B)/rt/%.o: %.c $(wildcard lib/*.h runtime/*.h include/*.h)
 	@mkdir -p $(dir $@)
@@ -86,9 +86,6 @@ $(B)/unit/%: tests/unit/%.c tests/unit/check.h $(ASAN_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) $(SAN) -Itests/unit -o $@ $< $(ASAN_LIB_OBJ) $(TOOL_LIBS)
 
-$(B)/vigil.pc: vigil.pc.in Makefile
-	sed -e 's|@PREFIX@|$(PREFIX)|g' vigil.pc.in > $@
-
 deps:
 	@scripts/install-deps.sh check
 
@@ -114,7 +111,8 @@ install: all
 	install -m 755 $(B)/libvigil.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/vigil.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(B)/vigil $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(B)/vigil.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' vigil.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/vigil.pc
 
 clean:
 	rm -rf $(B)
