@@ -26,7 +26,9 @@ config.test_exec_root = os.path.join(config.test_source_root, "Output")
 root = os.path.abspath(os.path.join(config.test_source_root, "..", ".."))
 e2e = os.path.join(root, "tests", "e2e")
 python = "/usr/bin/python3"
-vigil = os.path.join(root, "build", "vigil")
+# VIGIL_BUILD selects another build directory (default: build/).
+build = os.environ.get("VIGIL_BUILD") or os.path.join(root, "build")
+vigil = os.path.join(build, "vigil")
 vcc = os.path.join(e2e, "vcc")
 
 # FileCheck, not and count from llvm-14-tools are not on PATH in Debian.
@@ -37,6 +39,7 @@ config.environment["PATH"] = os.pathsep.join(
 for var in ("VIGIL_FILE", "VIGIL_INTERVAL"):
     config.environment.pop(var, None)
 config.environment["VIGIL"] = vigil
+config.environment["VIGIL_BUILD"] = build
 config.environment["LC_ALL"] = "C"
 # Crashing workloads (abort, SIGSEGV) should not spend time writing cores.
 config.environment["VIGIL_TEST_NO_CORE"] = "1"
