@@ -1,0 +1,26 @@
+#!/bin/bash
+# bench/run.sh - time vigil and its peers side by side (`make bench`).
+#
+# Builds bench/*.c in every variant into build/bench/ and prints wall-time,
+# CPU-time and instruction ratios to the uninstrumented build; see
+# bench/bench.py for what is measured and the BENCH_* settings.  Expects
+# `make all` to have built build/libvigil.a (make bench does).
+#
+# Debian packages it uses: gcc clang llvm-19 bolt-19 uftrace valgrind
+# python3 (hyperfine is not needed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+for tool in gcc clang uftrace valgrind /usr/lib/llvm-19/bin/llvm-bolt; do
+	command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "bench: missing: ${missing[*]} (scripts/install-deps.sh bench installs them)" >&2
+	exit 1
+fi
+if [ ! -f build/libvigil.a ]; then
+	echo "bench: build/libvigil.a is not built; run make first" >&2
+	exit 1
+fi
+exec /usr/bin/python3 bench/bench.py "$@"
