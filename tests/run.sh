@@ -21,8 +21,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
 B=build
 LIT=(/usr/bin/python3 /usr/lib/llvm-14/build/utils/lit/lit.py)
-out=$B/test-output
-mkdir -p "$out"
+# Each run keeps its logs and the lit tests' files in a directory of its
+# own, so two runs in one tree (two developers, or make check while lit
+# runs by hand) never overwrite each other's files.  Kept when a test
+# failed, removed otherwise.
+mkdir -p "$B/test-output"
+out=$(mktemp -d "$B/test-output/run.XXXXXX") || exit 2
+export VIGIL_LIT_OUTPUT=${VIGIL_LIT_OUTPUT:-$root/$out/lit}
 
 passed=0
 failed=0
@@ -140,5 +145,10 @@ else
 fi
 
 echo "suite took $((SECONDS - start)) s"
+if ((failed == 0)); then
+	rm -rf "$out"
+else
+	echo "logs and test files kept in $out"
+fi
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -21,7 +21,10 @@ config.test_format = lit.formats.ShTest(execute_external=True)
 config.suffixes = [".test"]
 config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(__file__)
-config.test_exec_root = os.path.join(config.test_source_root, "Output")
+# VIGIL_LIT_OUTPUT puts the tests' files elsewhere, so that two runs of the
+# suite in one tree do not delete each other's files.
+config.test_exec_root = (os.environ.get("VIGIL_LIT_OUTPUT")
+                         or os.path.join(config.test_source_root, "Output"))
 
 root = os.path.abspath(os.path.join(config.test_source_root, "..", ".."))
 e2e = os.path.join(root, "tests", "e2e")
