@@ -80,7 +80,7 @@ $(B)/asan/%.o: %.c $(wildcard lib/*.h src/*.h include/*.h)
 $(B)/asan/vigil: $(ASAN_OBJ)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(TOOL_LIBS)
 
-# Unit tests link the sanitized library objects (not src/main.c).
+# Unit tests link the sanitized library objects (not src/vigil.c).
 ASAN_LIB_OBJ := $(patsubst %.c,$(B)/asan/%.o,$(LIB_SRC))
 $(B)/unit/%: tests/unit/%.c tests/unit/check.h $(ASAN_LIB_OBJ)
 	@mkdir -p $(dir $@)

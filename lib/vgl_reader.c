@@ -664,7 +664,11 @@ const char *vgl_reader_state(const struct vgl_reader *r, char *buf,
 		snprintf(buf, len, "running (pid %lld)", (long long)r->lock_pid);
 		break;
 	case VGL_LIVENESS_FINISHED:
-		snprintf(buf, len, "finished (exit %d)", r->meta.exit_status);
+		if (r->meta.flags & VGL_META_SWITCHED)
+			snprintf(buf, len, "finished (switched to another file)");
+		else
+			snprintf(buf, len, "finished (exit %d)",
+				 r->meta.exit_status);
 		break;
 	default:
 		snprintf(buf, len, "%s", vgl_liveness_name(r->liveness));
