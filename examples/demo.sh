@@ -5,12 +5,12 @@
 # It compiles the demo the way you would compile your own program (with
 # -finstrument-functions and build/libvigil.a; after `make install`,
 # `pkg-config --cflags --libs vigil` gives the same flags), runs it with
-# VIGIL_FILE pointing into build/demo/, then prints `vigil show` (what the
+# VIGIL_FILE pointing into build/demo/ (or $DEMO_OUT), then prints `vigil show` (what the
 # file is: program, pid, state, validity) and `vigil report` (the flat
 # profile and each function's callers and callees).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=$root/build/demo
+out=${DEMO_OUT:-$root/build/demo}
 mkdir -p "$out"
 rm -f "$out"/*.vgl
 
@@ -23,17 +23,18 @@ echo "== building examples/demo.c with -finstrument-functions and libvigil.a"
 	-Wl,--export-dynamic-symbol=__cyg_profile_func_exit
 
 echo
-echo "== running: VIGIL_FILE=build/demo/demo.vgl build/demo/demo"
+rel=${out#"$root"/}
+echo "== running: VIGIL_FILE=$rel/demo.vgl $rel/demo"
 VIGIL_FILE=$out/demo.vgl "$out/demo"
 
 echo
-echo "== vigil show build/demo/demo.vgl"
+echo "== vigil show $rel/demo.vgl"
 "$root/build/vigil" show "$out/demo.vgl"
 
 echo
-echo "== vigil report build/demo/demo.vgl"
+echo "== vigil report $rel/demo.vgl"
 "$root/build/vigil" report "$out/demo.vgl"
 
 echo
-echo "The profile is build/demo/demo.vgl; try also:"
-echo "  build/vigil report --json build/demo/demo.vgl"
+echo "The profile is $rel/demo.vgl; try also:"
+echo "  build/vigil report --json $rel/demo.vgl"
