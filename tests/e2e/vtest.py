@@ -28,6 +28,9 @@ are read with the real `vigil` command ($VIGIL, else build/vigil):
       window snapshots NAME.wNNNNNN.vgl next to P add up to P's counts.
   wait-test --profile P -- CMD...
       `vigil wait P` blocks while CMD runs and returns promptly after.
+  nofork [--env K=V]... -- CMD...
+      while CMD runs (after its "ready" line) it has no child process and
+      at most one thread besides its own.
 """
 
 import argparse
@@ -371,6 +374,29 @@ def cmd_wait_test(a):
     check_profile(a.profile, "finished", 0, parse_kv(a.calls))
 
 
+def cmd_nofork(a):
+    env = env_with(a.env)
+    p = subprocess.Popen(a.cmd, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    if line.strip() != "ready":
+        fail("first line %r, want 'ready'" % line)
+    time.sleep(0.2)
+    children = []
+    for task in glob.glob("/proc/%d/task/*/children" % p.pid):
+        with open(task) as fh:
+            children += fh.read().split()
+    threads = len(os.listdir("/proc/%d/task" % p.pid))
+    out, err = p.communicate(timeout=30)
+    if children:
+        fail("the profiled process has child processes %s" % children)
+    if threads > 2:
+        fail("the profiled process has %d threads, want at most 2" % threads)
+    if p.returncode != 0 or err:
+        fail("%s, stderr %r" % (describe(p.returncode), err))
+    print("children: %d, threads: %d" % (len(children), threads))
+
+
 def main():
     ap = argparse.ArgumentParser(prog="vtest.py")
     sub = ap.add_subparsers(dest="cmd_name", required=True)
@@ -425,6 +451,11 @@ def main():
     c.add_argument("--calls", action="append")
     c.add_argument("cmd", nargs=argparse.REMAINDER)
     c.set_defaults(fn=cmd_wait_test)
+
+    c = sub.add_parser("nofork")
+    c.add_argument("--env", action="append")
+    c.add_argument("cmd", nargs=argparse.REMAINDER)
+    c.set_defaults(fn=cmd_nofork)
 
     a = ap.parse_args()
     for attr in ("cmd", "args"):
