@@ -44,8 +44,6 @@ for var in ("VIGIL_FILE", "VIGIL_INTERVAL"):
 config.environment["VIGIL"] = vigil
 config.environment["VIGIL_BUILD"] = build
 config.environment["LC_ALL"] = "C"
-# Crashing workloads (abort, SIGSEGV) should not spend time writing cores.
-config.environment["VIGIL_TEST_NO_CORE"] = "1"
 
 config.substitutions += [
     ("%vigil", vigil),
