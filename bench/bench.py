@@ -96,9 +96,12 @@ VARIANTS = [
     Variant("gcov-atomic", "gcc -O2 --coverage -fprofile-update=atomic "
             "(what -pthread selects by default; reduced: shared atomics)",
             only=THREADED, small=THREADED),
+    Variant("clang", "clang -O2, uninstrumented: the compiler difference "
+            "inside clang-instr's ratio", callgrind=True),
     Variant("clang-instr", "clang -O2 -fprofile-instr-generate", callgrind=True),
-    Variant("uftrace", "gcc -O2 -pg run under `uftrace record` (all sizes "
-            "reduced)", small="all"),
+    Variant("uftrace", "gcc -O2 -pg run under `uftrace record` (it takes -pg "
+            "or -finstrument-functions builds; -pg here; all sizes reduced)",
+            small="all"),
     Variant("bolt", "llvm-bolt 19 -instrument of the base build linked with "
             "--emit-relocs (threads reduced: its counters are shared atomics)",
             small=THREADED, callgrind=True),
@@ -145,6 +148,8 @@ def build(v, src):
         sh(base + ["--coverage", "-fprofile-update=single", c, "-o", out])
     elif v.name == "gcov-atomic":
         sh(base + ["--coverage", "-fprofile-update=atomic", c, "-o", out])
+    elif v.name == "clang":
+        sh([CLANG, "-O2", "-pthread", c, "-o", out])
     elif v.name == "clang-instr":
         sh([CLANG, "-O2", "-pthread", "-fprofile-instr-generate", c, "-o", out])
     elif v.name == "uftrace":
@@ -421,9 +426,15 @@ def report(variants, results, cg):
           "(s = reduced size, against base at that size):" % RUNS,
           list(WORKLOADS), names, lambda w, n: ratio(w, n, "wall"))
 
+    def spread(xs):
+        return (max(xs) - min(xs)) / med(xs) * 100 if xs else 0
+
     print()
-    print("base wall time (median, full size): " + ", ".join(
-        "%s %.3f s" % (w, med(results[(w, "base", False)].wall) or 0)
+    print("base wall time, full size: median (spread max-min over median; "
+          "a ratio closer to 1.00x than that is noise):")
+    print("  " + ", ".join(
+        "%s %.3f s (%.0f%%)" % (w, med(results[(w, "base", False)].wall) or 0,
+                                spread(results[(w, "base", False)].wall))
         for w in WORKLOADS))
 
     table("CPU time (user+sys), threaded workload, ratio to base:",

@@ -6,8 +6,9 @@
 # bench/bench.py for what is measured and the BENCH_* settings.  Expects
 # `make all` to have built build/libvigil.a (make bench does).
 #
-# Debian packages it uses: gcc clang llvm-19 bolt-19 uftrace valgrind
-# python3 (hyperfine is not needed).
+# Debian packages it uses: gcc clang libclang-rt-14-dev (clang's profile
+# runtime) bolt-19 libbolt-19-dev (BOLT's instrumentation runtime) uftrace
+# valgrind python3.  hyperfine is not needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +16,7 @@ missing=()
 for tool in gcc clang uftrace valgrind /usr/lib/llvm-19/bin/llvm-bolt; do
 	command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
+[ -f /usr/lib/llvm-19/lib/libbolt_rt_instr.a ] || missing+=(libbolt_rt_instr.a)
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "bench: missing: ${missing[*]} (scripts/install-deps.sh bench installs them)" >&2
 	exit 1
