@@ -6,10 +6,11 @@ what it checks holds, or prints one line per problem and exits 1.  Profiles
 are read with the real `vigil` command ($VIGIL, else build/vigil):
 
   check FILE [--state S] [--exit N] [--calls FN=N]... [--edge A B N]...
-        [--absent FN]...
+        [--absent FN]... [--site A B FILE:LINE]...
       `vigil report --json FILE` and `vigil show FILE`: the file is valid,
       in state S (finished | cut short | running), with exit status N, FN
-      called exactly N times, edge A -> B taken exactly N times.
+      called exactly N times, edge A -> B taken exactly N times (and its
+      call site symbolized as FILE:LINE).
   status EXPECT -- CMD...
       run CMD; its exit status must be EXPECT (a number, or a signal name
       such as SIGSEGV when it must die of that signal).
@@ -143,7 +144,7 @@ def parse_kv(items, sep="="):
 
 
 def check_profile(path, state=None, exit_status=None, calls=(), edges=(),
-                  absent=()):
+                  absent=(), sites=()):
     """Check one profile; return the Profile (or None) and record problems."""
     before = len(problems)
     if not os.path.exists(path):
@@ -175,6 +176,12 @@ def check_profile(path, state=None, exit_status=None, calls=(), edges=(),
         if got != n:
             fail("%s: edge %s -> %s taken %d times, want %d"
                  % (path, caller, callee, got, n))
+    for caller, callee, site in sites:
+        got = sorted(str(e.get("site")) for e in p.doc.get("edges", [])
+                     if e.get("caller") == caller and e.get("callee") == callee)
+        if site not in got:
+            fail("%s: edge %s -> %s has call sites %s, want %s"
+                 % (path, caller, callee, got, site))
     for name in absent:
         if fns.get(name, 0) != 0:
             fail("%s: %s counted %d times, want none"
@@ -189,7 +196,7 @@ def check_profile(path, state=None, exit_status=None, calls=(), edges=(),
 
 def cmd_check(a):
     check_profile(a.file, a.state, a.exit, parse_kv(a.calls),
-                  a.edge or (), a.absent or ())
+                  a.edge or (), a.absent or (), a.site or ())
 
 
 def expect_status(rc, expect):
@@ -409,6 +416,8 @@ def main():
     c.add_argument("--edge", action="append", nargs=3,
                    metavar=("CALLER", "CALLEE", "N"))
     c.add_argument("--absent", action="append")
+    c.add_argument("--site", action="append", nargs=3,
+                   metavar=("CALLER", "CALLEE", "FILE:LINE"))
     c.set_defaults(fn=cmd_check)
 
     c = sub.add_parser("status")
