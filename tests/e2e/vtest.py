@@ -27,8 +27,9 @@ are read with the real `vigil` command ($VIGIL, else build/vigil):
       and the profile P read at once must be final and exact.
   windows --profile P [--calls FN]... [--min N]
       window snapshots NAME.wNNNNNN.vgl next to P add up to P's counts.
-  wait-test --profile P -- CMD...
-      `vigil wait P` blocks while CMD runs and returns promptly after.
+  wait-test --profile P [--mode exit|kill|zombie] -- CMD...
+      `vigil wait P` blocks while CMD runs and returns promptly after it
+      exits, is SIGKILLed, or has exited but is not reaped yet.
   nofork [--env K=V]... -- CMD...
       while CMD runs (after its "ready" line) it has no child process and
       at most one thread besides its own.
@@ -342,7 +343,19 @@ def cmd_windows(a):
                                         {k: sums.get(k, 0) for k in names}))
 
 
+def proc_state(pid):
+    """The one-letter state of pid from /proc (Z for a zombie), or None."""
+    try:
+        with open("/proc/%d/stat" % pid) as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
 def cmd_wait_test(a):
+    """--mode exit: the program ends by itself and is reaped at once;
+    kill: the test SIGKILLs it while vigil wait blocks; zombie: it ends by
+    itself but is not reaped until vigil wait has returned."""
     if os.path.exists(a.profile):
         os.unlink(a.profile)
     prog = subprocess.Popen(a.cmd, stdout=subprocess.PIPE,
@@ -361,24 +374,50 @@ def cmd_wait_test(a):
     if w.poll() is not None:
         fail("vigil wait returned (rc %d) while the program still runs: %s"
              % (w.returncode, w.stderr.read()))
-    out, err = prog.communicate(timeout=30)
-    m = re.search(r"(?m)^end (\d+)$", out)
+    end = None
+    if a.mode == "kill":
+        prog.kill()
+        end = time.monotonic()
+        prog.communicate(timeout=30)
+    elif a.mode == "zombie":
+        # Read to EOF (the program has exited then) but do not reap it.
+        out = prog.stdout.read()
+        m = re.search(r"(?m)^end (\d+)$", out)
+        end = int(m.group(1)) / 1e9 if m else None
+    else:
+        out, err = prog.communicate(timeout=30)
+        m = re.search(r"(?m)^end (\d+)$", out)
+        end = int(m.group(1)) / 1e9 if m else None
     try:
         wout, werr = w.communicate(timeout=5)
     except subprocess.TimeoutExpired:
         w.kill()
         w.communicate()
-        fail("vigil wait still blocked 5 s after the program exited")
+        fail("vigil wait still blocked 5 s after the program ended (%s)"
+             % a.mode)
+        prog.wait()
         return
     t1 = time.monotonic()
+    if a.mode == "zombie":
+        st = proc_state(prog.pid)
+        if st != "Z":
+            fail("the program was not a zombie when vigil wait returned "
+                 "(state %r)" % st)
+        prog.wait()
     if w.returncode != 0:
         fail("vigil wait: rc %d: %s" % (w.returncode, werr))
-    if m:
-        lag = t1 - int(m.group(1)) / 1e9
+    if end is None:
+        fail("the program printed no 'end' line")
+    else:
+        lag = t1 - end
         if lag > 0.5:
             fail("vigil wait returned %.3f s after the program ended" % lag)
-        print("vigil wait returned %.3f s after the program's last line" % lag)
-    check_profile(a.profile, "finished", 0, parse_kv(a.calls))
+        print("%s: vigil wait returned %.3f s after the program ended"
+              % (a.mode, lag))
+    if a.mode == "kill":
+        check_profile(a.profile, "cut short", None, ())
+    else:
+        check_profile(a.profile, "finished", 0, parse_kv(a.calls))
 
 
 def cmd_nofork(a):
@@ -457,6 +496,8 @@ def main():
 
     c = sub.add_parser("wait-test")
     c.add_argument("--profile", required=True)
+    c.add_argument("--mode", choices=("exit", "kill", "zombie"),
+                   default="exit")
     c.add_argument("--calls", action="append")
     c.add_argument("cmd", nargs=argparse.REMAINDER)
     c.set_defaults(fn=cmd_wait_test)
