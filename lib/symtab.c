@@ -154,6 +154,30 @@ static struct symtab_module *find_module(struct vgl_symtab *st, uint32_t id)
 	return &st->mods[info - st->r->modules];
 }
 
+/*
+ * The line of addr by walking every compile unit.  libdw answers
+ * dwfl_module_getsrc from .debug_aranges when the file has one, and trusts
+ * it to be complete; a Clang CU emits no aranges, so in a program that also
+ * links GCC-built objects (crt1.o, libvigil.a) Clang's lines are missed.
+ */
+static const char *line_by_cu(Dwfl_Module *mod, uint64_t addr, int *lineno)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+
+	while ((cu = dwfl_module_nextcu(mod, cu, &bias))) {
+		Dwarf_Line *l;
+
+		if (dwarf_haspc(cu, addr - bias) != 1)
+			continue;
+		l = dwarf_getsrc_die(cu, addr - bias);
+		if (!l || dwarf_lineno(l, lineno) != 0)
+			return NULL;
+		return dwarf_linesrc(l, NULL, NULL);
+	}
+	return NULL;
+}
+
 static int resolve(struct vgl_symtab *st, uint32_t mod, uint64_t addr,
 		   struct vgl_sym *out)
 {
@@ -199,6 +223,8 @@ static int resolve(struct vgl_symtab *st, uint32_t mod, uint64_t addr,
 		return 0;
 	line = dwfl_module_getsrc(m->mod, elf_addr);
 	src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+	if (!src || lineno <= 0)
+		src = line_by_cu(m->mod, elf_addr, &lineno);
 	if (src && lineno > 0) {
 		out->file = keep(st, strdup(base_name(src)));
 		if (!out->file)
