@@ -66,14 +66,17 @@ static pthread_key_t thread_key;
 #define MAX_BLOCK 65536u
 
 /*
- * Two xors' worth of hashing: call sites are distinct addresses, and
- * xoring in the callee separates the callees of one indirect call.
- * Collisions only cost a probe; a multiply would cost every call.
+ * A shift and an xor of hashing: call sites are distinct addresses, and
+ * xoring in the callee separates the callees of one indirect call.  The
+ * callee is shifted past the four low bits that function alignment keeps
+ * zero, else sixteen callees 64 bytes apart would share four slots of a
+ * 256-slot index.  Collisions only cost a probe; a multiply would cost
+ * every call.
  */
 static inline uint64_t RT edge_slot(uintptr_t fn, uintptr_t site,
 				    uint64_t mask)
 {
-	return (fn ^ site) & mask;
+	return ((fn >> 4) ^ site) & mask;
 }
 
 void HOT __cyg_profile_func_enter(void *this_fn, void *call_site)
