@@ -121,6 +121,9 @@ else
 	        print("FAIL: lit: %s: %s" % (t["name"], t["code"]), file=sys.stderr)
 	for t in skipped:
 	    print("skipped: lit: %s (unsupported here)" % t["name"], file=sys.stderr)
+	for t in tests:
+	    if t["code"] == "XFAIL":
+	        print("known bug: lit: %s (XFAIL)" % t["name"], file=sys.stderr)
 	print(good, len(tests) - good - len(skipped))
 	EOF
 	)
