@@ -19,9 +19,13 @@ check_pkgs=(
 	python3 python3-psutil        # lit, and lit --timeout
 	libdw-dev libelf-dev          # symbolization in the vigil tool
 	libstdc++-12-dev              # C++ demangling
-	binutils pkg-config
+	binutils pkg-config util-linux diffutils  # readelf; unshare and mount
 )
-bench_pkgs=(valgrind hyperfine uftrace bolt-19)
+bench_pkgs=(
+	valgrind                      # instruction counts
+	uftrace
+	bolt-19 libbolt-19-dev        # llvm-bolt and its instrumentation runtime
+)
 
 case $group in
 check) pkgs=("${check_pkgs[@]}") ;;
