@@ -202,6 +202,24 @@ def profile_files(vname, tmp):
     return glob.glob(os.path.join(tmp, pattern))
 
 
+def bolt_run(src):
+    """The path BOLT wrote into the instrumented binary: a link to the
+    run's own directory (the profile path is fixed at instrumentation)."""
+    return os.path.join(OUT, "bolt", src + ".run")
+
+
+def unlink_bolt_run(src):
+    if os.path.lexists(bolt_run(src)):
+        os.unlink(bolt_run(src))
+
+
+def release_run(v, src, tmp):
+    """Removes what one run of variant v on workload src left behind."""
+    if v.name == "bolt":
+        unlink_bolt_run(src)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 def command(v, src, args, tmp):
     """argv and environment for one run of variant v in directory tmp."""
     env = dict(os.environ)
@@ -217,10 +235,8 @@ def command(v, src, args, tmp):
     elif v.name == "uftrace":
         argv = ["uftrace", "record", "-d", os.path.join(tmp, "uftrace.data")] + argv
     elif v.name == "bolt":
-        link = os.path.join(OUT, "bolt", src + ".run")
-        if os.path.lexists(link):
-            os.unlink(link)
-        os.symlink(tmp, link)
+        unlink_bolt_run(src)
+        os.symlink(tmp, bolt_run(src))
     return argv, env
 
 
@@ -306,11 +322,7 @@ def run_once(v, wname, small_size, res, expect_out):
         res.cpu.append(ru.ru_utime + ru.ru_stime)
         return out
     finally:
-        if v.name == "bolt":
-            link = os.path.join(OUT, "bolt", src + ".run")
-            if os.path.lexists(link):
-                os.unlink(link)
-        shutil.rmtree(tmp, ignore_errors=True)
+        release_run(v, src, tmp)
 
 
 def measure(variants):
@@ -383,11 +395,7 @@ def callgrind(variants):
             except subprocess.TimeoutExpired:
                 cg[(w, v.name)] = "timeout"
             finally:
-                if v.name == "bolt":
-                    link = os.path.join(OUT, "bolt", src + ".run")
-                    if os.path.lexists(link):
-                        os.unlink(link)
-                shutil.rmtree(tmp, ignore_errors=True)
+                release_run(v, src, tmp)
     return cg
 
 

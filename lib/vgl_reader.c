@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "crc32.h"
+#include "sortsum.h"
 #include "vgl_reader.h"
 
 /* Files larger than this are refused rather than read: no real profile
@@ -304,11 +305,6 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 /*
  * Walks the blocks of the arena twice: once to check them and count the
  * edges, once to copy the edges out.  Then sorts the edges and adds up the
@@ -415,17 +411,11 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 		}
 	}
 
-	qsort(r->edges, r->nedges, sizeof(*r->edges), cmp_edge);
-	for (i = 0, n = 0; i < r->nedges; i++) {
-		if (n && !cmp_edge(&r->edges[n - 1], &r->edges[i]))
-			r->edges[n - 1].count = sat_add(r->edges[n - 1].count,
-							r->edges[i].count);
-		else
-			r->edges[n++] = r->edges[i];
-	}
+	n = vgl_sort_sum(r->edges, r->nedges, sizeof(*r->edges), cmp_edge,
+			 offsetof(struct vgl_edge_info, count), NULL);
 	r->nedges = n;
 	for (i = 0; i < n; i++)
-		r->total_calls = sat_add(r->total_calls, r->edges[i].count);
+		r->total_calls = vgl_sat_add(r->total_calls, r->edges[i].count);
 
 	qsort(owners, nblocks, sizeof(*owners), cmp_u32);
 	for (i = 0; i < nblocks; i++)

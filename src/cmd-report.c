@@ -10,11 +10,13 @@
  * (caller, callee, site line), since several addresses map to one name.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
+#include "sortsum.h"
 #include "symtab.h"
 #include "vigil.h"
 
@@ -50,9 +52,9 @@ static int strcmp0(const char *a, const char *b)
 	return strcmp(a, b);
 }
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
+static void drop_row(void *rec)
 {
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+	free(((struct row *)rec)->site);
 }
 
 static int cmp_row_key(const void *a, const void *b)
@@ -107,7 +109,7 @@ struct report {
 static int build(struct report *rep, const struct vgl_reader *r,
 		 struct vgl_symtab *st)
 {
-	size_t i, n;
+	size_t i;
 	int err = 0;
 
 	rep->total = r->total_calls;
@@ -137,17 +139,9 @@ static int build(struct report *rep, const struct vgl_reader *r,
 			goto out;
 		}
 	}
-	qsort(rep->rows, rep->nrows, sizeof(*rep->rows), cmp_row_key);
-	for (i = 0, n = 0; i < rep->nrows; i++) {
-		if (n && !cmp_row_key(&rep->rows[n - 1], &rep->rows[i])) {
-			rep->rows[n - 1].count = sat_add(rep->rows[n - 1].count,
-							 rep->rows[i].count);
-			free(rep->rows[i].site);
-		} else {
-			rep->rows[n++] = rep->rows[i];
-		}
-	}
-	rep->nrows = n;
+	rep->nrows = vgl_sort_sum(rep->rows, rep->nrows, sizeof(*rep->rows),
+				  cmp_row_key, offsetof(struct row, count),
+				  drop_row);
 	qsort(rep->rows, rep->nrows, sizeof(*rep->rows), cmp_row_count);
 
 	for (i = 0; i < rep->nrows; i++) {
@@ -157,15 +151,9 @@ static int build(struct report *rep, const struct vgl_reader *r,
 		f->module = rep->rows[i].module;
 		f->calls = rep->rows[i].count;
 	}
-	qsort(rep->funcs, rep->nfuncs, sizeof(*rep->funcs), cmp_func_key);
-	for (i = 0, n = 0; i < rep->nfuncs; i++) {
-		if (n && !cmp_func_key(&rep->funcs[n - 1], &rep->funcs[i]))
-			rep->funcs[n - 1].calls = sat_add(rep->funcs[n - 1].calls,
-							  rep->funcs[i].calls);
-		else
-			rep->funcs[n++] = rep->funcs[i];
-	}
-	rep->nfuncs = n;
+	rep->nfuncs = vgl_sort_sum(rep->funcs, rep->nfuncs, sizeof(*rep->funcs),
+				   cmp_func_key, offsetof(struct func, calls),
+				   NULL);
 	qsort(rep->funcs, rep->nfuncs, sizeof(*rep->funcs), cmp_func_calls);
 out:
 	return err;
@@ -248,7 +236,7 @@ static void print_human(const struct report *rep, const struct vgl_reader *r,
 			for (k = j; k < rep->nrows; k++)
 				if (!strcmp(rep->rows[k].caller, f->name) &&
 				    !strcmp(rep->rows[k].callee, row->callee))
-					total = sat_add(total, rep->rows[k].count);
+					total = vgl_sat_add(total, rep->rows[k].count);
 			printf("%12llu  %s\n", (unsigned long long)total,
 			       row->callee);
 		}
