@@ -56,8 +56,15 @@ static __thread struct rt_tls vgl_tls
 static __thread struct rt_thread *vgl_self;
 
 /* Set while this thread is in the slow path: a hook re-entered from a
- * signal handler then must not touch the index half-way through a change. */
+ * signal handler then must not touch the index half-way through a change,
+ * and defers its call to vgl_pending instead. */
 static __thread int vgl_busy;
+
+#define PENDING 32
+static __thread struct {
+	uintptr_t fn, site;
+} vgl_pending[PENDING];
+static __thread unsigned vgl_npending;
 
 static pthread_key_t thread_key;
 
@@ -79,6 +86,21 @@ static inline uint64_t RT edge_slot(uintptr_t fn, uintptr_t site,
 	return ((fn >> 4) ^ site) & mask;
 }
 
+/*
+ * One increment.  On x86-64 it is a single instruction, so a signal
+ * handler on this thread that counts the same edge cannot fall between a
+ * load and a store; no other thread writes this count, so it needs no lock
+ * prefix.
+ */
+static inline void RT count_inc(struct vgl_edge *e)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("addq $1, %0" : "+m"(e->count));
+#else
+	e->count++;
+#endif
+}
+
 void HOT __cyg_profile_func_enter(void *this_fn, void *call_site)
 {
 	uintptr_t fn = (uintptr_t)this_fn, site = (uintptr_t)call_site;
@@ -89,7 +111,7 @@ void HOT __cyg_profile_func_enter(void *this_fn, void *call_site)
 		struct vgl_edge *e = slots[i];
 
 		if (__builtin_expect(e->site == site && e->callee == fn, 1)) {
-			e->count++;
+			count_inc(e);
 			return;
 		}
 		if (e == &empty_edge)
@@ -255,51 +277,106 @@ static void RT count_lost(void)
 }
 
 /*
- * The first call of the process, of this thread, or of this edge.  Saves
- * errno, guards against re-entry, and counts the call exactly unless no
- * memory at all can be had (then it counts it in META.lost_calls).
+ * A hook entered from a signal handler while this thread is in the slow
+ * path: the index may be half-way through a change, and the lock may be
+ * this thread's own.  The call is noted here, for the slow path to count
+ * before it returns, so it is counted exactly.  Handlers nest like a
+ * stack, so a nested one finishes before the code it interrupted goes on;
+ * the fetch-and-add only keeps nested handlers off each other's slots.
+ */
+static void RT defer(uintptr_t fn, uintptr_t site)
+{
+	unsigned i = __atomic_fetch_add(&vgl_npending, 1, __ATOMIC_RELAXED);
+
+	if (i < PENDING) {
+		vgl_pending[i].fn = fn;
+		vgl_pending[i].site = site;
+		return;
+	}
+	__atomic_fetch_sub(&vgl_npending, 1, __ATOMIC_RELAXED);
+	count_lost();
+}
+
+static int RT pop_deferred(uintptr_t *fn, uintptr_t *site)
+{
+	unsigned n = __atomic_load_n(&vgl_npending, __ATOMIC_RELAXED);
+
+	/* A handler may push while we take the top: then retry. */
+	while (n) {
+		*fn = vgl_pending[n - 1].fn;
+		*site = vgl_pending[n - 1].site;
+		if (__atomic_compare_exchange_n(&vgl_npending, &n, n - 1, 0,
+						__ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return 1;
+	}
+	return 0;
+}
+
+/* Counts one call from the slow path; called with vgl_rt.lock held. */
+static void RT count_slow(struct rt_thread **t, uintptr_t fn, uintptr_t site)
+{
+	struct vgl_edge *e = NULL;
+
+	if (!*t)
+		*t = thread_new();
+	if (*t && !(e = index_find(*t, fn, site)))
+		e = edge_new(*t, fn, site);
+	if (e)
+		count_inc(e);
+	else
+		count_lost();
+}
+
+/*
+ * The first call of the process, of this thread, or of this edge, and the
+ * calls signal handlers made meanwhile.  Saves errno, and counts every
+ * call exactly unless no memory at all can be had (then it tallies it in
+ * META.lost_calls).
  */
 void RT thread_slow_enter(uintptr_t fn, uintptr_t site)
 {
 	int saved_errno = errno;
-	struct rt_thread *t;
-	struct vgl_edge *e;
+	struct rt_thread *t = vgl_self;
 
 	if (vgl_busy) {
-		count_lost();
-		goto out_errno;
+		defer(fn, site);
+		goto out;
 	}
 	/* A runtime that could not start costs a load, not a lock. */
 	if (__atomic_load_n(&vgl_rt.state, __ATOMIC_RELAXED) == RT_OFF)
-		goto out_errno;
-	vgl_busy = 1;
-	t = vgl_self;
-	/* Until the index is whole again, nested hooks miss and come here. */
-	vgl_tls.slots = (struct vgl_edge **)empty_slots;
-	vgl_tls.mask = 0;
-
-	pthread_mutex_lock(&vgl_rt.lock);
-	if (rt_ensure_init() < 0) {
-		pthread_mutex_unlock(&vgl_rt.lock);
 		goto out;
-	}
-	if (!t)
-		t = thread_new();
-	e = t ? index_find(t, fn, site) : NULL;
-	if (t && !e)
-		e = edge_new(t, fn, site);
-	pthread_mutex_unlock(&vgl_rt.lock);
-	if (e)
-		e->count++;
-	else
-		count_lost();
-	vgl_self = t;
-	if (t) {
-		vgl_tls.slots = t->slots;
-		vgl_tls.mask = t->mask;
-	}
+	do {
+		vgl_busy = 1;
+		/* Until the index is whole again, nested hooks miss and
+		 * come here, to be deferred. */
+		vgl_tls.slots = (struct vgl_edge **)empty_slots;
+		vgl_tls.mask = 0;
+
+		pthread_mutex_lock(&vgl_rt.lock);
+		if (rt_ensure_init() < 0) {
+			pthread_mutex_unlock(&vgl_rt.lock);
+			vgl_npending = 0;
+			vgl_busy = 0;
+			goto out;
+		}
+		if (fn) {
+			count_slow(&t, fn, site);
+			fn = 0;
+		}
+		while (pop_deferred(&fn, &site))
+			count_slow(&t, fn, site);
+		fn = 0;
+		pthread_mutex_unlock(&vgl_rt.lock);
+
+		vgl_self = t;
+		if (t) {
+			vgl_tls.slots = t->slots;
+			vgl_tls.mask = t->mask;
+		}
+		vgl_busy = 0;
+		/* A handler that came after the last pop deferred its call. */
+	} while (__atomic_load_n(&vgl_npending, __ATOMIC_RELAXED));
 out:
-	vgl_busy = 0;
-out_errno:
 	errno = saved_errno;
 }

@@ -20,6 +20,7 @@ check_pkgs=(
 	libdw-dev libelf-dev          # symbolization in the vigil tool
 	libstdc++-12-dev              # C++ demangling
 	binutils pkg-config util-linux diffutils  # readelf; unshare and mount
+	strace                        # tests/lit/guest.test
 )
 bench_pkgs=(
 	valgrind                      # instruction counts

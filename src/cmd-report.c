@@ -28,7 +28,9 @@ const char cmd_report_usage[] =
 	"its callers with the call site's file:line, and its callees).\n"
 	"\n"
 	"  --json   print one JSON object instead: file, state, exit_status,\n"
-	"           pid, command, total_calls, functions [{name, module,\n"
+	"           pid, command, total_calls, lost_calls (calls tallied but\n"
+	"           not attributed to an edge: disk full, or a signal handler\n"
+	"           interrupting the runtime), functions [{name, module,\n"
 	"           calls}] and edges [{caller, callee, site, count}]\n";
 
 struct row {
@@ -262,8 +264,9 @@ static void print_json(const struct report *rep, const struct vgl_reader *r,
 			putchar(',');
 		vgl_json_string(stdout, r->argv[i]);
 	}
-	printf("],\"total_calls\":%llu,\"functions\":[",
-	       (unsigned long long)rep->total);
+	printf("],\"total_calls\":%llu,\"lost_calls\":%llu,\"functions\":[",
+	       (unsigned long long)rep->total,
+	       (unsigned long long)r->meta.lost_calls);
 	for (i = 0; i < rep->nfuncs; i++) {
 		printf("%s{\"name\":", i ? "," : "");
 		vgl_json_string(stdout, rep->funcs[i].name);

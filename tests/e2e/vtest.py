@@ -30,6 +30,9 @@ are read with the real `vigil` command ($VIGIL, else build/vigil):
   wait-test --profile P [--mode exit|kill|zombie] -- CMD...
       `vigil wait P` blocks while CMD runs and returns promptly after it
       exits, is SIGKILLed, or has exited but is not reaped yet.
+  handled --profile P --out OUT --func FN [--min N]
+      a signal handler counted its own runs ("handled N" in OUT) and
+      called FN each time: FN has exactly N calls, and none was lost.
   nofork [--env K=V]... -- CMD...
       while CMD runs (after its "ready" line) it has no child process and
       at most one thread besides its own.
@@ -443,6 +446,29 @@ def cmd_nofork(a):
     print("children: %d, threads: %d" % (len(children), threads))
 
 
+def cmd_handled(a):
+    """The handler's own count (a line "handled N" in OUT) equals the
+    profile's calls of FN, and the runtime lost no call."""
+    with open(a.out) as f:
+        m = re.search(r"^handled (\d+)$", f.read(), re.M)
+    if not m:
+        fail("%s: no line 'handled N'" % a.out)
+        return
+    handled = int(m.group(1))
+    p = Profile(a.profile)
+    if not p.ok:
+        fail("%s: %s" % (a.profile, p.stderr.strip()))
+        return
+    calls = p.functions().get(a.func, 0)
+    lost = int(p.doc.get("lost_calls", 0))
+    if handled < a.min:
+        fail("the handler ran %d times, want at least %d" % (handled, a.min))
+    if calls != handled or lost:
+        fail("%s: %d calls and %d lost, the handler counted %d"
+             % (a.func, calls, lost, handled))
+    print("handled %d: %s %d, lost %d" % (handled, a.func, calls, lost))
+
+
 def main():
     ap = argparse.ArgumentParser(prog="vtest.py")
     sub = ap.add_subparsers(dest="cmd_name", required=True)
@@ -506,6 +532,13 @@ def main():
     c.add_argument("--env", action="append")
     c.add_argument("cmd", nargs=argparse.REMAINDER)
     c.set_defaults(fn=cmd_nofork)
+
+    c = sub.add_parser("handled")
+    c.add_argument("--profile", required=True)
+    c.add_argument("--out", required=True)
+    c.add_argument("--func", required=True)
+    c.add_argument("--min", type=int, default=1)
+    c.set_defaults(fn=cmd_handled)
 
     a = ap.parse_args()
     for attr in ("cmd", "args"):
