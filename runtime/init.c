@@ -43,7 +43,7 @@ uint64_t RT rt_now_ns(void)
  * One line on stderr, once per process: the program's own output stays as
  * it was, and a program that cannot be profiled says so exactly once.
  */
-void RT rt_warn(const char *what, const char *path, int err)
+void RT rt_warn(const char *what, const char *path, int err, const char *then)
 {
 	char line[RT_PATH_MAX + 256];
 	int n;
@@ -52,8 +52,8 @@ void RT rt_warn(const char *what, const char *path, int err)
 		return;
 	vgl_rt.warned = 1;
 	n = snprintf(line, sizeof(line),
-		     "vigil: %s '%s': %s; the program runs on without it\n",
-		     what, path, strerror(err));
+		     "vigil: %s '%s': %s; %s\n", what, path, strerror(err),
+		     then ? then : "the program runs on without it");
 	if (n > (int)sizeof(line) - 1)
 		n = (int)sizeof(line) - 1;
 	if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0)

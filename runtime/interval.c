@@ -293,8 +293,8 @@ static void *RT interval_main(void *arg)
 			continue;
 		ret = write_window(rt, 0, 0);
 		if (ret < 0)
-			rt_warn("cannot write window snapshot of", rt->path,
-				-ret);
+			rt_warn("cannot write a window snapshot of", rt->path,
+				-ret, "the profile itself is kept");
 		next += rt->interval_ns;
 		if (next < mono_ns())
 			next = mono_ns() + rt->interval_ns;
@@ -327,7 +327,8 @@ int RT interval_start(struct rt *rt)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (ret) {
-		rt_warn("cannot start the interval thread for", rt->path, ret);
+		rt_warn("cannot start the interval thread for", rt->path, ret,
+			"no window snapshots; the profile itself is kept");
 		return -ret;
 	}
 	pthread_setname_np(th, "vigil-interval");
@@ -353,7 +354,8 @@ void RT interval_stop_and_flush(struct rt *rt, int status)
 	ret = write_window(rt, 1, status);
 	pthread_mutex_unlock(&ivl.mtx);
 	if (ret < 0)
-		rt_warn("cannot write window snapshot of", rt->path, -ret);
+		rt_warn("cannot write the last window snapshot of", rt->path,
+			-ret, "the profile itself is kept");
 }
 
 int RT interval_snapshot(struct rt *rt)

@@ -40,6 +40,7 @@ struct rt {
 	pthread_mutex_t lock;    /* every slow path; never the hot path */
 	int state;               /* RT_* below */
 	int fd;                  /* the profile file, or -1 */
+	uint64_t fd_dev, fd_ino; /* what fd must still name to be ours */
 	char *map;               /* reserved range, file mapped at its start */
 	uint64_t reserve;        /* length of that range */
 	uint64_t file_size;      /* bytes of the file allocated so far */
@@ -63,7 +64,9 @@ extern struct rt vgl_rt;
 
 /* init.c */
 int rt_ensure_init(void);            /* called with vgl_rt.lock held */
-void rt_warn(const char *what, const char *path, int err);
+/* One line, once per process: "vigil: WHAT 'PATH': strerror(ERR); THEN"
+ * (THEN NULL: "the program runs on without it"). */
+void rt_warn(const char *what, const char *path, int err, const char *then);
 uint64_t rt_now_ns(void);
 
 /* store.c */

@@ -125,6 +125,24 @@ static void RT format_new(struct rt *rt, const struct layout *l,
 }
 
 /*
+ * Is rt->fd still our file?  A program may close descriptors it did not
+ * open (daemons close them all) and reuse the number: the runtime must
+ * then never grow, write or close what is now the program's file.
+ */
+static int RT fd_names(int fd, uint64_t dev, uint64_t ino)
+{
+	struct stat st;
+
+	return fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == dev &&
+	       (uint64_t)st.st_ino == ino;
+}
+
+static int RT fd_is_ours(struct rt *rt)
+{
+	return fd_names(rt->fd, rt->fd_dev, rt->fd_ino);
+}
+
+/*
  * Makes the file at least `need` bytes long.  Checks RLIMIT_FSIZE first:
  * growing past it would raise SIGXFSZ, which kills the program.
  */
@@ -144,6 +162,8 @@ static int RT file_grow(struct rt *rt, uint64_t need)
 		size = RESERVE;
 	if (need > size)
 		return -EFBIG;
+	if (!fd_is_ours(rt))
+		return -EBADF;
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
 		if (need > rl.rlim_cur)
 			return -EFBIG;
@@ -251,6 +271,7 @@ static int RT choose_path(struct rt *rt, const char *pattern, char *out)
 static int RT create_tmp(struct rt *rt, const char *path, char *tmp,
 			 uint64_t size)
 {
+	struct stat st = { 0 };
 	int fd, ret;
 
 	if (snprintf(tmp, RT_PATH_MAX, "%s.%d.tmp", path, (int)getpid()) >=
@@ -261,7 +282,9 @@ static int RT create_tmp(struct rt *rt, const char *path, char *tmp,
 		return -errno;
 	rt->fd = fd;
 	rt->file_size = 0;
-	ret = lock_file(fd);
+	ret = fstat(fd, &st) < 0 ? -errno : lock_file(fd);
+	rt->fd_dev = (uint64_t)st.st_dev;
+	rt->fd_ino = (uint64_t)st.st_ino;
 	if (!ret)
 		ret = file_grow(rt, size);
 	if (ret < 0) {
@@ -350,10 +373,10 @@ int RT store_open(struct rt *rt, const char *pattern)
 fail:
 	if (ret == -EINVAL)
 		rt_warn("VIGIL_FILE has an empty pattern or an unknown %-escape:",
-			pattern, -ret);
+			pattern, -ret, NULL);
 	else
 		rt_warn("cannot write profile", rt->path[0] ? rt->path : pattern,
-			-ret);
+			-ret, NULL);
 	store_anonymous(rt);
 	return ret;
 }
@@ -421,8 +444,9 @@ void *RT store_alloc_block(struct rt *rt, uint32_t kind, uint32_t owner,
 		int ret = file_grow(rt, rt->arena_off +
 				       (uint64_t)((char *)b - a->base) + size);
 		if (ret < 0) {
-			rt_warn("profile is full, new call edges are not saved in",
-				rt->path, -ret);
+			rt_warn("cannot grow profile", rt->path, -ret,
+				"calls of new call edges are counted in memory "
+				"only, and the profile says how many");
 			b = NULL;
 		}
 	}
@@ -534,6 +558,7 @@ int RT store_reopen(struct rt *rt, const char *pattern, int finish_old)
 	char tmp[RT_PATH_MAX], path[RT_PATH_MAX] = "";
 	uint64_t size = rt->file_size, off;
 	int old_fd = rt->fd, ret;
+	uint64_t old_dev = rt->fd_dev, old_ino = rt->fd_ino;
 	struct vgl_meta *m = rt->meta;
 
 	if (finish_old && m) {
@@ -571,23 +596,26 @@ int RT store_reopen(struct rt *rt, const char *pattern, int finish_old)
 	if (rename(tmp, path) < 0) {
 		/* Counting goes on in the mapped file; only its name is
 		 * missing, which the warning gives. */
-		rt_warn("cannot write profile", path, errno);
+		rt_warn("cannot name profile", path, errno,
+			"it is counted into under a temporary name");
 		unlink(tmp);
 	}
 	memcpy(rt->path, path, sizeof(path));
-	if (old_fd >= 0)
+	if (fd_names(old_fd, old_dev, old_ino))
 		close(old_fd);
 	goto reset;
 fail:
 	rt->fd = old_fd;
+	rt->fd_dev = old_dev;
+	rt->fd_ino = old_ino;
 	rt->file_size = size;
-	rt_warn("cannot write profile", path[0] ? path : pattern, -ret);
+	rt_warn("cannot write profile", path[0] ? path : pattern, -ret, NULL);
 	if (copy_to_anonymous(rt) < 0) {
 		rt->state = RT_OFF;
 		return ret;
 	}
-	if (old_fd >= 0)
-		close(old_fd);
+	if (fd_is_ours(rt))
+		close(rt->fd);
 	rt->fd = -1;
 	rt->no_file = 1;
 reset:
