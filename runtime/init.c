@@ -89,13 +89,17 @@ static void RT find_exe(struct rt *rt)
 	snprintf(rt->exe, sizeof(rt->exe), "%s", fn ? fn : "unknown");
 }
 
+/*
+ * exit() may be called from a signal handler that interrupted this very
+ * thread in the slow path, holding the runtime's lock: so this takes no
+ * lock.  It needs none: it writes META and reads blocks, which are
+ * published before they are linked.
+ */
 static void RT at_exit(int status, void *arg)
 {
 	(void)arg;
 	interval_stop_and_flush(&vgl_rt, status);
-	pthread_mutex_lock(&vgl_rt.lock);
 	store_finish(&vgl_rt, status);
-	pthread_mutex_unlock(&vgl_rt.lock);
 }
 
 /* fork: hold the lock across it, so the child's copy of the arena and the

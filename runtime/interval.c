@@ -343,11 +343,18 @@ int RT interval_start(struct rt *rt)
  */
 void RT interval_stop_and_flush(struct rt *rt, int status)
 {
+	struct timespec until;
 	int ret;
 
 	if (!ivl.started)
 		return;
-	pthread_mutex_lock(&ivl.mtx);
+	/* Waits for a window being written (milliseconds), but never for
+	 * ever: exit() from a signal handler that interrupted this thread's
+	 * own vigil_snapshot() would wait for itself. */
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 2;
+	if (pthread_mutex_timedlock(&ivl.mtx, &until) != 0)
+		return;
 	ivl.stop = 1;
 	ivl.started = 0;
 	pthread_cond_signal(&ivl.cond);
