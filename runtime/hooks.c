@@ -204,6 +204,12 @@ static void RT thread_free(void *arg)
 	munmap(t, sizeof(*t));
 }
 
+/* Is this thread inside the slow path (a signal handler interrupted it)? */
+int RT thread_in_slow_path(void)
+{
+	return vgl_busy;
+}
+
 int RT thread_key_init(void)
 {
 	return -pthread_key_create(&thread_key, thread_free);

@@ -102,16 +102,28 @@ static void RT at_exit(int status, void *arg)
 	store_finish(&vgl_rt, status);
 }
 
-/* fork: hold the lock across it, so the child's copy of the arena and the
- * module table is consistent. */
+/*
+ * fork: hold the lock across it, so the child's copy of the arena and the
+ * module table is consistent; unless fork is called from a signal handler
+ * that interrupted this thread in the slow path, where the lock is this
+ * thread's own already.
+ */
+static __thread int fork_locked;
+
 static void RT before_fork(void)
 {
-	pthread_mutex_lock(&vgl_rt.lock);
+	if (!thread_in_slow_path()) {
+		pthread_mutex_lock(&vgl_rt.lock);
+		fork_locked = 1;
+	}
 }
 
 static void RT after_fork_parent(void)
 {
-	pthread_mutex_unlock(&vgl_rt.lock);
+	if (fork_locked) {
+		fork_locked = 0;
+		pthread_mutex_unlock(&vgl_rt.lock);
+	}
 }
 
 /*
@@ -121,6 +133,7 @@ static void RT after_fork_parent(void)
  */
 static void RT after_fork_child(void)
 {
+	fork_locked = 0;
 	pthread_mutex_init(&vgl_rt.lock, NULL);
 	if (vgl_rt.state == RT_READY) {
 		store_reopen(&vgl_rt, vgl_rt.pattern, 0);

@@ -89,6 +89,7 @@ void module_forget(void);
 /* hooks.c */
 void thread_slow_enter(uintptr_t fn, uintptr_t site);
 int thread_key_init(void);
+int thread_in_slow_path(void);
 
 /* interval.c */
 int interval_start(struct rt *rt);
