@@ -50,9 +50,9 @@ struct rt_tls {
 static struct vgl_edge empty_edge;
 static struct vgl_edge *const empty_slots[1] = { &empty_edge };
 
-static __thread struct rt_tls vgl_tls
-	= {
-		(struct vgl_edge **)empty_slots, 0 };
+static __thread struct rt_tls vgl_tls = {
+	(struct vgl_edge **)empty_slots, 0
+};
 static __thread struct rt_thread *vgl_self;
 
 /* Set while this thread is in the slow path: a hook re-entered from a
@@ -60,7 +60,8 @@ static __thread struct rt_thread *vgl_self;
  * and defers its call to vgl_pending instead. */
 static __thread int vgl_busy;
 
-#define PENDING 32
+/* Calls deferred at once: handlers nested this deep in one slow path. */
+#define PENDING 16
 static __thread struct {
 	uintptr_t fn, site;
 } vgl_pending[PENDING];

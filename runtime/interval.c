@@ -31,7 +31,8 @@
 
 #define RT __attribute__((no_instrument_function))
 
-#define SHADOW_RESERVE (1ull << 28)  /* one u64 per 32-byte edge record */
+#define SHADOW_RESERVE (1ull << 26)  /* one u64 per 32-byte record of a
+                                      * 256 MiB arena (store.c RESERVE) */
 
 struct shadow {
 	uint64_t *v;

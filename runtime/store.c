@@ -29,8 +29,8 @@
 
 #define RT __attribute__((no_instrument_function))
 
-#define RESERVE (1ull << 30)
-#define OVERFLOW_RESERVE (1ull << 28)
+#define RESERVE (1ull << 28)        /* 8M edge records; address space only */
+#define OVERFLOW_RESERVE (1ull << 26)
 #define GROW_MIN (64u << 10)
 #define GROW_MAX (16u << 20)
 #define NSECTIONS 3
