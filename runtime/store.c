@@ -30,6 +30,7 @@
 #define RT __attribute__((no_instrument_function))
 
 #define RESERVE (1ull << 28)        /* 8M edge records; address space only */
+#define RESERVE_MIN (1ull << 20)    /* under a tight RLIMIT_AS, down to this */
 #define OVERFLOW_RESERVE (1ull << 26)
 #define GROW_MIN (64u << 10)
 #define GROW_MAX (16u << 20)
@@ -158,8 +159,9 @@ static int RT file_grow(struct rt *rt, uint64_t need)
 	if (step < GROW_MIN)
 		step = GROW_MIN;
 	size = (need + step - 1) / step * step;
-	if (size > RESERVE)
-		size = RESERVE;
+	/* Before the first mapping, the most it can be. */
+	if (size > (rt->reserve ? rt->reserve : RESERVE))
+		size = rt->reserve ? rt->reserve : RESERVE;
 	if (need > size)
 		return -EFBIG;
 	if (!fd_is_ours(rt))
@@ -296,17 +298,35 @@ static int RT create_tmp(struct rt *rt, const char *path, char *tmp,
 	return fd;
 }
 
-static int RT map_file(struct rt *rt, int fixed)
+/*
+ * Reserves the range the file is mapped at: RESERVE bytes, or under a
+ * tight RLIMIT_AS as much as can be had.  fd -1: anonymous memory.
+ */
+static int RT map_reserve(struct rt *rt, int fd)
 {
-	void *p = mmap(fixed ? rt->map : NULL, RESERVE, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_NORESERVE | (fixed ? MAP_FIXED : 0),
-		       rt->fd, 0);
+	int flags = (fd < 0 ? MAP_PRIVATE | MAP_ANONYMOUS : MAP_SHARED) |
+		    MAP_NORESERVE;
+	uint64_t len;
 
-	if (p == MAP_FAILED)
-		return -errno;
-	rt->map = p;
-	rt->reserve = RESERVE;
-	return 0;
+	for (len = RESERVE; len >= RESERVE_MIN; len /= 4) {
+		void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, fd, 0);
+
+		if (p != MAP_FAILED) {
+			rt->map = p;
+			rt->reserve = len;
+			return 0;
+		}
+	}
+	return -errno;
+}
+
+/* Maps the new file over the old one, at the same address and length. */
+static int RT map_file_over(struct rt *rt)
+{
+	void *p = mmap(rt->map, rt->reserve, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_NORESERVE | MAP_FIXED, rt->fd, 0);
+
+	return p == MAP_FAILED ? -errno : 0;
 }
 
 static void RT set_limits(struct rt *rt)
@@ -321,20 +341,15 @@ static void RT set_limits(struct rt *rt)
 void RT store_anonymous(struct rt *rt)
 {
 	struct layout l;
-	void *p;
 
 	layout_of(rt, &l);
-	p = mmap(NULL, RESERVE, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED) {
+	if (map_reserve(rt, -1) < 0 || rt->reserve < l.arena + 4096) {
 		rt->state = RT_OFF;
 		return;
 	}
-	rt->map = p;
-	rt->reserve = RESERVE;
 	rt->fd = -1;
 	rt->no_file = 1;
-	format_new(rt, &l, RESERVE - l.arena);
+	format_new(rt, &l, rt->reserve - l.arena);
 	set_limits(rt);
 }
 
@@ -352,14 +367,14 @@ int RT store_open(struct rt *rt, const char *pattern)
 	ret = create_tmp(rt, rt->path, tmp, l.arena + sizeof(struct vgl_arena));
 	if (ret < 0)
 		goto fail;
-	ret = map_file(rt, 0);
+	ret = map_reserve(rt, rt->fd);
 	if (ret < 0) {
 		close(rt->fd);
 		unlink(tmp);
 		rt->fd = -1;
 		goto fail;
 	}
-	format_new(rt, &l, RESERVE - l.arena);
+	format_new(rt, &l, rt->reserve - l.arena);
 	set_limits(rt);
 	if (rename(tmp, rt->path) < 0) {
 		ret = -errno;
@@ -587,7 +602,7 @@ int RT store_reopen(struct rt *rt, const char *pattern, int finish_old)
 		}
 		off += (uint64_t)n;
 	}
-	ret = map_file(rt, 1);
+	ret = map_file_over(rt);
 	if (ret < 0) {
 		close(rt->fd);
 		unlink(tmp);
