@@ -293,24 +293,20 @@ int cmd_report(int argc, char **argv)
 	struct vgl_reader r;
 	struct vgl_symtab st;
 	struct report rep = { 0 };
-	const char *path = NULL;
-	int i, json = 0, dashdash = 0, status = 0, err;
+	int json = 0, status = 0, err, nfiles;
+	const struct option_spec specs[] = {
+		{ "--json", NULL, &json },
+		{ NULL, NULL, NULL },
+	};
+	char *files[argc];
+	const char *path;
 
-	for (i = 1; i < argc; i++) {
-		if (!dashdash && !strcmp(argv[i], "--"))
-			dashdash = 1;
-		else if (!dashdash && !strcmp(argv[i], "--json"))
-			json = 1;
-		else if (!dashdash && argv[i][0] == '-' && argv[i][1])
-			return usage_error("report", "unknown option '%s'",
-					   argv[i]);
-		else if (path)
-			return usage_error("report", "more than one file given");
-		else
-			path = argv[i];
-	}
-	if (!path)
-		return usage_error("report", "no file given");
+	if (parse_options("report", argc, argv, specs, files, &nfiles))
+		return EXIT_USAGE;
+	if (nfiles != 1)
+		return usage_error("report", nfiles ? "more than one file given"
+						    : "no file given");
+	path = files[0];
 	if (vgl_reader_open(&r, path) < 0)
 		return file_error(&r, path);
 	err = vgl_symtab_init(&st, &r);

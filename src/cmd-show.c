@@ -54,34 +54,25 @@ static void show(const struct vgl_reader *r, const char *path)
 
 int cmd_show(int argc, char **argv)
 {
+	static const struct option_spec specs[] = { { NULL, NULL, NULL } };
+	char *files[argc];
 	struct vgl_reader r;
-	int i, status = 0, shown = 0, nfiles = 0, dashdash = 0;
+	int i, status = 0, shown = 0, nfiles;
 
-	for (i = 1; i < argc; i++) {
-		if (!dashdash && !strcmp(argv[i], "--"))
-			dashdash = 1;
-		else if (!dashdash && argv[i][0] == '-' && argv[i][1])
-			return usage_error("show", "unknown option '%s'", argv[i]);
-		else
-			nfiles++;
-	}
+	if (parse_options("show", argc, argv, specs, files, &nfiles))
+		return EXIT_USAGE;
 	if (!nfiles)
 		return usage_error("show", "no file given");
-	dashdash = 0;
-	for (i = 1; i < argc; i++) {
-		if (!dashdash && !strcmp(argv[i], "--")) {
-			dashdash = 1;
-			continue;
-		}
-		if (vgl_reader_open(&r, argv[i]) < 0) {
+	for (i = 0; i < nfiles; i++) {
+		if (vgl_reader_open(&r, files[i]) < 0) {
 			/* Keep stdout and stderr in file order on a terminal. */
 			fflush(stdout);
-			status = file_error(&r, argv[i]);
+			status = file_error(&r, files[i]);
 			continue;
 		}
 		if (shown++)
 			putchar('\n');
-		show(&r, argv[i]);
+		show(&r, files[i]);
 		vgl_reader_close(&r);
 	}
 	return status;

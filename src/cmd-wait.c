@@ -78,28 +78,21 @@ int cmd_wait(int argc, char **argv)
 	};
 	struct vgl_reader r;
 	const char *path = NULL, *timeout = NULL;
+	const struct option_spec specs[] = {
+		{ "--timeout", &timeout, NULL },
+		{ NULL, NULL, NULL },
+	};
+	char *files[argc];
 	uint64_t ns = 0;
 	char state[128];
-	int i, fd, dashdash = 0, status = 0, err = 0, armed = 0;
+	int fd, nfiles, status = 0, err = 0, armed = 0;
 
-	for (i = 1; i < argc; i++) {
-		if (!dashdash && !strcmp(argv[i], "--"))
-			dashdash = 1;
-		else if (!dashdash && !strcmp(argv[i], "--timeout")) {
-			if (++i == argc)
-				return usage_error("wait", "--timeout needs a duration");
-			timeout = argv[i];
-		} else if (!dashdash && !strncmp(argv[i], "--timeout=", 10))
-			timeout = argv[i] + 10;
-		else if (!dashdash && argv[i][0] == '-' && argv[i][1])
-			return usage_error("wait", "unknown option '%s'", argv[i]);
-		else if (path)
-			return usage_error("wait", "more than one file given");
-		else
-			path = argv[i];
-	}
-	if (!path)
-		return usage_error("wait", "no file given");
+	if (parse_options("wait", argc, argv, specs, files, &nfiles))
+		return EXIT_USAGE;
+	if (nfiles != 1)
+		return usage_error("wait", nfiles ? "more than one file given"
+						  : "no file given");
+	path = files[0];
 	if (timeout && vgl_parse_duration(timeout, &ns) < 0)
 		return usage_error("wait", "'%s' is not a duration", timeout);
 

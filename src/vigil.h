@@ -27,6 +27,23 @@ extern const char cmd_wait_usage[];
 int usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* A long option of a subcommand: a flag (value NULL, *flag set to 1) or
+ * an option with a value (*value set).  Lists end with a NULL name. */
+struct option_spec {
+	const char *name;        /* "--json" */
+	const char **value;
+	int *flag;
+};
+
+/*
+ * Parses argv[1..argc) against specs; operands (everything else, and all
+ * after "--") go to operands, which has room for argc entries, in order.
+ * Returns 0, or EXIT_USAGE after printing the error.
+ */
+int parse_options(const char *cmd, int argc, char **argv,
+		  const struct option_spec *specs, char **operands,
+		  int *noperands);
+
 /* Prints "vigil: FILE: <r->err>" and returns EXIT_BAD_FILE. */
 int file_error(const struct vgl_reader *r, const char *path);
 

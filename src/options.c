@@ -1,0 +1,64 @@
+/*
+ * options.c - the command line of every subcommand: long options (flags,
+ * and options with a value as "--name VALUE" or "--name=VALUE"), "--" to
+ * end them, and the rest as operands, in order.  One parser, so every
+ * command refuses a bad command line the same way.
+ */
+#include <string.h>
+
+#include "vigil.h"
+
+static const struct option_spec *find_spec(const struct option_spec *specs,
+					   const char *arg, const char **eq)
+{
+	size_t len;
+
+	for (; specs->name; specs++) {
+		len = strlen(specs->name);
+		if (strncmp(arg, specs->name, len))
+			continue;
+		if (!arg[len]) {
+			*eq = NULL;
+			return specs;
+		}
+		if (arg[len] == '=' && specs->value) {
+			*eq = arg + len + 1;
+			return specs;
+		}
+	}
+	return NULL;
+}
+
+int parse_options(const char *cmd, int argc, char **argv,
+		  const struct option_spec *specs, char **operands,
+		  int *noperands)
+{
+	const struct option_spec *s;
+	int i, dashdash = 0;
+	const char *eq;
+
+	*noperands = 0;
+	for (i = 1; i < argc; i++) {
+		if (!dashdash && !strcmp(argv[i], "--")) {
+			dashdash = 1;
+			continue;
+		}
+		if (dashdash || argv[i][0] != '-' || !argv[i][1]) {
+			operands[(*noperands)++] = argv[i];
+			continue;
+		}
+		s = find_spec(specs, argv[i], &eq);
+		if (!s)
+			return usage_error(cmd, "unknown option '%s'", argv[i]);
+		if (!s->value) {
+			*s->flag = 1;
+		} else if (eq) {
+			*s->value = eq;
+		} else if (++i < argc) {
+			*s->value = argv[i];
+		} else {
+			return usage_error(cmd, "%s needs a value", s->name);
+		}
+	}
+	return 0;
+}
