@@ -17,10 +17,12 @@ size_t vgl_sort_sum(void *base, size_t n, size_t size,
 		return 0;
 	qsort(base, n, size, cmp);
 	for (i = 0; i < n; i++) {
-		char *cur = b + i * size, *last = b + (kept - 1) * size;
+		char *cur = b + i * size, *last = NULL;
 		uint64_t x, y;
 
-		if (kept && !cmp(last, cur)) {
+		if (kept)
+			last = b + (kept - 1) * size;
+		if (last && !cmp(last, cur)) {
 			memcpy(&x, last + count_off, sizeof(x));
 			memcpy(&y, cur + count_off, sizeof(y));
 			x = vgl_sat_add(x, y);
