@@ -303,10 +303,9 @@ int cmd_report(int argc, char **argv)
 
 	if (parse_options("report", argc, argv, specs, files, &nfiles))
 		return EXIT_USAGE;
-	if (nfiles != 1)
-		return usage_error("report", nfiles ? "more than one file given"
-						    : "no file given");
-	path = files[0];
+	path = one_operand("report", files, nfiles);
+	if (!path)
+		return EXIT_USAGE;
 	if (vgl_reader_open(&r, path) < 0)
 		return file_error(&r, path);
 	err = vgl_symtab_init(&st, &r);

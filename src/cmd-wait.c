@@ -89,10 +89,9 @@ int cmd_wait(int argc, char **argv)
 
 	if (parse_options("wait", argc, argv, specs, files, &nfiles))
 		return EXIT_USAGE;
-	if (nfiles != 1)
-		return usage_error("wait", nfiles ? "more than one file given"
-						  : "no file given");
-	path = files[0];
+	path = one_operand("wait", files, nfiles);
+	if (!path)
+		return EXIT_USAGE;
 	if (timeout && vgl_parse_duration(timeout, &ns) < 0)
 		return usage_error("wait", "'%s' is not a duration", timeout);
 

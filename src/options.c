@@ -62,3 +62,12 @@ int parse_options(const char *cmd, int argc, char **argv,
 	}
 	return 0;
 }
+
+const char *one_operand(const char *cmd, char **operands, int noperands)
+{
+	if (noperands == 1)
+		return operands[0];
+	usage_error(cmd, noperands ? "more than one file given"
+				   : "no file given");
+	return NULL;
+}

@@ -83,6 +83,16 @@ const char *format_time(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+static const struct cmd *find_or_complain(const char *name)
+{
+	const struct cmd *c = find(name);
+
+	if (!c)
+		fprintf(stderr, "vigil: '%s' is not a vigil command (see 'vigil --help')\n",
+			name);
+	return c;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cmd *c;
@@ -101,21 +111,15 @@ int main(int argc, char **argv)
 			main_usage(stdout);
 			return 0;
 		}
-		c = find(argv[2]);
-		if (!c) {
-			fprintf(stderr, "vigil: '%s' is not a vigil command (see 'vigil --help')\n",
-				argv[2]);
+		c = find_or_complain(argv[2]);
+		if (!c)
 			return EXIT_USAGE;
-		}
 		fputs(c->usage, stdout);
 		return 0;
 	}
-	c = find(argv[1]);
-	if (!c) {
-		fprintf(stderr, "vigil: '%s' is not a vigil command (see 'vigil --help')\n",
-			argv[1]);
+	c = find_or_complain(argv[1]);
+	if (!c)
 		return EXIT_USAGE;
-	}
 	/* Answered here so that every command's help is its table row. */
 	for (i = 2; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {

@@ -44,6 +44,9 @@ int parse_options(const char *cmd, int argc, char **argv,
 		  const struct option_spec *specs, char **operands,
 		  int *noperands);
 
+/* The single FILE operand, or NULL after saying there is none or more. */
+const char *one_operand(const char *cmd, char **operands, int noperands);
+
 /* Prints "vigil: FILE: <r->err>" and returns EXIT_BAD_FILE. */
 int file_error(const struct vgl_reader *r, const char *path);
 
