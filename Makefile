@@ -59,12 +59,12 @@ $(B)/rt-pic/%.o: %.c $(wildcard lib/*.h runtime/*.h include/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) -fPIC -ftls-model=initial-exec -c $< -o $@
 
-$(B)/libvigil.a: $(RT_OBJ)
+$(B)/libvigil.a: $(RT_OBJ) Makefile
 	rm -f $@
-	ar rcs $@ $^
+	ar rcs $@ $(filter %.o,$^)
 
-$(B)/libvigil.so: $(RT_PIC_OBJ)
-	$(CC) -shared -pthread -Wl,-soname,libvigil.so -o $@ $^
+$(B)/libvigil.so: $(RT_PIC_OBJ) Makefile
+	$(CC) -shared -pthread -Wl,-soname,libvigil.so -Wl,-z,nodelete -o $@ $(filter %.o,$^)
 
 $(B)/tool/%.o: %.c $(wildcard lib/*.h src/*.h include/*.h)
 	@mkdir -p $(dir $@)

@@ -60,14 +60,36 @@ static __thread struct rt_thread *vgl_self;
  * and defers its call to vgl_pending instead. */
 static __thread int vgl_busy;
 
-/* Calls deferred at once: handlers nested this deep in one slow path. */
-#define PENDING 16
+/* Calls that signal handlers can make during one slow path (every call
+ * then defers, known edges too); more are tallied as lost. */
+#define PENDING 64
 static __thread struct {
 	uintptr_t fn, site;
 } vgl_pending[PENDING];
 static __thread unsigned vgl_npending;
 
 static pthread_key_t thread_key;
+
+/*
+ * Points this thread's hooks at the empty index, so that a hook run by a
+ * signal handler misses and goes to the slow path.  The mask goes first:
+ * a handler between the two stores then probes slot 0 of whichever array
+ * it sees, which both have.
+ */
+static void RT tls_empty(void)
+{
+	vgl_tls.mask = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	vgl_tls.slots = (struct vgl_edge **)empty_slots;
+}
+
+/* The reverse: the array first, then the mask that indexes into it. */
+static void RT tls_index(const struct rt_thread *t)
+{
+	vgl_tls.slots = t->slots;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	vgl_tls.mask = t->mask;
+}
 
 #define FIRST_BITS 8
 #define FIRST_BLOCK 1024u
@@ -199,8 +221,7 @@ static void RT thread_free(void *arg)
 	/* The thread may run instrumented code in later destructors; it then
 	 * starts a fresh state (and its counts go to a fresh block). */
 	vgl_self = NULL;
-	vgl_tls.slots = (struct vgl_edge **)empty_slots;
-	vgl_tls.mask = 0;
+	tls_empty();
 	munmap(t->slots, (t->mask + 1) * sizeof(*t->slots));
 	munmap(t, sizeof(*t));
 }
@@ -209,6 +230,39 @@ static void RT thread_free(void *arg)
 int RT thread_in_slow_path(void)
 {
 	return vgl_busy;
+}
+
+/*
+ * Takes the runtime's lock outside the slow path (fork, vigil_reset,
+ * vigil_set_file).  Meanwhile this thread counts as busy: a hook that a
+ * signal handler runs on it defers its call instead of waiting for the
+ * lock its own thread holds.
+ */
+void RT rt_lock(void)
+{
+	vgl_busy = 1;
+	tls_empty();
+	pthread_mutex_lock(&vgl_rt.lock);
+}
+
+/* Releases it, then counts the calls deferred meanwhile. */
+void RT rt_unlock(void)
+{
+	pthread_mutex_unlock(&vgl_rt.lock);
+	rt_unbusy();
+}
+
+/* Leaves the busy state that rt_lock entered (also in a fork child, whose
+ * lock was re-initialised instead of released). */
+void RT rt_unbusy(void)
+{
+	/* A runtime turned off meanwhile (a fork child that could not get
+	 * a file of its own) leaves the index empty: nothing counts. */
+	if (vgl_self && vgl_rt.state != RT_OFF)
+		tls_index(vgl_self);
+	vgl_busy = 0;
+	if (__atomic_load_n(&vgl_npending, __ATOMIC_RELAXED))
+		thread_slow_enter(0, 0);
 }
 
 int RT thread_key_init(void)
@@ -357,8 +411,7 @@ void RT thread_slow_enter(uintptr_t fn, uintptr_t site)
 		vgl_busy = 1;
 		/* Until the index is whole again, nested hooks miss and
 		 * come here, to be deferred. */
-		vgl_tls.slots = (struct vgl_edge **)empty_slots;
-		vgl_tls.mask = 0;
+		tls_empty();
 
 		pthread_mutex_lock(&vgl_rt.lock);
 		if (rt_ensure_init() < 0) {
@@ -377,10 +430,8 @@ void RT thread_slow_enter(uintptr_t fn, uintptr_t site)
 		pthread_mutex_unlock(&vgl_rt.lock);
 
 		vgl_self = t;
-		if (t) {
-			vgl_tls.slots = t->slots;
-			vgl_tls.mask = t->mask;
-		}
+		if (t && vgl_rt.state != RT_OFF)
+			tls_index(t);
 		vgl_busy = 0;
 		/* A handler that came after the last pop deferred its call. */
 	} while (__atomic_load_n(&vgl_npending, __ATOMIC_RELAXED));

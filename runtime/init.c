@@ -48,9 +48,9 @@ void RT rt_warn(const char *what, const char *path, int err, const char *then)
 	char line[RT_PATH_MAX + 256];
 	int n;
 
-	if (vgl_rt.warned)
+	/* Threads (the interval thread, the slow path) may race here. */
+	if (__atomic_exchange_n(&vgl_rt.warned, 1, __ATOMIC_RELAXED))
 		return;
-	vgl_rt.warned = 1;
 	n = snprintf(line, sizeof(line),
 		     "vigil: %s '%s': %s; %s\n", what, path, strerror(err),
 		     then ? then : "the program runs on without it");
@@ -60,14 +60,17 @@ void RT rt_warn(const char *what, const char *path, int err, const char *then)
 		return; /* nowhere left to report to */
 }
 
+/* A bad setting is a problem of its own: it has its own line, and does
+ * not silence the warning about the file. */
 static void RT warn_setting(const char *name, const char *value)
 {
+	static int warned;
 	char line[512];
 	int n;
 
-	if (vgl_rt.warned)
+	if (warned)
 		return;
-	vgl_rt.warned = 1;
+	warned = 1;
 	n = snprintf(line, sizeof(line), "vigil: %s='%.200s' is not valid; "
 		     "ignoring it\n", name, value);
 	if (n > 0 && write(STDERR_FILENO, line,
@@ -113,16 +116,17 @@ static __thread int fork_locked;
 static void RT before_fork(void)
 {
 	if (!thread_in_slow_path()) {
-		pthread_mutex_lock(&vgl_rt.lock);
+		rt_lock();
 		fork_locked = 1;
 	}
+	vgl_rt.fork_used = arena_used(&vgl_rt.arena);
 }
 
 static void RT after_fork_parent(void)
 {
 	if (fork_locked) {
 		fork_locked = 0;
-		pthread_mutex_unlock(&vgl_rt.lock);
+		rt_unlock();
 	}
 }
 
@@ -133,11 +137,15 @@ static void RT after_fork_parent(void)
  */
 static void RT after_fork_child(void)
 {
-	fork_locked = 0;
 	pthread_mutex_init(&vgl_rt.lock, NULL);
+	vgl_rt.warned = 0;   /* a new process, with problems of its own */
 	if (vgl_rt.state == RT_READY) {
-		store_reopen(&vgl_rt, vgl_rt.pattern, 0);
+		store_reopen(&vgl_rt, vgl_rt.pattern, 0, vgl_rt.fork_used);
 		interval_after_fork(&vgl_rt);
+	}
+	if (fork_locked) {
+		fork_locked = 0;
+		rt_unbusy();
 	}
 }
 
@@ -207,11 +215,15 @@ int API vigil_reset(void)
 {
 	if (vgl_rt.state != RT_READY)
 		return -ENODEV;
-	pthread_mutex_lock(&vgl_rt.lock);
+	/* Counts and the window shadow change together: a window cut in
+	 * between would subtract old counts from zeroed ones. */
+	interval_lock();
+	rt_lock();
 	store_zero_counts(&vgl_rt.arena);
 	store_zero_counts(&vgl_rt.overflow);
-	pthread_mutex_unlock(&vgl_rt.lock);
-	interval_reset();
+	interval_forget(0);
+	rt_unlock();
+	interval_unlock();
 	return 0;
 }
 
@@ -221,18 +233,21 @@ int API vigil_set_file(const char *path)
 
 	if (!path || !*path || strlen(path) >= sizeof(vgl_rt.pattern))
 		return -EINVAL;
-	pthread_mutex_lock(&vgl_rt.lock);
+	interval_lock();
+	rt_lock();
 	if (vgl_rt.state == RT_UNINIT) {
 		/* Nothing counted yet: the first file is simply this one. */
 		memcpy(vgl_rt.pattern, path, strlen(path) + 1);
 		ret = rt_ensure_init() < 0 ? -ENODEV : 0;
 	} else if (vgl_rt.state == RT_READY) {
 		memcpy(vgl_rt.pattern, path, strlen(path) + 1);
-		ret = store_reopen(&vgl_rt, vgl_rt.pattern, 1);
+		ret = store_reopen(&vgl_rt, vgl_rt.pattern, 1,
+				   arena_used(&vgl_rt.arena));
 	} else {
 		ret = -ENODEV;
 	}
-	pthread_mutex_unlock(&vgl_rt.lock);
-	interval_reset();
+	interval_forget(1);
+	rt_unlock();
+	interval_unlock();
 	return ret;
 }

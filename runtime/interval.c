@@ -69,6 +69,7 @@ static void RT shadow_clear(struct shadow *s)
 	s->v = NULL;
 }
 
+/* Room for `bytes` of this window's edges, keeping those collected. */
 static int RT out_reserve(uint64_t bytes)
 {
 	void *p;
@@ -76,27 +77,28 @@ static int RT out_reserve(uint64_t bytes)
 	if (bytes <= ivl.out_cap)
 		return 0;
 	bytes = bytes < (1u << 16) ? (1u << 16) : bytes * 2;
-	p = anon(bytes);
-	if (!p)
+	p = ivl.out ? mremap(ivl.out, ivl.out_cap, bytes, MREMAP_MAYMOVE)
+		    : anon(bytes);
+	if (!p || p == MAP_FAILED)
 		return -ENOMEM;
-	if (ivl.out)
-		munmap(ivl.out, ivl.out_cap);
 	ivl.out = p;
 	ivl.out_cap = bytes;
 	return 0;
 }
 
-/* Appends this window's count of every edge of arena a to ivl.out. */
-static int RT collect(struct rt_arena *a, struct shadow *s, uint64_t *n)
+/* Appends this window's count of every edge of arena a, up to `used`,
+ * to ivl.out. */
+static int RT collect(struct rt_arena *a, uint64_t used, struct shadow *s,
+		      uint64_t *n)
 {
 	struct vgl_block *b;
-	uint64_t used, i;
+	uint64_t i;
 
 	if (!a->base)
 		return 0;
 	if (!s->v && !(s->v = anon(SHADOW_RESERVE)))
 		return -ENOMEM;
-	for (b = arena_first(a, &used); b; b = arena_next(a, b, used)) {
+	for (b = arena_at(a, used); b; b = arena_next(a, b, used)) {
 		struct vgl_edge *e = (struct vgl_edge *)(b + 1);
 		uint64_t cnt, idx;
 
@@ -168,7 +170,10 @@ static int RT write_window(struct rt *rt, int final, int status)
 	struct vgl_meta meta = *rt->meta;
 	struct vgl_arena arena = { 0 };
 	struct vgl_block eb = { 0 }, *b;
-	uint64_t n = 0, mods = 0, used, edges_size, total, now = rt_now_ns();
+	uint64_t n = 0, mods = 0, edges_size, total, now = rt_now_ns();
+	/* One reading of each arena's size for the whole window: a block
+	 * added meanwhile (a dlopen) waits for the next one. */
+	uint64_t used = arena_used(&rt->arena), oused = arena_used(&rt->overflow);
 	char name[RT_PATH_MAX + 32], tmp[RT_PATH_MAX + 40];
 	size_t len = strlen(rt->path), stem;
 	struct rlimit rl;
@@ -176,13 +181,13 @@ static int RT write_window(struct rt *rt, int final, int status)
 
 	if (!str)
 		return -EINVAL;
-	ret = collect(&rt->arena, &ivl.file, &n);
+	ret = collect(&rt->arena, used, &ivl.file, &n);
 	if (!ret)
-		ret = collect(&rt->overflow, &ivl.over, &n);
+		ret = collect(&rt->overflow, oused, &ivl.over, &n);
 	if (ret < 0)
 		return ret;
 
-	for (b = arena_first(&rt->arena, &used); b;
+	for (b = arena_at(&rt->arena, used); b;
 	     b = arena_next(&rt->arena, b, used))
 		if (b->kind == VGL_BLOCK_MODULE)
 			mods += b->size;
@@ -246,7 +251,7 @@ static int RT write_window(struct rt *rt, int final, int status)
 					     str->size));
 	if (!ret)
 		ret = put(fd, &arena, sizeof(arena));
-	for (b = arena_first(&rt->arena, &used); b && !ret;
+	for (b = arena_at(&rt->arena, used); b && !ret;
 	     b = arena_next(&rt->arena, b, used))
 		if (b->kind == VGL_BLOCK_MODULE)
 			ret = put(fd, b, b->size);
@@ -320,8 +325,9 @@ int RT interval_start(struct rt *rt)
 	ivl.stop = 0;
 
 	pthread_attr_init(&attr);
+	/* The default stack size: glibc carves the program's static TLS out
+	 * of it, which can be large. */
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 64 << 10);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	ret = pthread_create(&th, &attr, interval_main, rt);
@@ -378,14 +384,30 @@ int RT interval_snapshot(struct rt *rt)
 	return ret;
 }
 
-void RT interval_reset(void)
+void RT interval_lock(void)
 {
 	pthread_mutex_lock(&ivl.mtx);
+}
+
+void RT interval_unlock(void)
+{
+	pthread_mutex_unlock(&ivl.mtx);
+}
+
+/*
+ * After the counts were zeroed (vigil_reset) or moved to a new file
+ * (vigil_set_file, new_file set): the next window starts from zero.  A new
+ * file starts its windows at 1; after a reset the numbering goes on, so no
+ * window replaces an earlier one.  Called with interval_lock held.
+ */
+void RT interval_forget(int new_file)
+{
 	shadow_clear(&ivl.file);
 	shadow_clear(&ivl.over);
-	ivl.seq = 0;
-	ivl.window_start = 0;
-	pthread_mutex_unlock(&ivl.mtx);
+	if (new_file) {
+		ivl.seq = 0;
+		ivl.window_start = 0;
+	}
 }
 
 /* In a fork child: the parent's thread is gone and the counts are zero. */

@@ -21,6 +21,7 @@
 
 struct mod {
 	uintptr_t lo, hi, bias;
+	uint64_t name;        /* hash of path and build-id */
 };
 
 static struct mod mods[MAX_MODULES];
@@ -64,12 +65,26 @@ static void RT build_id(struct dl_phdr_info *info, struct vgl_module *m)
 	}
 }
 
-static int RT known(uintptr_t lo, uintptr_t bias)
+/* FNV-1a: tells a library loaded where a dlclosed one was from it. */
+static uint64_t RT name_hash(const char *path, const struct vgl_module *m)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint32_t i;
+
+	for (; *path; path++)
+		h = (h ^ (unsigned char)*path) * 0x100000001b3ull;
+	for (i = 0; i < m->build_id_len; i++)
+		h = (h ^ m->build_id[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static int RT known(uintptr_t lo, uintptr_t bias, uint64_t name)
 {
 	uint32_t i;
 
 	for (i = 0; i < nmods; i++)
-		if (mods[i].lo == lo && mods[i].bias == bias)
+		if (mods[i].lo == lo && mods[i].bias == bias &&
+		    mods[i].name == name)
 			return 1;
 	return 0;
 }
@@ -80,6 +95,7 @@ static int RT add_one(struct dl_phdr_info *info, size_t size, void *arg)
 	struct vgl_module *m = &scratch.m;
 	uintptr_t lo = UINTPTR_MAX, hi = 0;
 	const char *path = info->dlpi_name;
+	uint64_t name;
 	size_t len;
 	int i;
 
@@ -96,17 +112,20 @@ static int RT add_one(struct dl_phdr_info *info, size_t size, void *arg)
 		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
 			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
 	}
-	if (lo >= hi || known(lo, info->dlpi_addr) || nmods == MAX_MODULES)
+	if (lo >= hi || nmods == MAX_MODULES)
 		return 0;
 	if (!path || !*path)
 		path = rt->exe; /* the executable reports no name */
 
 	memset(m, 0, sizeof(*m));
+	build_id(info, m);
+	name = name_hash(path, m);
+	if (known(lo, info->dlpi_addr, name))
+		return 0;
 	m->id = nmods;
 	m->bias = info->dlpi_addr;
 	m->lo = lo;
 	m->hi = hi;
-	build_id(info, m);
 	len = strnlen(path, RT_PATH_MAX - 1);
 	m->path_len = (uint32_t)len;
 	memcpy(m + 1, path, len);
@@ -115,7 +134,7 @@ static int RT add_one(struct dl_phdr_info *info, size_t size, void *arg)
 			       sizeof(struct vgl_block) + sizeof(*m) + len + 1,
 			       m, sizeof(*m) + len + 1))
 		return 1;
-	mods[nmods++] = (struct mod){ lo, hi, info->dlpi_addr };
+	mods[nmods++] = (struct mod){ lo, hi, info->dlpi_addr, name };
 	return 0;
 }
 
@@ -131,19 +150,33 @@ static uint32_t RT lookup(uintptr_t addr)
 	return VGL_NO_MODULE;
 }
 
-uint32_t RT module_of(struct rt *rt, uintptr_t addr)
-{
-	uint32_t id = lookup(addr);
+static unsigned long long seen_subs;
 
-	if (id == VGL_NO_MODULE) {
-		dl_iterate_phdr(add_one, rt);
-		id = lookup(addr);
-	}
-	return id;
+/* Reads the loader's load and unload counters from the first object. */
+static int RT peek(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	unsigned long long *now = arg;
+
+	(void)size;
+	now[0] = info->dlpi_adds;
+	now[1] = info->dlpi_subs;
+	return 1;
 }
 
-/* A fresh file (not a fork child's copy) starts with no modules. */
-void RT module_forget(void)
+uint32_t RT module_of(struct rt *rt, uintptr_t addr)
 {
-	nmods = 0;
+	unsigned long long now[2] = { 0, 0 };
+	uint32_t id = lookup(addr);
+
+	/* An object unloaded since the last look may have been replaced by
+	 * another at the same address: look again before trusting the map. */
+	if (id != VGL_NO_MODULE) {
+		dl_iterate_phdr(peek, now);
+		if (now[1] == seen_subs)
+			return id;
+	}
+	dl_iterate_phdr(peek, now);
+	seen_subs = now[1];
+	dl_iterate_phdr(add_one, rt);
+	return lookup(addr);
 }

@@ -56,6 +56,7 @@ struct rt {
 	char host[256];
 	uint64_t start_ns;
 	uint64_t interval_ns;    /* 0: no window snapshots */
+	uint64_t fork_used;      /* the arena's size when fork was called */
 };
 
 enum { RT_UNINIT = 0, RT_READY = 1, RT_OFF = 2 };
@@ -71,31 +72,37 @@ uint64_t rt_now_ns(void);
 
 /* store.c */
 int store_open(struct rt *rt, const char *pattern);
-int store_reopen(struct rt *rt, const char *pattern, int finish_old);
+int store_reopen(struct rt *rt, const char *pattern, int finish_old,
+		 uint64_t used);
 void store_anonymous(struct rt *rt);
 void *store_alloc_block(struct rt *rt, uint32_t kind, uint32_t owner,
 			uint64_t size, const void *payload, size_t len);
 void store_zero_counts(struct rt_arena *a);
 uint64_t store_sum_counts(struct rt_arena *a);
 void store_finish(struct rt *rt, int status);
-struct vgl_block *arena_first(struct rt_arena *a, uint64_t *used);
+uint64_t arena_used(struct rt_arena *a);
+struct vgl_block *arena_at(struct rt_arena *a, uint64_t used);
 struct vgl_block *arena_next(struct rt_arena *a, struct vgl_block *b,
 			     uint64_t used);
 
 /* module.c */
 uint32_t module_of(struct rt *rt, uintptr_t addr);
-void module_forget(void);
 
 /* hooks.c */
 void thread_slow_enter(uintptr_t fn, uintptr_t site);
 int thread_key_init(void);
 int thread_in_slow_path(void);
+void rt_lock(void);
+void rt_unlock(void);
+void rt_unbusy(void);
 
 /* interval.c */
 int interval_start(struct rt *rt);
 void interval_stop_and_flush(struct rt *rt, int status);
 int interval_snapshot(struct rt *rt);
-void interval_reset(void);
+void interval_lock(void);
+void interval_unlock(void);
+void interval_forget(int new_file);
 void interval_after_fork(struct rt *rt);
 
 #endif

@@ -144,6 +144,29 @@ static int RT fd_is_ours(struct rt *rt)
 }
 
 /*
+ * Where fallocate is not supported: write the zeros, so the blocks exist
+ * before the mapping touches them (a sparse file would raise SIGBUS on a
+ * full disk).  Returns 0 or an errno value.
+ */
+static int RT write_zeros(int fd, uint64_t from, uint64_t to)
+{
+	static const char zeros[4096];
+
+	while (from < to) {
+		size_t len = to - from < sizeof(zeros) ? (size_t)(to - from)
+						       : sizeof(zeros);
+		ssize_t n = pwrite(fd, zeros, len, (off_t)from);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : EIO;
+		from += (uint64_t)n;
+	}
+	return 0;
+}
+
+/*
  * Makes the file at least `need` bytes long.  Checks RLIMIT_FSIZE first:
  * growing past it would raise SIGXFSZ, which kills the program.
  */
@@ -174,7 +197,7 @@ static int RT file_grow(struct rt *rt, uint64_t need)
 	}
 	err = posix_fallocate(rt->fd, 0, (off_t)size);
 	if (err == EOPNOTSUPP || err == EINVAL)
-		err = ftruncate(rt->fd, (off_t)size) < 0 ? errno : 0;
+		err = write_zeros(rt->fd, rt->file_size, size);
 	if (err)
 		return -err;
 	rt->file_size = size;
@@ -276,12 +299,20 @@ static int RT create_tmp(struct rt *rt, const char *path, char *tmp,
 	struct stat st = { 0 };
 	int fd, ret;
 
-	if (snprintf(tmp, RT_PATH_MAX, "%s.%d.tmp", path, (int)getpid()) >=
-	    RT_PATH_MAX)
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
+	int i;
+
+	/* O_EXCL: never truncate a file another writer has mapped (the same
+	 * pid in another pid namespace, sharing the directory). */
+	for (i = 0;; i++) {
+		if (snprintf(tmp, RT_PATH_MAX, "%s.%d.%d.tmp", path,
+			     (int)getpid(), i) >= RT_PATH_MAX)
+			return -ENAMETOOLONG;
+		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			break;
+		if (errno != EEXIST || i == 99)
+			return -errno;
+	}
 	rt->fd = fd;
 	rt->file_size = 0;
 	ret = fstat(fd, &st) < 0 ? -errno : lock_file(fd);
@@ -396,13 +427,19 @@ fail:
 	return ret;
 }
 
-struct vgl_block *RT arena_first(struct rt_arena *a, uint64_t *used)
+/* The bytes of arena a in use now; blocks below it are complete. */
+uint64_t RT arena_used(struct rt_arena *a)
 {
 	if (!a->base)
-		return NULL;
-	*used = __atomic_load_n(&((struct vgl_arena *)a->base)->used,
-				__ATOMIC_ACQUIRE);
-	if (*used <= sizeof(struct vgl_arena))
+		return 0;
+	return __atomic_load_n(&((struct vgl_arena *)a->base)->used,
+			       __ATOMIC_ACQUIRE);
+}
+
+/* The first block of a walk up to `used` (from arena_used), or NULL. */
+struct vgl_block *RT arena_at(struct rt_arena *a, uint64_t used)
+{
+	if (used <= sizeof(struct vgl_arena))
 		return NULL;
 	return (struct vgl_block *)(a->base + sizeof(struct vgl_arena));
 }
@@ -496,10 +533,10 @@ void *RT store_alloc_block(struct rt *rt, uint32_t kind, uint32_t owner,
 
 static void RT arena_walk_edges(struct rt_arena *a, int zero, uint64_t *sum)
 {
+	uint64_t used = arena_used(a), i;
 	struct vgl_block *b;
-	uint64_t used, i;
 
-	for (b = arena_first(a, &used); b; b = arena_next(a, b, used)) {
+	for (b = arena_at(a, used); b; b = arena_next(a, b, used)) {
 		struct vgl_edge *e = (struct vgl_edge *)(b + 1);
 
 		if (b->kind != VGL_BLOCK_EDGES)
@@ -539,16 +576,33 @@ void RT store_finish(struct rt *rt, int status)
 	m->exit_status = status;
 	m->end_ns = rt_now_ns();
 	if (rt->overflow.base)
-		m->lost_calls += store_sum_counts(&rt->overflow);
+		__atomic_fetch_add(&m->lost_calls,
+				   store_sum_counts(&rt->overflow),
+				   __ATOMIC_RELAXED);
 	__atomic_store_n(&m->state, VGL_STATE_FINISHED, __ATOMIC_RELEASE);
 }
 
-/* Gives the reserved range a private copy of the current contents. */
-static int RT copy_to_anonymous(struct rt *rt)
+/*
+ * Gives the reserved range a private copy of its contents, at the same
+ * address, for a process that cannot have a file of its own: a
+ * copy-on-write view of the file it has now (no second reservation), with
+ * anonymous memory past the file's end; or, when that descriptor is gone,
+ * a copy made through a second reservation.
+ */
+static int RT make_private(struct rt *rt)
 {
-	void *p = mmap(NULL, rt->reserve, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *end = rt->map + rt->file_size;
+	void *p;
 
+	if (fd_is_ours(rt) &&
+	    mmap(rt->map, rt->file_size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_FIXED, rt->fd, 0) != MAP_FAILED &&
+	    mmap(end, rt->reserve - rt->file_size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
+		 0) != MAP_FAILED)
+		return 0;
+	p = mmap(NULL, rt->reserve, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		return -errno;
 	memcpy(p, rt->map, rt->file_size);
@@ -560,30 +614,69 @@ static int RT copy_to_anonymous(struct rt *rt)
 	return 0;
 }
 
+/* Copies the mapped bytes [0, size) into the new file behind fd. */
+static int RT copy_out(struct rt *rt, int fd, uint64_t size)
+{
+	uint64_t off;
+
+	for (off = 0; off < size;) {
+		ssize_t n = pwrite(fd, rt->map + off, size - off, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* A running file of this process, whose counts start from zero. */
+static void RT restart(struct rt *rt, uint64_t used)
+{
+	struct vgl_meta *m = rt->meta;
+
+	/* The arena as it was when the counts were handed over: blocks the
+	 * parent added after fork are not the child's. */
+	((struct vgl_arena *)rt->arena.base)->used = used;
+	store_zero_counts(&rt->arena);
+	store_zero_counts(&rt->overflow);
+	m->pid = (uint64_t)getpid();
+	m->ppid = (uint64_t)getppid();
+	m->start_ns = rt_now_ns();
+	m->end_ns = 0;
+	m->exit_status = 0;
+	m->flags = rt->no_file ? VGL_META_INCOMPLETE : 0;
+	m->lost_calls = 0;
+	__atomic_store_n(&m->state, VGL_STATE_RUNNING, __ATOMIC_RELEASE);
+}
+
 /*
  * Moves counting to a new file named by pattern, with the same structure
  * (modules, edge records, threads' blocks) and every count zero: in a fork
  * child, so that no count is in two files, and for vigil_set_file.  The new
  * file is mapped over the old one at the same address, so every pointer the
- * threads hold (their blocks, their index entries) stays valid.  Called with
- * the runtime's lock held.
+ * threads hold (their blocks, their index entries) stays valid, and it gets
+ * its name only once it is this process's own, counts zeroed.  `used` is
+ * the arena's size at the moment the counts change hands (in a fork child,
+ * the parent's at fork).  Called with the runtime's lock held.
  */
-int RT store_reopen(struct rt *rt, const char *pattern, int finish_old)
+int RT store_reopen(struct rt *rt, const char *pattern, int finish_old,
+		    uint64_t used)
 {
 	char tmp[RT_PATH_MAX], path[RT_PATH_MAX] = "";
-	uint64_t size = rt->file_size, off;
+	uint64_t size = rt->file_size;
 	int old_fd = rt->fd, ret;
 	uint64_t old_dev = rt->fd_dev, old_ino = rt->fd_ino;
-	struct vgl_meta *m = rt->meta;
 
-	if (finish_old && m) {
-		m->flags |= VGL_META_SWITCHED;
+	if (finish_old) {
+		rt->meta->flags |= VGL_META_SWITCHED;
 		store_finish(rt, 0);
 	}
 	if (rt->no_file) {
 		/* Anonymous memory is private to each process already. */
-		ret = 0;
-		goto reset;
+		restart(rt, used);
+		return 0;
 	}
 	ret = choose_path(rt, pattern, path);
 	if (ret < 0)
@@ -591,23 +684,15 @@ int RT store_reopen(struct rt *rt, const char *pattern, int finish_old)
 	ret = create_tmp(rt, path, tmp, size);
 	if (ret < 0)
 		goto fail;
-	for (off = 0; off < size;) {
-		ssize_t n = write(rt->fd, rt->map + off, size - off);
-
-		if (n <= 0) {
-			ret = n < 0 ? -errno : -EIO;
-			close(rt->fd);
-			unlink(tmp);
-			goto fail;
-		}
-		off += (uint64_t)n;
-	}
-	ret = map_file_over(rt);
+	ret = copy_out(rt, rt->fd, size);
+	if (!ret)
+		ret = map_file_over(rt);
 	if (ret < 0) {
 		close(rt->fd);
 		unlink(tmp);
 		goto fail;
 	}
+	restart(rt, used);
 	if (rename(tmp, path) < 0) {
 		/* Counting goes on in the mapped file; only its name is
 		 * missing, which the warning gives. */
@@ -618,14 +703,15 @@ int RT store_reopen(struct rt *rt, const char *pattern, int finish_old)
 	memcpy(rt->path, path, sizeof(path));
 	if (fd_names(old_fd, old_dev, old_ino))
 		close(old_fd);
-	goto reset;
+	return 0;
 fail:
 	rt->fd = old_fd;
 	rt->fd_dev = old_dev;
 	rt->fd_ino = old_ino;
 	rt->file_size = size;
 	rt_warn("cannot write profile", path[0] ? path : pattern, -ret, NULL);
-	if (copy_to_anonymous(rt) < 0) {
+	if (make_private(rt) < 0) {
+		/* The range still maps the old file: nothing may count now. */
 		rt->state = RT_OFF;
 		return ret;
 	}
@@ -633,17 +719,6 @@ fail:
 		close(rt->fd);
 	rt->fd = -1;
 	rt->no_file = 1;
-reset:
-	store_zero_counts(&rt->arena);
-	store_zero_counts(&rt->overflow);
-	m = rt->meta;
-	m->pid = (uint64_t)getpid();
-	m->ppid = (uint64_t)getppid();
-	m->start_ns = rt_now_ns();
-	m->end_ns = 0;
-	m->exit_status = 0;
-	m->flags = rt->no_file ? VGL_META_INCOMPLETE : 0;
-	m->lost_calls = 0;
-	m->state = VGL_STATE_RUNNING;
+	restart(rt, used);
 	return ret;
 }
