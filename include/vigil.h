@@ -27,8 +27,10 @@ extern "C" {
 /* Write a window snapshot now: the counts since the last snapshot. */
 int vigil_snapshot(void);
 
-/* Set every count to zero.  Counts made by other threads while this runs
- * may land either side of the reset. */
+/* Set every count to zero.  Other threads' counts are not locked: a call
+ * another thread counts at the same instant may land either side of the
+ * reset, and may even carry its edge's old count past it.  Reset while the
+ * program is quiet for exact windows. */
 int vigil_reset(void);
 
 /* Finish the current profile file and count into a new one at path (a
