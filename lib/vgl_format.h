@@ -139,7 +139,9 @@ enum vgl_block_kind {
 
 struct vgl_block {
 	uint32_t kind;         /* enum vgl_block_kind */
-	uint32_t owner;        /* EDGES: the writing thread's tid; MODULE: 0 */
+	uint32_t owner;        /* EDGES: the tid of the thread that added
+	                        * it (a later thread may count into it once
+	                        * that one has ended); MODULE: 0 */
 	uint64_t size;         /* bytes, header included, multiple of 8 */
 	uint64_t count;        /* EDGES: entries filled (written last, with
 	                        * release order); MODULE: 1 */

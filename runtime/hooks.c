@@ -33,6 +33,7 @@ struct rt_thread {
 	struct vgl_block *blk;     /* block new edges are appended to */
 	uint64_t blk_cap;          /* edges that fit in blk */
 	uint64_t blk_size;         /* bytes of blk, to size the next one */
+	struct rt_thread *next;    /* on the free list, once its thread ended */
 	uint32_t tid;
 };
 
@@ -214,16 +215,27 @@ static struct vgl_edge *RT index_find(struct rt_thread *t, uintptr_t fn,
 	}
 }
 
+/*
+ * States of ended threads, for new threads to take over: index, blocks
+ * and counts.  Counts are added up by readers anyway, so a thread that
+ * goes on counting into an ended one's records changes no total, and a
+ * program that runs a million short threads needs a file the size of its
+ * busiest moment, not of its history.  Guarded by vgl_rt.lock.
+ */
+static struct rt_thread *free_threads;
+
+/* The pthread key's destructor: the thread is ending. */
 static void RT thread_free(void *arg)
 {
 	struct rt_thread *t = arg;
 
 	/* The thread may run instrumented code in later destructors; it then
-	 * starts a fresh state (and its counts go to a fresh block). */
+	 * starts with another state: this one is no longer its own. */
 	vgl_self = NULL;
-	tls_empty();
-	munmap(t->slots, (t->mask + 1) * sizeof(*t->slots));
-	munmap(t, sizeof(*t));
+	rt_lock();
+	t->next = free_threads;
+	free_threads = t;
+	rt_unlock();
 }
 
 /* Is this thread inside the slow path (a signal handler interrupted it)? */
@@ -287,17 +299,26 @@ static int RT block_new(struct rt_thread *t)
 	return 0;
 }
 
+/* A state for this thread: an ended thread's, or a new one.  Called with
+ * vgl_rt.lock held. */
 static struct rt_thread *RT thread_new(void)
 {
-	struct rt_thread *t = map_anon(sizeof(*t));
+	struct rt_thread *t = free_threads;
 
-	if (!t)
-		return NULL;
-	t->tid = (uint32_t)syscall(SYS_gettid);
-	if (index_alloc(t, FIRST_BITS) < 0) {
-		munmap(t, sizeof(*t));
-		return NULL;
+	if (t) {
+		free_threads = t->next;
+	} else {
+		t = map_anon(sizeof(*t));
+		if (!t)
+			return NULL;
+		if (index_alloc(t, FIRST_BITS) < 0) {
+			munmap(t, sizeof(*t));
+			return NULL;
+		}
 	}
+	t->next = NULL;
+	/* Blocks this thread adds are marked with its id. */
+	t->tid = (uint32_t)syscall(SYS_gettid);
 	pthread_setspecific(thread_key, t);
 	return t;
 }
