@@ -126,6 +126,9 @@ static int RT collect(struct rt_arena *a, uint64_t used, struct shadow *s,
 	return 0;
 }
 
+/* Padding up to the next 64-byte boundary. */
+static const char zeros[64];
+
 static int RT put(int fd, const void *p, uint64_t len)
 {
 	const char *c = p;
@@ -244,9 +247,7 @@ static int RT write_window(struct rt *rt, int final, int status)
 	if (!ret)
 		ret = put(fd, rt->map + str->offset, str->size);
 	if (!ret)
-		ret = put(fd, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
-			      "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
-			      "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+		ret = put(fd, zeros,
 			  hdr.s[2].offset - (sizeof(hdr) + sizeof(meta) +
 					     str->size));
 	if (!ret)
@@ -260,9 +261,7 @@ static int RT write_window(struct rt *rt, int final, int status)
 	if (!ret)
 		ret = put(fd, ivl.out, n * sizeof(struct vgl_edge));
 	if (!ret)
-		ret = put(fd, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
-			      "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
-			      "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+		ret = put(fd, zeros,
 			  edges_size - sizeof(eb) - n * sizeof(struct vgl_edge));
 	if (close(fd) < 0 && !ret)
 		ret = -errno;

@@ -152,31 +152,25 @@ static uint32_t RT lookup(uintptr_t addr)
 
 static unsigned long long seen_subs;
 
-/* Reads the loader's load and unload counters from the first object. */
-static int RT peek(struct dl_phdr_info *info, size_t size, void *arg)
+/* Reads the loader's unload counter from the first object. */
+static int RT peek_subs(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	unsigned long long *now = arg;
-
 	(void)size;
-	now[0] = info->dlpi_adds;
-	now[1] = info->dlpi_subs;
+	*(unsigned long long *)arg = info->dlpi_subs;
 	return 1;
 }
 
 uint32_t RT module_of(struct rt *rt, uintptr_t addr)
 {
-	unsigned long long now[2] = { 0, 0 };
+	unsigned long long subs = 0;
 	uint32_t id = lookup(addr);
 
 	/* An object unloaded since the last look may have been replaced by
 	 * another at the same address: look again before trusting the map. */
-	if (id != VGL_NO_MODULE) {
-		dl_iterate_phdr(peek, now);
-		if (now[1] == seen_subs)
-			return id;
-	}
-	dl_iterate_phdr(peek, now);
-	seen_subs = now[1];
+	dl_iterate_phdr(peek_subs, &subs);
+	if (id != VGL_NO_MODULE && subs == seen_subs)
+		return id;
+	seen_subs = subs;
 	dl_iterate_phdr(add_one, rt);
 	return lookup(addr);
 }
