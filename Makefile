@@ -26,7 +26,7 @@ B       := build
 # static), with local-exec TLS, so the hook reads its thread's index with
 # one %fs-relative operand; for libvigil.so with initial-exec TLS.
 RT_SRC  := $(wildcard runtime/*.c)
-RT_LIB  := lib/crc32.c lib/duration.c lib/pattern.c
+RT_LIB  := lib/crc32.c lib/duration.c lib/pattern.c lib/procid.c
 RT_OBJ  := $(patsubst %.c,$(B)/rt/%.o,$(RT_SRC) $(RT_LIB))
 RT_PIC_OBJ := $(patsubst %.c,$(B)/rt-pic/%.o,$(RT_SRC) $(RT_LIB))
 RT_CFLAGS := $(CFLAGS) $(WARN) -fvisibility=hidden \

@@ -31,11 +31,13 @@
  * know.  A change that an old reader would misread bumps VGL_VERSION; old
  * readers then refuse the file with "unsupported version".
  *
- * Liveness: the live writer holds a POSIX write lock (fcntl F_SETLK) on byte
- * 0 of the file for as long as it runs.  The kernel drops it when the
- * process dies, however it dies, and a forked child does not inherit it, so
- * a reader tells a running writer from a dead one without trusting the pid:
- * META.state == RUNNING and no lock held means the program was cut short.
+ * Liveness: the writer holds no descriptor of the file (a program may close
+ * every descriptor it did not open), only the mapping.  META records who it
+ * is: pid, start time and boot id, which a pid reused later does not share.
+ * A reader asks /proc whether that process still exists (not as a zombie)
+ * and still maps the file (an exec unmaps it).  Only when it does not is a
+ * file final: RUNNING then means the program was cut short; FINISHED means
+ * it exited (exit handlers and destructors may count until it is gone).
  *
  * docs/format.md describes the same bytes for people.
  */
@@ -120,7 +122,16 @@ struct vgl_meta {
 	uint32_t host;
 	uint32_t cmdline;         /* argc strings back to back, each NUL-ended */
 	uint32_t cmdline_len;     /* bytes of the cmdline strings, NULs included */
-	uint64_t reserved[8];
+	uint64_t skipped_calls;   /* calls made before the runtime could count
+	                           * them (instrumented IFUNC resolvers, which
+	                           * run before TLS exists); in no edge */
+	uint64_t proc_start;      /* the writer's start time: field 22 of
+	                           * /proc/PID/stat (clock ticks after boot);
+	                           * 0 when unknown */
+	uint8_t boot_id[16];      /* /proc/sys/kernel/random/boot_id of the
+	                           * writer's boot; all 0 when unknown */
+	uint64_t windows;         /* LIVE: window snapshots written so far */
+	uint64_t reserved[3];
 };
 
 /* The ARENA section starts with this, then blocks up to offset `used`. */

@@ -2,24 +2,40 @@
  * hooks.c - __cyg_profile_func_enter/exit: count one call edge.
  *
  * Tuned for the case that matters: an edge this thread has seen before.
- * Then the hook does one thread-local load, one multiply, one probe of the
- * thread's private index and one increment of the edge's count, which
- * lives in the profile file's shared mapping.  No lock, no atomic
- * read-modify-write, no system call, no allocation, and no cache line that
- * another thread writes: every thread counts into its own edge records,
- * and readers add the threads up.  Everything else (the first call of the
- * process, of a thread, or of an edge) goes to the slow path, which takes
- * the runtime's lock.
+ * Then the hook reads one thread-local word (this thread's index), the
+ * index's size beside it, hashes (callee, site) with two multiplies, probes
+ * the index and increments the edge's count, which lives in the profile
+ * file's shared mapping.  No lock, no atomic read-modify-write, no system
+ * call, no allocation, and no cache line that another thread writes: every
+ * thread counts into its own edge records, and readers add the threads up.
+ * Everything else (the first call of the process, of a thread, or of an
+ * edge) goes to the slow path.
  *
  * The index is open addressing over pointers to edge records; an empty
  * slot points at a sentinel record whose keys no real call has (a callee
  * address is never 0), so the probe needs no NULL test before comparing.
+ * An index array carries its own size in the word before slot 0, and an
+ * array is never unmapped once a hook may have loaded it: a signal handler
+ * that interrupts a probe and grows the index leaves the interrupted probe
+ * reading a whole, consistent (if older) array.
+ *
+ * The slow path runs with every signal blocked.  A handler can then never
+ * interrupt it half-way, nor siglongjmp out of it leaving its lock held, nor
+ * fork or exit inside it: what it holds is always released.  That costs
+ * two system calls per new edge, never per known one.
+ *
+ * The exported hook jumps through a pointer that starts at enter_early: an
+ * instrumented IFUNC resolver runs during relocation, before TLS exists
+ * (static) or is initialised (dynamic), where reading TLS would crash.
+ * Such calls are skipped and tallied; the first call that finds TLS usable
+ * switches the pointer to enter_hot for good.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
-#include <unistd.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "rt.h"
 
@@ -27,8 +43,7 @@
 #define RT __attribute__((no_instrument_function))
 
 struct rt_thread {
-	struct vgl_edge **slots;   /* 1 << bits entries */
-	uint64_t mask;
+	struct vgl_edge **slots;   /* slots[-1] holds the number of slots */
 	uint64_t used;             /* entries in the index */
 	struct vgl_block *blk;     /* block new edges are appended to */
 	uint64_t blk_cap;          /* edges that fit in blk */
@@ -37,77 +52,76 @@ struct rt_thread {
 	uint32_t tid;
 };
 
-/*
- * What the hot path reads, in the thread's TLS block itself: in an
- * executable each field is one %fs-relative operand.  A thread that has not
- * started yet sees a one-slot index holding only the sentinel, so its first
- * call misses and takes the slow path without a test of its own.
- */
-struct rt_tls {
-	struct vgl_edge **slots;
-	uint64_t mask;
-};
-
 static struct vgl_edge empty_edge;
-static struct vgl_edge *const empty_slots[1] = { &empty_edge };
 
-static __thread struct rt_tls vgl_tls = {
-	(struct vgl_edge **)empty_slots, 0
-};
+/* The index of a thread that has no state yet: two slots (a shift of 64
+ * would be no shift at all on x86-64), both the sentinel. */
+static struct {
+	uint64_t shift;
+	struct vgl_edge *slot[2];
+} empty_index = { 63, { &empty_edge, &empty_edge } };
+
+#define EMPTY_SLOTS ((struct vgl_edge **)empty_index.slot)
+
+/* Two words of static TLS: what the hot path reads, and the thread's
+ * state.  A plugin that brings libvigil.so takes no more of the static TLS
+ * block that later dlopens of initial-exec libraries need. */
+static __thread struct vgl_edge **vgl_slots = EMPTY_SLOTS;
 static __thread struct rt_thread *vgl_self;
-
-/* Set while this thread is in the slow path: a hook re-entered from a
- * signal handler then must not touch the index half-way through a change,
- * and defers its call to vgl_pending instead. */
-static __thread int vgl_busy;
-
-/* Calls that signal handlers can make during one slow path (every call
- * then defers, known edges too); more are tallied as lost. */
-#define PENDING 64
-static __thread struct {
-	uintptr_t fn, site;
-} vgl_pending[PENDING];
-static __thread unsigned vgl_npending;
+/* Set while this thread is in the slow path: a hook that a libc function
+ * called from there runs (an instrumented malloc, say) counts as lost
+ * instead of waiting for the lock its own thread holds. */
+static __thread int vgl_in_slow;
 
 static pthread_key_t thread_key;
 
-/*
- * Points this thread's hooks at the empty index, so that a hook run by a
- * signal handler misses and goes to the slow path.  The mask goes first:
- * a handler between the two stores then probes slot 0 of whichever array
- * it sees, which both have.
- */
-static void RT tls_empty(void)
+/* Calls made before TLS could be used (IFUNC resolvers). */
+static uint64_t skipped_calls;
+
+uint64_t RT thread_skipped_calls(void)
 {
-	vgl_tls.mask = 0;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	vgl_tls.slots = (struct vgl_edge **)empty_slots;
+	return __atomic_load_n(&skipped_calls, __ATOMIC_RELAXED);
 }
 
-/* The reverse: the array first, then the mask that indexes into it. */
-static void RT tls_index(const struct rt_thread *t)
-{
-	vgl_tls.slots = t->slots;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	vgl_tls.mask = t->mask;
-}
+static void RT enter_early(uintptr_t fn, uintptr_t site);
+static void RT enter_hot(uintptr_t fn, uintptr_t site);
+
+static void (*enter_fn)(uintptr_t, uintptr_t) = enter_early;
 
 #define FIRST_BITS 8
 #define FIRST_BLOCK 1024u
 #define MAX_BLOCK 65536u
 
 /*
- * A shift and an xor of hashing: call sites are distinct addresses, and
- * xoring in the callee separates the callees of one indirect call.  The
- * callee is shifted past the four low bits that function alignment keeps
- * zero, else sixteen callees 64 bytes apart would share four slots of a
- * 256-slot index.  Collisions only cost a probe; a multiply would cost
- * every call.
+ * The home slot of an edge: the key folded into one word (the site times
+ * an odd constant, xored with the callee), then Fibonacci hashing: times
+ * 2^64 / phi, whose top bits depend on every bit of the word, chosen by a
+ * widening multiply with the table size.  The former hash,
+ * ((fn >> 4) ^ site) & mask, used low bits only: 100,000 edges from a few
+ * sites had 13,968 distinct home slots and about 44,000 probes per insert.
+ * A 32-bit multiplier is not enough either: it moves a difference in the
+ * key's low bits (call sites two bytes apart) up by 32 bits at most, never
+ * into the top bits that pick the slot.
  */
 static inline uint64_t RT edge_slot(uintptr_t fn, uintptr_t site,
-				    uint64_t mask)
+				    uint64_t shift)
 {
-	return ((fn >> 4) ^ site) & mask;
+	uint64_t h = ((uint64_t)site * 0x68e31da5ull ^ (uint64_t)fn) *
+		     0x9e3779b97f4a7c15ull;
+
+	return h >> shift;
+}
+
+/* The word before slot 0 holds 64 - log2(slots): the shift that takes a
+ * hash's top bits as a slot number. */
+static inline uint64_t RT index_shift(struct vgl_edge **slots)
+{
+	return ((uint64_t *)slots)[-1];
+}
+
+static inline uint64_t RT index_size(struct vgl_edge **slots)
+{
+	return 1ull << (64 - index_shift(slots));
 }
 
 /*
@@ -121,28 +135,13 @@ static inline void RT count_inc(struct vgl_edge *e)
 #if defined(__x86_64__)
 	__asm__ volatile("addq $1, %0" : "+m"(e->count));
 #else
-	e->count++;
+	__atomic_store_n(&e->count, e->count + 1, __ATOMIC_RELAXED);
 #endif
 }
 
 void HOT __cyg_profile_func_enter(void *this_fn, void *call_site)
 {
-	uintptr_t fn = (uintptr_t)this_fn, site = (uintptr_t)call_site;
-	struct vgl_edge **slots = vgl_tls.slots;
-	uint64_t mask = vgl_tls.mask, i = edge_slot(fn, site, mask);
-
-	for (;;) {
-		struct vgl_edge *e = slots[i];
-
-		if (__builtin_expect(e->site == site && e->callee == fn, 1)) {
-			count_inc(e);
-			return;
-		}
-		if (e == &empty_edge)
-			break;
-		i = (i + 1) & mask;
-	}
-	thread_slow_enter(fn, site);
+	enter_fn((uintptr_t)this_fn, (uintptr_t)call_site);
 }
 
 /* Edges are counted on entry; the exit hook exists because the compiler
@@ -153,6 +152,62 @@ void HOT __cyg_profile_func_exit(void *this_fn, void *call_site)
 	(void)call_site;
 }
 
+static void RT enter_hot(uintptr_t fn, uintptr_t site)
+{
+	struct vgl_edge **slots = vgl_slots;
+	uint64_t i = edge_slot(fn, site, index_shift(slots));
+
+	for (;;) {
+		struct vgl_edge *e = slots[i];
+
+		if (__builtin_expect(e->site == site && e->callee == fn, 1)) {
+			count_inc(e);
+			return;
+		}
+		if (e == &empty_edge)
+			break;
+		/* Read again on this rare path rather than kept in a
+		 * register across the common one. */
+		i = (i + 1) & ((1ull << (64 - __atomic_load_n(
+					  (uint64_t *)slots - 1,
+					  __ATOMIC_RELAXED))) - 1);
+	}
+	thread_slow_enter(fn, site);
+}
+
+/* The thread pointer, read without touching TLS: 0 before libc set it up. */
+static uintptr_t RT thread_pointer(void)
+{
+#if defined(__x86_64__)
+	uintptr_t fs = 0;
+	long ret;
+
+	/* arch_prctl(ARCH_GET_FS), raw: errno is TLS too. */
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_arch_prctl), "D"(0x1003L), "S"(&fs)
+			 : "rcx", "r11", "memory");
+	return ret == 0 ? fs : 0;
+#else
+	return (uintptr_t)__builtin_thread_pointer();
+#endif
+}
+
+/*
+ * Until TLS is usable: in a static binary the thread pointer is 0 while
+ * IRELATIVE relocations are applied; in a dynamic one TLS exists but is
+ * all zero until relocation is done, so vgl_slots is still NULL.
+ */
+static void RT enter_early(uintptr_t fn, uintptr_t site)
+{
+	if (!thread_pointer() || !vgl_slots) {
+		__atomic_fetch_add(&skipped_calls, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	__atomic_store_n(&enter_fn, enter_hot, __ATOMIC_RELAXED);
+	enter_hot(fn, site);
+}
+
 static void *RT map_anon(size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -161,52 +216,62 @@ static void *RT map_anon(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static int RT index_alloc(struct rt_thread *t, unsigned bits)
+/* An index of 1 << bits empty slots, its size in the word before them. */
+static struct vgl_edge **RT index_alloc(unsigned bits)
 {
 	uint64_t n = 1ull << bits, i;
-	struct vgl_edge **s = map_anon(n * sizeof(*s));
+	uint64_t *p = map_anon((n + 1) * sizeof(void *));
+	struct vgl_edge **s;
 
+	if (!p)
+		return NULL;
+	p[0] = 64 - bits;
+	s = (struct vgl_edge **)(p + 1);
+	for (i = 0; i < n; i++)
+		s[i] = &empty_edge;
+	return s;
+}
+
+static void RT index_put(struct vgl_edge **slots, struct vgl_edge *e)
+{
+	uint64_t n = index_size(slots);
+	uint64_t i = edge_slot(e->callee, e->site, index_shift(slots));
+
+	while (slots[i] != &empty_edge)
+		i = (i + 1) & (n - 1);
+	__atomic_store_n(&slots[i], e, __ATOMIC_RELEASE);
+}
+
+/*
+ * Doubles the index once it is half full, keeping probes short.  The old
+ * array stays mapped: a hook on this thread may be probing it (a signal
+ * handler interrupted it and came here).  The arrays left behind add up to
+ * less than the one in use.
+ */
+static int RT index_grow(struct rt_thread *t)
+{
+	struct vgl_edge **old = t->slots, **s;
+	uint64_t n = index_size(old), i;
+
+	s = index_alloc((unsigned)__builtin_ctzll(n) + 1);
 	if (!s)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		s[i] = &empty_edge;
-	t->slots = s;
-	t->mask = n - 1;
-	return 0;
-}
-
-static void RT index_put(struct rt_thread *t, struct vgl_edge *e)
-{
-	uint64_t i = edge_slot(e->callee, e->site, t->mask);
-
-	while (t->slots[i] != &empty_edge)
-		i = (i + 1) & t->mask;
-	t->slots[i] = e;
-}
-
-/* Doubles the index once it is half full, keeping probes short. */
-static int RT index_grow(struct rt_thread *t)
-{
-	struct vgl_edge **old = t->slots;
-	uint64_t n = t->mask + 1, i;
-	unsigned bits = (unsigned)__builtin_ctzll(n);
-
-	if (index_alloc(t, bits + 1) < 0)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
 		if (old[i] != &empty_edge)
-			index_put(t, old[i]);
-	munmap(old, n * sizeof(*old));
+			index_put(s, old[i]);
+	t->slots = s;
+	__atomic_store_n(&vgl_slots, s, __ATOMIC_RELEASE);
 	return 0;
 }
 
-static struct vgl_edge *RT index_find(struct rt_thread *t, uintptr_t fn,
+static struct vgl_edge *RT index_find(struct vgl_edge **slots, uintptr_t fn,
 				      uintptr_t site)
 {
-	uint64_t i = edge_slot(fn, site, t->mask);
+	uint64_t n = index_size(slots);
+	uint64_t i = edge_slot(fn, site, index_shift(slots));
 
-	for (;; i = (i + 1) & t->mask) {
-		struct vgl_edge *e = t->slots[i];
+	for (;; i = (i + 1) & (n - 1)) {
+		struct vgl_edge *e = slots[i];
 
 		if (e == &empty_edge)
 			return NULL;
@@ -220,9 +285,23 @@ static struct vgl_edge *RT index_find(struct rt_thread *t, uintptr_t fn,
  * and counts.  Counts are added up by readers anyway, so a thread that
  * goes on counting into an ended one's records changes no total, and a
  * program that runs a million short threads needs a file the size of its
- * busiest moment, not of its history.  Guarded by vgl_rt.lock.
+ * busiest moment, not of its history.  A lock-free stack: pushed by
+ * ending threads, taken whole by a starting thread, which keeps one and
+ * pushes the rest back (only pushes compete, so there is no ABA).
  */
 static struct rt_thread *free_threads;
+
+static void RT free_push(struct rt_thread *first, struct rt_thread *last)
+{
+	struct rt_thread *head = __atomic_load_n(&free_threads,
+						 __ATOMIC_RELAXED);
+
+	do
+		last->next = head;
+	while (!__atomic_compare_exchange_n(&free_threads, &head, first, 1,
+					    __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED));
+}
 
 /* The pthread key's destructor: the thread is ending. */
 static void RT thread_free(void *arg)
@@ -232,54 +311,44 @@ static void RT thread_free(void *arg)
 	/* The thread may run instrumented code in later destructors; it then
 	 * starts with another state: this one is no longer its own. */
 	vgl_self = NULL;
-	rt_lock();
-	t->next = free_threads;
-	free_threads = t;
-	rt_unlock();
-}
-
-/* Is this thread inside the slow path (a signal handler interrupted it)? */
-int RT thread_in_slow_path(void)
-{
-	return vgl_busy;
-}
-
-/*
- * Takes the runtime's lock outside the slow path (fork, vigil_reset,
- * vigil_set_file).  Meanwhile this thread counts as busy: a hook that a
- * signal handler runs on it defers its call instead of waiting for the
- * lock its own thread holds.
- */
-void RT rt_lock(void)
-{
-	vgl_busy = 1;
-	tls_empty();
-	pthread_mutex_lock(&vgl_rt.lock);
-}
-
-/* Releases it, then counts the calls deferred meanwhile. */
-void RT rt_unlock(void)
-{
-	pthread_mutex_unlock(&vgl_rt.lock);
-	rt_unbusy();
-}
-
-/* Leaves the busy state that rt_lock entered (also in a fork child, whose
- * lock was re-initialised instead of released). */
-void RT rt_unbusy(void)
-{
-	/* A runtime turned off meanwhile (a fork child that could not get
-	 * a file of its own) leaves the index empty: nothing counts. */
-	if (vgl_self && vgl_rt.state != RT_OFF)
-		tls_index(vgl_self);
-	vgl_busy = 0;
-	if (__atomic_load_n(&vgl_npending, __ATOMIC_RELAXED))
-		thread_slow_enter(0, 0);
+	vgl_slots = EMPTY_SLOTS;
+	free_push(t, t);
 }
 
 int RT thread_key_init(void)
 {
 	return -pthread_key_create(&thread_key, thread_free);
+}
+
+/* A state for this thread: an ended thread's, or a new one. */
+static struct rt_thread *RT thread_new(void)
+{
+	struct rt_thread *t = __atomic_exchange_n(&free_threads, NULL,
+						  __ATOMIC_ACQUIRE);
+
+	if (t) {
+		struct rt_thread *rest = t->next, *last = rest;
+
+		if (rest) {
+			while (last->next)
+				last = last->next;
+			free_push(rest, last);
+		}
+	} else {
+		t = map_anon(sizeof(*t));
+		if (!t)
+			return NULL;
+		t->slots = index_alloc(FIRST_BITS);
+		if (!t->slots) {
+			munmap(t, sizeof(*t));
+			return NULL;
+		}
+	}
+	t->next = NULL;
+	/* Blocks this thread adds are marked with its id. */
+	t->tid = (uint32_t)syscall(SYS_gettid);
+	pthread_setspecific(thread_key, t);
+	return t;
 }
 
 /* Called with vgl_rt.lock held. */
@@ -299,30 +368,6 @@ static int RT block_new(struct rt_thread *t)
 	return 0;
 }
 
-/* A state for this thread: an ended thread's, or a new one.  Called with
- * vgl_rt.lock held. */
-static struct rt_thread *RT thread_new(void)
-{
-	struct rt_thread *t = free_threads;
-
-	if (t) {
-		free_threads = t->next;
-	} else {
-		t = map_anon(sizeof(*t));
-		if (!t)
-			return NULL;
-		if (index_alloc(t, FIRST_BITS) < 0) {
-			munmap(t, sizeof(*t));
-			return NULL;
-		}
-	}
-	t->next = NULL;
-	/* Blocks this thread adds are marked with its id. */
-	t->tid = (uint32_t)syscall(SYS_gettid);
-	pthread_setspecific(thread_key, t);
-	return t;
-}
-
 /* Appends the edge to the thread's block; called with vgl_rt.lock held.
  * The record is complete before the block's count covers it, so a reader
  * in another process never sees half an edge. */
@@ -331,7 +376,7 @@ static struct vgl_edge *RT edge_new(struct rt_thread *t, uintptr_t fn,
 {
 	struct vgl_edge *e;
 
-	if ((t->used + 1) * 2 > t->mask + 1 && index_grow(t) < 0)
+	if ((t->used + 1) * 2 > index_size(t->slots) && index_grow(t) < 0)
 		return NULL;
 	if ((!t->blk || t->blk->count == t->blk_cap) && block_new(t) < 0)
 		return NULL;
@@ -342,7 +387,7 @@ static struct vgl_edge *RT edge_new(struct rt_thread *t, uintptr_t fn,
 	e->callee_mod = module_of(&vgl_rt, fn);
 	e->site_mod = module_of(&vgl_rt, site);
 	__atomic_store_n(&t->blk->count, t->blk->count + 1, __ATOMIC_RELEASE);
-	index_put(t, e);
+	index_put(t->slots, e);
 	t->used++;
 	return e;
 }
@@ -358,104 +403,107 @@ static void RT count_lost(void)
 	}
 }
 
+/* Blocks every signal; returns the mask to restore, in the kernel's
+ * form.  Raw system calls: glibc's wrappers keep its own internal signals
+ * unblocked, and those are never sent to a thread inside the runtime. */
+void RT rt_block_signals(uint64_t *old)
+{
+	uint64_t all = ~0ull;
+
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, old, sizeof(all));
+}
+
+void RT rt_restore_signals(const uint64_t *old)
+{
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, old, NULL, sizeof(*old));
+}
+
 /*
- * A hook entered from a signal handler while this thread is in the slow
- * path: the index may be half-way through a change, and the lock may be
- * this thread's own.  The call is noted here, for the slow path to count
- * before it returns, so it is counted exactly.  Handlers nest like a
- * stack, so a nested one finishes before the code it interrupted goes on;
- * the fetch-and-add only keeps nested handlers off each other's slots.
+ * Takes the runtime's lock outside the slow path (fork, vigil_reset,
+ * vigil_set_file, the exit handler), with every signal blocked so that no
+ * handler on this thread runs while it is held.
  */
-static void RT defer(uintptr_t fn, uintptr_t site)
+void RT rt_lock(uint64_t *old)
 {
-	unsigned i = __atomic_fetch_add(&vgl_npending, 1, __ATOMIC_RELAXED);
-
-	if (i < PENDING) {
-		vgl_pending[i].fn = fn;
-		vgl_pending[i].site = site;
-		return;
-	}
-	__atomic_fetch_sub(&vgl_npending, 1, __ATOMIC_RELAXED);
-	count_lost();
+	rt_block_signals(old);
+	vgl_in_slow = 1;
+	pthread_mutex_lock(&vgl_rt.lock);
 }
 
-static int RT pop_deferred(uintptr_t *fn, uintptr_t *site)
+void RT rt_unlock(const uint64_t *old)
 {
-	unsigned n = __atomic_load_n(&vgl_npending, __ATOMIC_RELAXED);
-
-	/* A handler may push while we take the top: then retry. */
-	while (n) {
-		*fn = vgl_pending[n - 1].fn;
-		*site = vgl_pending[n - 1].site;
-		if (__atomic_compare_exchange_n(&vgl_npending, &n, n - 1, 0,
-						__ATOMIC_RELAXED,
-						__ATOMIC_RELAXED))
-			return 1;
-	}
-	return 0;
+	pthread_mutex_unlock(&vgl_rt.lock);
+	vgl_in_slow = 0;
+	rt_restore_signals(old);
 }
 
-/* Counts one call from the slow path; called with vgl_rt.lock held. */
-static void RT count_slow(struct rt_thread **t, uintptr_t fn, uintptr_t site)
+/* In a fork child: the thread that forked is the only one, holding the
+ * lock as its parent took it; its state goes on being its own. */
+void RT thread_after_fork_child(void)
 {
-	struct vgl_edge *e = NULL;
+	pthread_mutex_init(&vgl_rt.lock, NULL);
+	vgl_in_slow = 0;
+	if (vgl_self)
+		vgl_self->tid = (uint32_t)syscall(SYS_gettid);
+}
 
-	if (!*t)
-		*t = thread_new();
-	if (*t && !(e = index_find(*t, fn, site)))
-		e = edge_new(*t, fn, site);
-	if (e)
-		count_inc(e);
-	else
-		count_lost();
+/* Points this thread's hooks at the empty index, so that its next call
+ * takes the slow path (a fork child that has no file of its own yet). */
+void RT thread_detach_index(void)
+{
+	__atomic_store_n(&vgl_slots, EMPTY_SLOTS, __ATOMIC_RELEASE);
 }
 
 /*
- * The first call of the process, of this thread, or of this edge, and the
- * calls signal handlers made meanwhile.  Saves errno, and counts every
- * call exactly unless no memory at all can be had (then it tallies it in
- * META.lost_calls).
+ * The first call of the process, of this thread, or of this edge.  Saves
+ * errno, and counts every call exactly unless no memory at all can be had
+ * (then it tallies it in META.lost_calls).  The module map is brought up
+ * to date before the lock is taken: it asks the loader, and a thread in
+ * the loader's lock (a dl_iterate_phdr callback) may be waiting for ours.
  */
 void RT thread_slow_enter(uintptr_t fn, uintptr_t site)
 {
 	int saved_errno = errno;
-	struct rt_thread *t = vgl_self;
+	struct rt_thread *t;
+	struct vgl_edge *e = NULL;
+	uint64_t old;
 
-	if (vgl_busy) {
-		defer(fn, site);
+	if (vgl_in_slow) {
+		count_lost();
 		goto out;
 	}
 	/* A runtime that could not start costs a load, not a lock. */
 	if (__atomic_load_n(&vgl_rt.state, __ATOMIC_RELAXED) == RT_OFF)
 		goto out;
-	do {
-		vgl_busy = 1;
-		/* Until the index is whole again, nested hooks miss and
-		 * come here, to be deferred. */
-		tls_empty();
+	rt_block_signals(&old);
+	vgl_in_slow = 1;
+	t = vgl_self;
+	if (!t)
+		t = thread_new();
+	module_prepare(fn);
+	module_prepare(site);
 
-		pthread_mutex_lock(&vgl_rt.lock);
-		if (rt_ensure_init() < 0) {
-			pthread_mutex_unlock(&vgl_rt.lock);
-			vgl_npending = 0;
-			vgl_busy = 0;
-			goto out;
-		}
-		if (fn) {
-			count_slow(&t, fn, site);
-			fn = 0;
-		}
-		while (pop_deferred(&fn, &site))
-			count_slow(&t, fn, site);
-		fn = 0;
+	pthread_mutex_lock(&vgl_rt.lock);
+	if (rt_ensure_init() < 0) {
 		pthread_mutex_unlock(&vgl_rt.lock);
+		goto unblock;
+	}
+	if (t && !(e = index_find(t->slots, fn, site)))
+		e = edge_new(t, fn, site);
+	if (e)
+		count_inc(e);
+	else
+		count_lost();
+	pthread_mutex_unlock(&vgl_rt.lock);
 
-		vgl_self = t;
-		if (t && vgl_rt.state != RT_OFF)
-			tls_index(t);
-		vgl_busy = 0;
-		/* A handler that came after the last pop deferred its call. */
-	} while (__atomic_load_n(&vgl_npending, __ATOMIC_RELAXED));
+	vgl_self = t;
+	if (t && __atomic_load_n(&vgl_rt.state, __ATOMIC_RELAXED) == RT_READY &&
+	    !vgl_rt.fork_pending)
+		__atomic_store_n(&vgl_slots, t->slots, __ATOMIC_RELEASE);
+	rt_start_interval();
+unblock:
+	vgl_in_slow = 0;
+	rt_restore_signals(&old);
 out:
 	errno = saved_errno;
 }

@@ -39,57 +39,34 @@ uint64_t RT rt_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/*
- * One line on stderr, once per process: the program's own output stays as
- * it was, and a program that cannot be profiled says so exactly once.
- */
-void RT rt_warn(const char *what, const char *path, int err, const char *then)
+/* The executable's path, looked up once (module.c may ask before the
+ * runtime is set up: the first call asks the loader before the lock). */
+void RT rt_find_exe(void)
 {
-	char line[RT_PATH_MAX + 256];
-	int n;
-
-	/* Threads (the interval thread, the slow path) may race here. */
-	if (__atomic_exchange_n(&vgl_rt.warned, 1, __ATOMIC_RELAXED))
-		return;
-	n = snprintf(line, sizeof(line),
-		     "vigil: %s '%s': %s; %s\n", what, path, strerror(err),
-		     then ? then : "the program runs on without it");
-	if (n > (int)sizeof(line) - 1)
-		n = (int)sizeof(line) - 1;
-	if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0)
-		return; /* nowhere left to report to */
-}
-
-/* A bad setting is a problem of its own: it has its own line, and does
- * not silence the warning about the file. */
-static void RT warn_setting(const char *name, const char *value)
-{
-	static int warned;
-	char line[512];
-	int n;
-
-	if (warned)
-		return;
-	warned = 1;
-	n = snprintf(line, sizeof(line), "vigil: %s='%.200s' is not valid; "
-		     "ignoring it\n", name, value);
-	if (n > 0 && write(STDERR_FILENO, line,
-			   (size_t)(n < (int)sizeof(line) ? n : (int)sizeof(line) - 1)) < 0)
-		return;
-}
-
-static void RT find_exe(struct rt *rt)
-{
-	ssize_t n = readlink("/proc/self/exe", rt->exe, sizeof(rt->exe) - 1);
+	static int found;
+	struct rt *rt = &vgl_rt;
+	char buf[RT_PATH_MAX];
+	ssize_t n;
 	const char *fn;
+	size_t len;
 
-	if (n > 0) {
-		rt->exe[n] = 0;
+	if (__atomic_load_n(&found, __ATOMIC_ACQUIRE))
 		return;
+	n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	if (n > 0) {
+		buf[n] = 0;
+	} else {
+		/* No /proc: the name exec was given is the best there is. */
+		fn = (const char *)getauxval(AT_EXECFN);
+		if (!fn)
+			fn = "unknown";
+		len = strnlen(fn, sizeof(buf) - 1);
+		memcpy(buf, fn, len);
+		buf[len] = 0;
 	}
-	/* No /proc: the name exec was given is the best there is. */
-	fn = (const char *)getauxval(AT_EXECFN);
-	snprintf(rt->exe, sizeof(rt->exe), "%s", fn ? fn : "unknown");
+	/* Two first calls may race here; both write the same bytes. */
+	memcpy(rt->exe, buf, strlen(buf) + 1);
+	__atomic_store_n(&found, 1, __ATOMIC_RELEASE);
 }
 
 /*
@@ -101,52 +78,58 @@ static void RT find_exe(struct rt *rt)
 static void RT at_exit(int status, void *arg)
 {
 	(void)arg;
+	/* A fork child that never counted: the file is its parent's. */
+	if (vgl_rt.fork_pending || vgl_rt.state != RT_READY)
+		return;
 	interval_stop_and_flush(&vgl_rt, status);
 	store_finish(&vgl_rt, status);
 }
 
 /*
- * fork: hold the lock across it, so the child's copy of the arena and the
- * module table is consistent; unless fork is called from a signal handler
- * that interrupted this thread in the slow path, where the lock is this
- * thread's own already.
+ * fork: hold the lock across it (with signals blocked), so the child's
+ * copy of the arena and the module table is consistent.  The mask to
+ * restore is the forking thread's own.
  */
-static __thread int fork_locked;
+static __thread uint64_t fork_mask;
 
 static void RT before_fork(void)
 {
-	if (!thread_in_slow_path()) {
-		rt_lock();
-		fork_locked = 1;
-	}
+	rt_lock(&fork_mask);
 	vgl_rt.fork_used = arena_used(&vgl_rt.arena);
 }
 
 static void RT after_fork_parent(void)
 {
-	if (fork_locked) {
-		fork_locked = 0;
-		rt_unlock();
-	}
+	rt_unlock(&fork_mask);
 }
 
 /*
- * Runs in the child inside fork(), before the child returns to any
- * instrumented code: from here on the child counts into its own file, and
- * every count it inherited is zero there.
+ * Runs in the child inside fork().  It only notes that the file mapped is
+ * still the parent's: the child takes a file of its own at its first
+ * call, so a child that execs or exits without counting (a shell, make,
+ * a test runner) costs nothing and leaves no file.  Until then its hooks
+ * take the slow path, and the exit handler leaves the parent's file alone.
  */
 static void RT after_fork_child(void)
 {
-	pthread_mutex_init(&vgl_rt.lock, NULL);
+	thread_after_fork_child();
 	vgl_rt.warned = 0;   /* a new process, with problems of its own */
 	if (vgl_rt.state == RT_READY) {
-		store_reopen(&vgl_rt, vgl_rt.pattern, 0, vgl_rt.fork_used);
+		vgl_rt.fork_pending = 1;
+		thread_detach_index();
 		interval_after_fork(&vgl_rt);
 	}
-	if (fork_locked) {
-		fork_locked = 0;
-		rt_unbusy();
-	}
+	rt_restore_signals(&fork_mask);
+}
+
+/* A fork child's first call: counting moves to a file of its own, with
+ * the structure the parent had at fork and every count zero. */
+static void RT take_over(struct rt *rt)
+{
+	rt->fork_pending = 0;
+	store_reopen(rt, rt->pattern, 0, rt->fork_used);
+	if (rt->interval_ns && !rt->no_file && rt->state == RT_READY)
+		rt->start_interval = 1;
 }
 
 /*
@@ -154,18 +137,31 @@ static void RT after_fork_child(void)
  * Returns 0 when counting can go on (into the file, or into memory when
  * the file cannot be written), negative when the runtime is off.
  */
+/* Starts the interval thread if rt_ensure_init asked for it; called
+ * without the runtime's lock. */
+void RT rt_start_interval(void)
+{
+	struct rt *rt = &vgl_rt;
+
+	if (__atomic_exchange_n(&rt->start_interval, 0, __ATOMIC_ACQ_REL))
+		interval_start(rt);
+}
+
 int RT rt_ensure_init(void)
 {
 	struct rt *rt = &vgl_rt;
 	const char *pattern, *interval;
 	size_t len;
 
-	if (rt->state == RT_READY)
-		return 0;
+	if (rt->state == RT_READY) {
+		if (rt->fork_pending)
+			take_over(rt);
+		return rt->state == RT_READY ? 0 : -1;
+	}
 	if (rt->state == RT_OFF)
 		return -1;
 	rt->start_ns = rt_now_ns();
-	find_exe(rt);
+	rt_find_exe();
 	if (gethostname(rt->host, sizeof(rt->host) - 1) < 0)
 		strcpy(rt->host, "unknown");
 
@@ -175,8 +171,12 @@ int RT rt_ensure_init(void)
 		if (!pattern || !*pattern)
 			pattern = DEFAULT_PATTERN;
 		len = strlen(pattern);
-		if (len >= sizeof(rt->pattern))
-			len = sizeof(rt->pattern) - 1;
+		if (len >= sizeof(rt->pattern)) {
+			/* Cut, it would name another file: none at all. */
+			rt_warn("VIGIL_FILE is longer than the path limit:",
+				pattern, ENAMETOOLONG, NULL);
+			len = 0;
+		}
 		memcpy(rt->pattern, pattern, len);
 		rt->pattern[len] = 0;
 	}
@@ -185,7 +185,7 @@ int RT rt_ensure_init(void)
 	if (interval && *interval &&
 	    (vgl_parse_duration(interval, &rt->interval_ns) < 0 ||
 	     !rt->interval_ns)) {
-		warn_setting("VIGIL_INTERVAL", interval);
+		rt_warn_setting("VIGIL_INTERVAL", interval);
 		rt->interval_ns = 0;
 	}
 
@@ -193,48 +193,73 @@ int RT rt_ensure_init(void)
 		rt->state = RT_OFF;
 		return -1;
 	}
-	store_open(rt, rt->pattern);
+	if (rt->pattern[0])
+		store_open(rt, rt->pattern);
+	else
+		store_anonymous(rt);
 	if (rt->state == RT_OFF)
 		return -1;
 	rt->state = RT_READY;
 	on_exit(at_exit, NULL);
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+	/* Started once the lock is released (thread creation takes locks of
+	 * its own). */
 	if (rt->interval_ns && !rt->no_file)
-		interval_start(rt);
+		rt->start_interval = 1;
 	return 0;
+}
+
+/* The API's calls in a fork child that has not counted yet must not
+ * touch its parent's file: they take the child's own first. */
+static void RT api_take_over(void)
+{
+	uint64_t mask;
+
+	if (!vgl_rt.fork_pending)
+		return;
+	rt_lock(&mask);
+	rt_ensure_init();
+	rt_unlock(&mask);
+	rt_start_interval();
 }
 
 int API vigil_snapshot(void)
 {
 	if (vgl_rt.state != RT_READY)
 		return -ENODEV;
+	api_take_over();
 	return interval_snapshot(&vgl_rt);
 }
 
 int API vigil_reset(void)
 {
+	uint64_t mask;
+
 	if (vgl_rt.state != RT_READY)
 		return -ENODEV;
+	api_take_over();
 	/* Counts and the window shadow change together: a window cut in
 	 * between would subtract old counts from zeroed ones. */
 	interval_lock();
-	rt_lock();
+	rt_lock(&mask);
 	store_zero_counts(&vgl_rt.arena);
 	store_zero_counts(&vgl_rt.overflow);
 	interval_forget(0);
-	rt_unlock();
+	rt_unlock(&mask);
 	interval_unlock();
 	return 0;
 }
 
 int API vigil_set_file(const char *path)
 {
+	uint64_t mask;
 	int ret;
 
 	if (!path || !*path || strlen(path) >= sizeof(vgl_rt.pattern))
 		return -EINVAL;
+	api_take_over();
 	interval_lock();
-	rt_lock();
+	rt_lock(&mask);
 	if (vgl_rt.state == RT_UNINIT) {
 		/* Nothing counted yet: the first file is simply this one. */
 		memcpy(vgl_rt.pattern, path, strlen(path) + 1);
@@ -247,7 +272,8 @@ int API vigil_set_file(const char *path)
 		ret = -ENODEV;
 	}
 	interval_forget(1);
-	rt_unlock();
+	rt_unlock(&mask);
 	interval_unlock();
+	rt_start_interval();
 	return ret;
 }

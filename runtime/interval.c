@@ -19,7 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdio.h>
+#include <stdio.h>       /* rename */
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -177,8 +177,9 @@ static int RT write_window(struct rt *rt, int final, int status)
 	/* One reading of each arena's size for the whole window: a block
 	 * added meanwhile (a dlopen) waits for the next one. */
 	uint64_t used = arena_used(&rt->arena), oused = arena_used(&rt->overflow);
-	char name[RT_PATH_MAX + 32], tmp[RT_PATH_MAX + 40];
+	char name[RT_PATH_MAX + 32], tmp[RT_PATH_MAX + 64];
 	size_t len = strlen(rt->path), stem;
+	struct rt_text t, tt;
 	struct rlimit rl;
 	int fd, ret;
 
@@ -230,17 +231,27 @@ static int RT write_window(struct rt *rt, int final, int status)
 	eb.count = n;
 
 	stem = len > 4 && !strcmp(rt->path + len - 4, ".vgl") ? len - 4 : len;
-	snprintf(name, sizeof(name), "%.*s.w%06llu.vgl", (int)stem, rt->path,
-		 (unsigned long long)ivl.seq);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", name);
+	rt_text_init(&t, name, sizeof(name));
+	rt_text_strn(&t, rt->path, stem);
+	rt_text_str(&t, ".w");
+	rt_text_u64(&t, ivl.seq, 6);
+	rt_text_str(&t, ".vgl");
+	rt_text_init(&tt, tmp, sizeof(tmp));
+	rt_text_str(&tt, name);
+	rt_text_str(&tt, ".");
+	rt_text_u64(&tt, (uint64_t)getpid(), 1);
+	rt_text_str(&tt, ".tmp");
+	if (t.overflow || tt.overflow)
+		return -ENAMETOOLONG;
 	/* Writing past RLIMIT_FSIZE would raise SIGXFSZ and kill the
 	 * program; a window that does not fit is not written. */
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    total > rl.rlim_cur)
 		return -EFBIG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* Exclusively, never through a link planted at the name. */
+	fd = store_create(tmp);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	ret = put(fd, &hdr, sizeof(hdr));
 	if (!ret)
 		ret = put(fd, &meta, sizeof(meta));
@@ -409,17 +420,18 @@ void RT interval_forget(int new_file)
 	}
 }
 
-/* In a fork child: the parent's thread is gone and the counts are zero. */
+/* In a fork child, inside fork(): the parent's thread is gone, and the
+ * counts start from zero once the child has a file of its own, where the
+ * thread is started again (never here: no thread is created inside the
+ * fork child's handler). */
 void RT interval_after_fork(struct rt *rt)
 {
-	int was = ivl.started;
-
+	(void)rt;
 	pthread_mutex_init(&ivl.mtx, NULL);
 	ivl.started = 0;
+	ivl.stop = 0;
 	shadow_clear(&ivl.file);
 	shadow_clear(&ivl.over);
 	ivl.seq = 0;
 	ivl.window_start = 0;
-	if (was && !rt->no_file)
-		interval_start(rt);
 }

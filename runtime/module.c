@@ -2,11 +2,16 @@
  * module.c - the map of loaded objects, so readers can turn the runtime
  * addresses of edges into (ELF file, address) pairs.
  *
- * Each object is written to the file as a MODULE block the first time an
- * edge touches an address outside every known object: at the first call,
- * and again after a dlopen.  Works in static binaries too, where
- * dl_iterate_phdr reports the executable itself.  Called only from the
- * slow path, with the runtime's lock held.
+ * The map is an append-only table filled from dl_iterate_phdr callbacks,
+ * which the loader runs under its own lock, one thread at a time: so the
+ * table needs no lock of ours, and it is always brought up to date before
+ * the slow path takes the runtime's lock.  Never the other way round: a
+ * thread inside the loader's lock (an instrumented dl_iterate_phdr
+ * callback, as crash reporters and unwinders have) may be waiting for the
+ * runtime's lock, so the runtime never asks the loader while holding it.
+ * Lookups read the published entries without a lock.  Under the runtime's
+ * lock, each entry is then written to the file as a MODULE block.  Works in
+ * static binaries too, where dl_iterate_phdr reports the executable itself.
  */
 #include <elf.h>
 #include <link.h>
@@ -22,10 +27,19 @@
 struct mod {
 	uintptr_t lo, hi, bias;
 	uint64_t name;        /* hash of path and build-id */
+	uint32_t path_off;    /* in paths[] */
+	uint32_t path_len;
+	uint32_t build_id_len;
+	int written;          /* its MODULE block is in the file */
+	uint8_t build_id[VGL_BUILD_ID_MAX];
 };
 
 static struct mod mods[MAX_MODULES];
-static uint32_t nmods;
+static uint32_t nmods;         /* published entries, release/acquire */
+static uint32_t nwritten;      /* entries below it are all in the file */
+#define PATHS_SIZE (1u << 20)
+static char paths[PATHS_SIZE]; /* zero pages cost nothing until used */
+static uint32_t paths_used;
 
 /* Scratch for one MODULE block's payload: struct vgl_module + path. */
 static union {
@@ -33,7 +47,7 @@ static union {
 	char bytes[sizeof(struct vgl_module) + RT_PATH_MAX + 8];
 } scratch;
 
-static void RT build_id(struct dl_phdr_info *info, struct vgl_module *m)
+static void RT build_id(struct dl_phdr_info *info, struct mod *m)
 {
 	int i;
 
@@ -66,7 +80,7 @@ static void RT build_id(struct dl_phdr_info *info, struct vgl_module *m)
 }
 
 /* FNV-1a: tells a library loaded where a dlclosed one was from it. */
-static uint64_t RT name_hash(const char *path, const struct vgl_module *m)
+static uint64_t RT name_hash(const char *path, const struct mod *m)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	uint32_t i;
@@ -82,24 +96,26 @@ static int RT known(uintptr_t lo, uintptr_t bias, uint64_t name)
 {
 	uint32_t i;
 
-	for (i = 0; i < nmods; i++)
+	for (i = 0; i < __atomic_load_n(&nmods, __ATOMIC_ACQUIRE); i++)
 		if (mods[i].lo == lo && mods[i].bias == bias &&
 		    mods[i].name == name)
 			return 1;
 	return 0;
 }
 
+/* A dl_iterate_phdr callback: appends each object not known yet.  The
+ * loader holds its lock around the callbacks, so appends never race. */
 static int RT add_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	struct rt *rt = arg;
-	struct vgl_module *m = &scratch.m;
+	struct mod *m;
 	uintptr_t lo = UINTPTR_MAX, hi = 0;
 	const char *path = info->dlpi_name;
-	uint64_t name;
+	uint32_t n = __atomic_load_n(&nmods, __ATOMIC_RELAXED);
 	size_t len;
 	int i;
 
 	(void)size;
+	(void)arg;
 	if ((uintptr_t)info->dlpi_addr == getauxval(AT_SYSINFO_EHDR))
 		return 0; /* the vDSO: no file to read symbols from */
 	for (i = 0; i < info->dlpi_phnum; i++) {
@@ -112,29 +128,29 @@ static int RT add_one(struct dl_phdr_info *info, size_t size, void *arg)
 		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
 			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
 	}
-	if (lo >= hi || nmods == MAX_MODULES)
+	if (lo >= hi || n == MAX_MODULES)
 		return 0;
 	if (!path || !*path)
-		path = rt->exe; /* the executable reports no name */
+		path = vgl_rt.exe; /* the executable reports no name */
+	len = strnlen(path, RT_PATH_MAX - 1);
+	if (paths_used + len + 1 > PATHS_SIZE)
+		return 0;
 
+	m = &mods[n];
 	memset(m, 0, sizeof(*m));
 	build_id(info, m);
-	name = name_hash(path, m);
-	if (known(lo, info->dlpi_addr, name))
+	m->name = name_hash(path, m);
+	if (known(lo, info->dlpi_addr, m->name))
 		return 0;
-	m->id = nmods;
-	m->bias = info->dlpi_addr;
 	m->lo = lo;
 	m->hi = hi;
-	len = strnlen(path, RT_PATH_MAX - 1);
+	m->bias = info->dlpi_addr;
+	m->path_off = paths_used;
 	m->path_len = (uint32_t)len;
-	memcpy(m + 1, path, len);
-	((char *)(m + 1))[len] = 0;
-	if (!store_alloc_block(rt, VGL_BLOCK_MODULE, 0,
-			       sizeof(struct vgl_block) + sizeof(*m) + len + 1,
-			       m, sizeof(*m) + len + 1))
-		return 1;
-	mods[nmods++] = (struct mod){ lo, hi, info->dlpi_addr, name };
+	memcpy(paths + paths_used, path, len);
+	paths[paths_used + len] = 0;
+	paths_used += (uint32_t)len + 1;
+	__atomic_store_n(&nmods, n + 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -144,7 +160,7 @@ static uint32_t RT lookup(uintptr_t addr)
 
 	/* Newest first: after dlclose and a new dlopen at the same address,
 	 * the object loaded now is the one that is running. */
-	for (i = nmods; i-- > 0;)
+	for (i = __atomic_load_n(&nmods, __ATOMIC_ACQUIRE); i-- > 0;)
 		if (addr >= mods[i].lo && addr < mods[i].hi)
 			return i;
 	return VGL_NO_MODULE;
@@ -160,17 +176,76 @@ static int RT peek_subs(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-uint32_t RT module_of(struct rt *rt, uintptr_t addr)
+/*
+ * Makes sure addr's object is in the table, asking the loader when it is
+ * not, or when an object was unloaded since the last look (another may now
+ * be loaded at the same address).  Called without the runtime's lock.
+ */
+void RT module_prepare(uintptr_t addr)
 {
 	unsigned long long subs = 0;
-	uint32_t id = lookup(addr);
 
-	/* An object unloaded since the last look may have been replaced by
-	 * another at the same address: look again before trusting the map. */
+	if (!addr)
+		return;
+	rt_find_exe();
 	dl_iterate_phdr(peek_subs, &subs);
-	if (id != VGL_NO_MODULE && subs == seen_subs)
-		return id;
-	seen_subs = subs;
-	dl_iterate_phdr(add_one, rt);
+	if (lookup(addr) != VGL_NO_MODULE &&
+	    subs == __atomic_load_n(&seen_subs, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&seen_subs, subs, __ATOMIC_RELAXED);
+	dl_iterate_phdr(add_one, NULL);
+}
+
+/* Writes the MODULE blocks of entries not in the file yet. */
+static void RT flush(struct rt *rt)
+{
+	uint32_t n = __atomic_load_n(&nmods, __ATOMIC_ACQUIRE);
+
+	for (; nwritten < n; nwritten++) {
+		struct mod *m = &mods[nwritten];
+		struct vgl_module *v = &scratch.m;
+
+		if (m->written)
+			continue;
+		memset(v, 0, sizeof(*v));
+		v->id = nwritten;
+		v->bias = m->bias;
+		v->lo = m->lo;
+		v->hi = m->hi;
+		v->build_id_len = m->build_id_len;
+		memcpy(v->build_id, m->build_id, m->build_id_len);
+		v->path_len = m->path_len;
+		memcpy(v + 1, paths + m->path_off, m->path_len + 1);
+		if (!store_alloc_block(rt, VGL_BLOCK_MODULE, 0,
+				       sizeof(struct vgl_block) + sizeof(*v) +
+					       m->path_len + 1,
+				       v, sizeof(*v) + m->path_len + 1))
+			return;
+		m->written = 1;
+	}
+}
+
+/* The module id of addr, its block written; with the runtime's lock held.
+ * Asks nothing of the loader: module_prepare() did. */
+uint32_t RT module_of(struct rt *rt, uintptr_t addr)
+{
+	flush(rt);
 	return lookup(addr);
+}
+
+/* A new file (fork child, vigil_set_file) holds the blocks written up to
+ * `upto` entries already: the rest are written to it anew. */
+void RT module_rewind(uint32_t upto)
+{
+	uint32_t i, n = __atomic_load_n(&nmods, __ATOMIC_ACQUIRE);
+
+	for (i = upto; i < n; i++)
+		mods[i].written = 0;
+	if (nwritten > upto)
+		nwritten = upto;
+}
+
+uint32_t RT module_count(void)
+{
+	return nwritten;
 }

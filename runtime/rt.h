@@ -39,8 +39,9 @@ struct rt_arena {
 struct rt {
 	pthread_mutex_t lock;    /* every slow path; never the hot path */
 	int state;               /* RT_* below */
-	int fd;                  /* the profile file, or -1 */
-	uint64_t fd_dev, fd_ino; /* what fd must still name to be ours */
+	int fd;                  /* the file while it is being set up, or -1:
+	                          * the runtime keeps no descriptor open */
+	uint64_t fd_dev, fd_ino; /* what rt->path must still name to be ours */
 	char *map;               /* reserved range, file mapped at its start */
 	uint64_t reserve;        /* length of that range */
 	uint64_t file_size;      /* bytes of the file allocated so far */
@@ -50,24 +51,48 @@ struct rt {
 	struct rt_arena overflow;
 	int no_file;             /* counting into anonymous memory */
 	int warned;              /* one warning line per process */
+	int start_interval;      /* start the interval thread once the lock
+	                          * is released */
+	int fork_pending;        /* a fork child that has not counted yet:
+	                          * the file mapped is still its parent's */
 	char pattern[RT_PATH_MAX];
-	char path[RT_PATH_MAX];
+	char path[RT_PATH_MAX];  /* absolute: a later chdir changes nothing */
 	char exe[RT_PATH_MAX];
 	char host[256];
 	uint64_t start_ns;
 	uint64_t interval_ns;    /* 0: no window snapshots */
 	uint64_t fork_used;      /* the arena's size when fork was called */
+	uint32_t fork_mods;      /* modules in the file when fork was called */
 };
 
 enum { RT_UNINIT = 0, RT_READY = 1, RT_OFF = 2 };
 
+/* rt_warn's error for a path that names something other than a regular
+ * file (a FIFO, a device): vigil writes only into files it creates. */
+#define RT_ENOTREG 100000
+
 extern struct rt vgl_rt;
+
+/* text.c: strings without stdio or allocation. */
+struct rt_text {
+	char *buf;
+	size_t len, size;
+	int overflow;            /* something did not fit */
+};
+void rt_text_init(struct rt_text *t, char *buf, size_t size);
+void rt_text_str(struct rt_text *t, const char *s);
+void rt_text_strn(struct rt_text *t, const char *s, size_t n);
+void rt_text_u64(struct rt_text *t, uint64_t v, int width);
+const char *rt_strerror(int err, char *buf, size_t size);
+/* One line, once per process: "vigil: WHAT 'PATH': ERROR; THEN"
+ * (THEN NULL: "the program runs on without it"). */
+void rt_warn(const char *what, const char *path, int err, const char *then);
+void rt_warn_setting(const char *name, const char *value);
 
 /* init.c */
 int rt_ensure_init(void);            /* called with vgl_rt.lock held */
-/* One line, once per process: "vigil: WHAT 'PATH': strerror(ERR); THEN"
- * (THEN NULL: "the program runs on without it"). */
-void rt_warn(const char *what, const char *path, int err, const char *then);
+void rt_start_interval(void);        /* called without it */
+void rt_find_exe(void);
 uint64_t rt_now_ns(void);
 
 /* store.c */
@@ -84,17 +109,27 @@ uint64_t arena_used(struct rt_arena *a);
 struct vgl_block *arena_at(struct rt_arena *a, uint64_t used);
 struct vgl_block *arena_next(struct rt_arena *a, struct vgl_block *b,
 			     uint64_t used);
+/* Creates a file exclusively, never through a link; -errno on failure. */
+int store_create(const char *path);
+/* Removes temporary files that dead processes left in path's directory. */
+void store_clean_leftovers(const char *path);
 
 /* module.c */
-uint32_t module_of(struct rt *rt, uintptr_t addr);
+void module_prepare(uintptr_t addr);   /* without vgl_rt.lock */
+uint32_t module_of(struct rt *rt, uintptr_t addr);  /* with it */
+uint32_t module_count(void);
+void module_rewind(uint32_t upto);
 
 /* hooks.c */
 void thread_slow_enter(uintptr_t fn, uintptr_t site);
 int thread_key_init(void);
-int thread_in_slow_path(void);
-void rt_lock(void);
-void rt_unlock(void);
-void rt_unbusy(void);
+uint64_t thread_skipped_calls(void);
+void thread_after_fork_child(void);
+void thread_detach_index(void);
+void rt_block_signals(uint64_t *old);
+void rt_restore_signals(const uint64_t *old);
+void rt_lock(uint64_t *old);
+void rt_unlock(const uint64_t *old);
 
 /* interval.c */
 int interval_start(struct rt *rt);

@@ -10,21 +10,34 @@
  * file are ever touched, so growth failure (disk full, RLIMIT_FSIZE) is an
  * error code, never SIGBUS or SIGXFSZ.
  *
- * A file is created under a temporary name, initialised, locked and then
- * renamed into place, so a reader never sees a half-made header and an
- * older profile of the same name is replaced, never truncated.
+ * A file is created exclusively (never through a link) under a temporary
+ * name, initialised and then renamed into place, so a reader never sees a
+ * half-made header and an older profile of the same name is replaced,
+ * never truncated.  The name is claimed under a lock on its directory, so
+ * two runs never take the same one.  Only regular files that vigil itself
+ * created are ever written or renamed over.
+ *
+ * Once the file is mapped the runtime closes its descriptor: the program's
+ * own descriptors are numbered as without vigil, and a program that closes
+ * every descriptor closes nothing of ours.  Growing the file opens it again
+ * by its absolute path for a moment, and checks that the name still leads
+ * to the same file.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
+#include <stdio.h>       /* rename */
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "crc32.h"
 #include "pattern.h"
+#include "procid.h"
 #include "rt.h"
 
 #define RT __attribute__((no_instrument_function))
@@ -80,6 +93,20 @@ static void RT read_cmdline(void)
 		cmdline[cmdline_len++] = 0;
 }
 
+/* Who this process is, for readers to tell it from a later one with the
+ * same pid: start time and boot. */
+static void RT set_identity(struct vgl_meta *m)
+{
+	uint64_t start = 0;
+	char state;
+
+	m->pid = (uint64_t)getpid();
+	m->ppid = (uint64_t)getppid();
+	m->proc_start = vgl_proc_stat(0, &start, &state) == 0 ? start : 0;
+	if (vgl_boot_id(m->boot_id) < 0)
+		memset(m->boot_id, 0, sizeof(m->boot_id));
+}
+
 /* Writes header, section table, META, STRINGS and the empty arena. */
 static void RT format_new(struct rt *rt, const struct layout *l,
 			  uint64_t arena_size)
@@ -114,9 +141,9 @@ static void RT format_new(struct rt *rt, const struct layout *l,
 	m->cmdline = cmdline_len ? (uint32_t)(exe_len + host_len)
 				 : VGL_NO_STRING;
 	m->cmdline_len = (uint32_t)cmdline_len;
-	m->pid = (uint64_t)getpid();
-	m->ppid = (uint64_t)getppid();
 	m->start_ns = rt->start_ns;
+	set_identity(m);
+	m->skipped_calls = thread_skipped_calls();
 	m->state = VGL_STATE_RUNNING;
 
 	a->used = sizeof(*a);
@@ -126,21 +153,30 @@ static void RT format_new(struct rt *rt, const struct layout *l,
 }
 
 /*
- * Is rt->fd still our file?  A program may close descriptors it did not
- * open (daemons close them all) and reuse the number: the runtime must
- * then never grow, write or close what is now the program's file.
+ * A descriptor of our file: the one being set up, or the file opened again
+ * by its name, which must still lead to the same file (not a link planted
+ * there, not a file that replaced it).  Returns the descriptor or -errno;
+ * *opened says whether the caller closes it.
  */
-static int RT fd_names(int fd, uint64_t dev, uint64_t ino)
+static int RT open_ours(struct rt *rt, int *opened)
 {
 	struct stat st;
+	int fd;
 
-	return fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == dev &&
-	       (uint64_t)st.st_ino == ino;
-}
-
-static int RT fd_is_ours(struct rt *rt)
-{
-	return fd_names(rt->fd, rt->fd_dev, rt->fd_ino);
+	*opened = 0;
+	if (rt->fd >= 0)
+		return rt->fd;
+	fd = open(rt->path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_dev != rt->fd_dev ||
+	    (uint64_t)st.st_ino != rt->fd_ino) {
+		close(fd);
+		return -ESTALE;
+	}
+	*opened = 1;
+	return fd;
 }
 
 /*
@@ -174,7 +210,7 @@ static int RT file_grow(struct rt *rt, uint64_t need)
 {
 	uint64_t size = rt->file_size, step;
 	struct rlimit rl;
-	int err;
+	int err, fd, opened;
 
 	if (need <= size)
 		return 0;
@@ -187,79 +223,205 @@ static int RT file_grow(struct rt *rt, uint64_t need)
 		size = rt->reserve ? rt->reserve : RESERVE;
 	if (need > size)
 		return -EFBIG;
-	if (!fd_is_ours(rt))
-		return -EBADF;
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
 		if (need > rl.rlim_cur)
 			return -EFBIG;
 		if (size > rl.rlim_cur)
 			size = rl.rlim_cur;
 	}
-	err = posix_fallocate(rt->fd, 0, (off_t)size);
+	fd = open_ours(rt, &opened);
+	if (fd < 0)
+		return fd;
+	err = posix_fallocate(fd, 0, (off_t)size);
 	if (err == EOPNOTSUPP || err == EINVAL)
-		err = write_zeros(rt->fd, rt->file_size, size);
+		err = write_zeros(fd, rt->file_size, size);
+	if (opened)
+		close(fd);
 	if (err)
 		return -err;
 	rt->file_size = size;
 	return 0;
 }
 
-static int RT lock_file(int fd)
-{
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
-			    .l_start = 0, .l_len = 1 };
-
-	return fcntl(fd, F_SETLK, &fl) < 0 ? -errno : 0;
-}
-
-/* The pid recorded in an existing profile, or 0 if it is not one. */
-static uint64_t RT file_pid(int fd)
+/*
+ * Is the profile at path still wanted by its writer: a process that is
+ * alive (not a zombie) with the pid, start time and boot it recorded, or
+ * this very process (an image that has since called exec)?  A file that
+ * cannot be read for that counts as taken: better a new name than a lost
+ * profile.
+ */
+static int RT name_taken(const char *path)
 {
 	struct {
 		struct vgl_header h;
 		struct vgl_section s[8];
 	} buf;
 	struct vgl_meta m;
-	ssize_t n = pread(fd, &buf, sizeof(buf), 0);
+	uint8_t boot[VGL_BOOT_ID_LEN];
+	uint64_t start;
 	uint32_t i;
+	ssize_t n;
+	char state;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
+	if (fd < 0)
+		return errno != ENOENT;
+	n = pread(fd, &buf, sizeof(buf), 0);
 	if (n < (ssize_t)sizeof(buf.h) ||
-	    memcmp(buf.h.magic, VGL_MAGIC, VGL_MAGIC_LEN))
-		return 0;
+	    memcmp(buf.h.magic, VGL_MAGIC, VGL_MAGIC_LEN)) {
+		close(fd);
+		return 0; /* not a profile: replaced, as before */
+	}
 	for (i = 0; i < buf.h.nsections && i < 8; i++) {
 		if ((size_t)n < sizeof(buf.h) + (i + 1) * sizeof(buf.s[0]))
 			break;
-		if (buf.s[i].kind == VGL_SEC_META &&
-		    pread(fd, &m, sizeof(m), (off_t)buf.s[i].offset) ==
-			    (ssize_t)sizeof(m))
-			return m.pid;
+		if (buf.s[i].kind == VGL_SEC_META)
+			break;
 	}
-	return 0;
+	if (i == buf.h.nsections || i == 8 ||
+	    pread(fd, &m, sizeof(m), (off_t)buf.s[i].offset) !=
+		    (ssize_t)sizeof(m)) {
+		close(fd);
+		return 0;
+	}
+	close(fd);
+	if (m.kind != VGL_KIND_LIVE || !m.pid)
+		return 0;
+	if (m.pid == (uint64_t)getpid())
+		return 1;
+	if (vgl_boot_id(boot) == 0 && memcmp(boot, m.boot_id, sizeof(boot)) &&
+	    memcmp(m.boot_id, (uint8_t[VGL_BOOT_ID_LEN]){ 0 }, sizeof(boot)))
+		return 0; /* written before a reboot */
+	if (vgl_proc_stat(m.pid, &start, &state) < 0)
+		return 0; /* no such process */
+	return state != 'Z' && (!m.proc_start || start == m.proc_start);
 }
 
-/* Is the profile at path being written by a live process, or was it
- * written by this very pid (an image that has since called exec)? */
-static int RT name_taken(const char *path)
+/* renameat2(RENAME_NOREPLACE): claims a free name atomically. */
+static int RT rename_noreplace(const char *from, const char *to)
 {
-	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET,
-			    .l_start = 0, .l_len = 1 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC), taken = 0;
+	long r = syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1u);
 
-	if (fd < 0)
-		return 0;
-	if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK)
-		taken = 1;
-	else if (file_pid(fd) == (uint64_t)getpid())
-		taken = 1;
-	close(fd);
-	return taken;
+	return r < 0 ? -errno : 0;
 }
 
 /*
- * Expands the pattern for this process and picks a name no live writer
- * uses: NAME.vgl, else NAME.1.vgl, NAME.2.vgl, ...
+ * Locks the directory of path against other runs claiming a name there
+ * (flock on the directory itself; released when closed, or when the
+ * process dies).  Waits at most about 2 s for another claimant; returns
+ * the descriptor, or -1 to go on without the lock (then only free names
+ * are taken atomically).
  */
-static int RT choose_path(struct rt *rt, const char *pattern, char *out)
+static int RT lock_dir(const char *path)
+{
+	char dir[RT_PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	size_t len = slash ? (size_t)(slash - path) : 0;
+	struct timespec ms = { 0, 1000000 };
+	int fd, i;
+
+	if (!len)
+		len = 1; /* "/name" */
+	memcpy(dir, path, len);
+	dir[len] = 0;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < 2000; i++) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return fd;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	close(fd);
+	return -1;
+}
+
+/* want with ".N" before its ".vgl" (or at its end): NAME.1.vgl, ... */
+static int RT numbered(const char *want, int i, char *out)
+{
+	size_t len = strlen(want), stem;
+	struct rt_text t;
+
+	stem = len > 4 && !strcmp(want + len - 4, ".vgl") ? len - 4 : len;
+	rt_text_init(&t, out, RT_PATH_MAX);
+	rt_text_strn(&t, want, stem);
+	if (i) {
+		rt_text_str(&t, ".");
+		rt_text_u64(&t, (uint64_t)i, 1);
+	}
+	rt_text_str(&t, want + stem);
+	return t.overflow ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * Gives the file at tmp its name: want, else the first of NAME.1.vgl,
+ * NAME.2.vgl, ... that is free or holds a profile nobody writes any more.
+ * The name asked for must be a regular file or nothing: vigil never
+ * replaces a FIFO, a device or a directory (VIGIL_FILE=/dev/null as root
+ * would otherwise replace the device node).  Writes the name into out.
+ */
+static int RT claim(const char *tmp, const char *want, char *out)
+{
+	int dfd = lock_dir(want), i, ret = -EEXIST, tries = 0;
+	struct stat st;
+
+	for (i = 0; i < 1000; i++) {
+		ret = numbered(want, i, out);
+		if (ret < 0)
+			break;
+		if (lstat(out, &st) < 0) {
+			if (errno != ENOENT) {
+				ret = -errno;
+				break;
+			}
+			ret = rename_noreplace(tmp, out);
+			if (ret == -EINVAL || ret == -ENOSYS)
+				ret = rename(tmp, out) < 0 ? -errno : 0;
+			if (ret == -EEXIST && tries++ < 10) {
+				i--; /* created meanwhile: look again */
+				continue;
+			}
+			if (ret != -EEXIST)
+				break;
+			continue;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			if (!i) {
+				ret = -RT_ENOTREG;
+				break;
+			}
+			continue;
+		}
+		if (name_taken(out))
+			continue;
+		ret = rename(tmp, out) < 0 ? -errno : 0;
+		break;
+	}
+	if (dfd >= 0)
+		close(dfd);
+	return ret;
+}
+
+/*
+ * Creates path exclusively, never following a link: a link planted at the
+ * name (in a shared directory such as /tmp) is refused, not followed.
+ */
+int RT store_create(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		      0644);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Expands the pattern for this process into an absolute path: a relative
+ * VIGIL_FILE means the directory the program started in, whatever
+ * directory it moves to later (windows, NAME.N.vgl, growth).
+ */
+static int RT expand(struct rt *rt, const char *pattern, char *out)
 {
 	const char *slash = strrchr(rt->exe, '/');
 	struct vgl_pattern_vars v = {
@@ -268,54 +430,56 @@ static int RT choose_path(struct rt *rt, const char *pattern, char *out)
 		.exe = slash ? slash + 1 : rt->exe,
 		.start_s = rt->start_ns / 1000000000ull,
 	};
-	char want[RT_PATH_MAX];
-	size_t len, stem;
-	int ret, i;
+	char rel[RT_PATH_MAX];
+	struct rt_text t;
+	int ret;
 
-	ret = vgl_expand_pattern(pattern, &v, want, sizeof(want));
+	ret = vgl_expand_pattern(pattern, &v, rel, sizeof(rel));
 	if (ret < 0)
 		return ret;
-	len = strlen(want);
-	stem = len > 4 && !strcmp(want + len - 4, ".vgl") ? len - 4 : len;
-	for (i = 0; i < 1000; i++) {
-		if (!i)
-			memcpy(out, want, len + 1);
-		else if (snprintf(out, RT_PATH_MAX, "%.*s.%d%s", (int)stem,
-				  want, i, want + stem) >= RT_PATH_MAX)
-			return -ENAMETOOLONG;
-		if (!name_taken(out))
-			return 0;
+	if (rel[0] == '/') {
+		memcpy(out, rel, strlen(rel) + 1);
+		return 0;
 	}
-	return -EEXIST;
+	if (!getcwd(out, RT_PATH_MAX))
+		return -errno;
+	rt_text_init(&t, out, RT_PATH_MAX);
+	t.len = strlen(out);
+	if (t.len > 1)
+		rt_text_str(&t, "/");
+	rt_text_str(&t, rel[0] == '.' && rel[1] == '/' ? rel + 2 : rel);
+	return t.overflow ? -ENAMETOOLONG : 0;
 }
 
 /*
- * Creates path's temporary sibling, locks it and gives it `size` bytes.
- * Returns the descriptor, or a negative errno (nothing is left behind).
+ * Creates path's temporary sibling PATH.PID.N.tmp and gives it `size`
+ * bytes.  Returns the descriptor (also in rt->fd), or a negative errno
+ * (nothing is left behind).
  */
 static int RT create_tmp(struct rt *rt, const char *path, char *tmp,
 			 uint64_t size)
 {
 	struct stat st = { 0 };
-	int fd, ret;
+	struct rt_text t;
+	int fd = -EEXIST, ret, i;
 
-	int i;
-
-	/* O_EXCL: never truncate a file another writer has mapped (the same
-	 * pid in another pid namespace, sharing the directory). */
-	for (i = 0;; i++) {
-		if (snprintf(tmp, RT_PATH_MAX, "%s.%d.%d.tmp", path,
-			     (int)getpid(), i) >= RT_PATH_MAX)
+	for (i = 0; i < 100 && fd == -EEXIST; i++) {
+		rt_text_init(&t, tmp, RT_PATH_MAX);
+		rt_text_str(&t, path);
+		rt_text_str(&t, ".");
+		rt_text_u64(&t, (uint64_t)getpid(), 1);
+		rt_text_str(&t, ".");
+		rt_text_u64(&t, (uint64_t)i, 1);
+		rt_text_str(&t, ".tmp");
+		if (t.overflow)
 			return -ENAMETOOLONG;
-		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd >= 0)
-			break;
-		if (errno != EEXIST || i == 99)
-			return -errno;
+		fd = store_create(tmp);
 	}
+	if (fd < 0)
+		return fd;
 	rt->fd = fd;
 	rt->file_size = 0;
-	ret = fstat(fd, &st) < 0 ? -errno : lock_file(fd);
+	ret = fstat(fd, &st) < 0 ? -errno : 0;
 	rt->fd_dev = (uint64_t)st.st_dev;
 	rt->fd_ino = (uint64_t)st.st_ino;
 	if (!ret)
@@ -327,6 +491,85 @@ static int RT create_tmp(struct rt *rt, const char *path, char *tmp,
 		return ret;
 	}
 	return fd;
+}
+
+/* Is this NAME a temporary file of vigil's, "….vgl.PID.tmp" or
+ * "….vgl.PID.N.tmp"?  Returns the pid, or 0. */
+static uint64_t RT leftover_pid(const char *name)
+{
+	size_t len = strlen(name);
+	const char *p, *end;
+	uint64_t pid = 0, num[2] = { 0, 0 };
+	int n = 0;
+
+	if (len < 10 || strcmp(name + len - 4, ".tmp"))
+		return 0;
+	end = name + len - 4;
+	/* Up to two runs of digits, each after a dot, then ".vgl". */
+	for (p = end; n < 2;) {
+		const char *d = p;
+		uint64_t v = 0, scale = 1;
+
+		while (d > name && d[-1] >= '0' && d[-1] <= '9') {
+			d--;
+			v += (uint64_t)(*d - '0') * scale;
+			scale *= 10;
+		}
+		if (d == p || d == name || d[-1] != '.')
+			return 0;
+		num[n++] = v;
+		p = d - 1;
+		if (p - name >= 4 && !memcmp(p - 4, ".vgl", 4))
+			break;
+	}
+	if (p - name < 4 || memcmp(p - 4, ".vgl", 4))
+		return 0;
+	pid = num[n - 1];
+	return pid;
+}
+
+/*
+ * Removes temporary files left in path's directory by processes that are
+ * gone (killed while creating a profile or writing a window).  Reads the
+ * directory with getdents64 into a buffer on the stack: no allocation.
+ */
+void RT store_clean_leftovers(const char *path)
+{
+	char dir[RT_PATH_MAX], buf[4096];
+	const char *slash = strrchr(path, '/');
+	size_t len = slash ? (size_t)(slash - path) : 0;
+	int fd;
+	long n;
+
+	if (!len)
+		len = 1;
+	memcpy(dir, path, len);
+	dir[len] = 0;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		long off = 0;
+
+		while (off < n) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *d = (void *)(buf + off);
+			uint64_t pid = leftover_pid(d->name), start;
+			char state;
+
+			off += d->reclen;
+			if (!pid || pid == (uint64_t)getpid())
+				continue;
+			if (vgl_proc_stat(pid, &start, &state) == -ENOENT)
+				unlinkat(fd, d->name, 0);
+		}
+	}
+	close(fd);
 }
 
 /*
@@ -384,45 +627,54 @@ void RT store_anonymous(struct rt *rt)
 	set_limits(rt);
 }
 
+/* Says why no file could be had, once; counting goes on in memory. */
+static void RT warn_open(int ret, const char *pattern, const char *path)
+{
+	if (ret == -EINVAL)
+		rt_warn("VIGIL_FILE has an empty pattern or an unknown %-escape:",
+			pattern, -ret, NULL);
+	else
+		rt_warn("cannot write profile", path[0] ? path : pattern, -ret,
+			NULL);
+}
+
+/*
+ * Creates, maps and names the profile (see the top of this file).  On
+ * failure says why once and counts into anonymous memory.
+ */
 int RT store_open(struct rt *rt, const char *pattern)
 {
-	char tmp[RT_PATH_MAX];
+	char tmp[RT_PATH_MAX], want[RT_PATH_MAX] = "";
 	struct layout l;
 	int ret;
 
 	read_cmdline();
 	layout_of(rt, &l);
-	ret = choose_path(rt, pattern, rt->path);
+	ret = expand(rt, pattern, want);
 	if (ret < 0)
 		goto fail;
-	ret = create_tmp(rt, rt->path, tmp, l.arena + sizeof(struct vgl_arena));
+	store_clean_leftovers(want);
+	ret = create_tmp(rt, want, tmp, l.arena + sizeof(struct vgl_arena));
 	if (ret < 0)
 		goto fail;
 	ret = map_reserve(rt, rt->fd);
-	if (ret < 0) {
-		close(rt->fd);
-		unlink(tmp);
-		rt->fd = -1;
-		goto fail;
+	if (!ret) {
+		format_new(rt, &l, rt->reserve - l.arena);
+		set_limits(rt);
+		ret = claim(tmp, want, rt->path);
+		if (ret < 0)
+			munmap(rt->map, rt->reserve);
 	}
-	format_new(rt, &l, rt->reserve - l.arena);
-	set_limits(rt);
-	if (rename(tmp, rt->path) < 0) {
-		ret = -errno;
+	close(rt->fd);
+	rt->fd = -1;
+	if (ret < 0) {
 		unlink(tmp);
-		munmap(rt->map, rt->reserve);
-		close(rt->fd);
-		rt->fd = -1;
+		rt->path[0] = 0;
 		goto fail;
 	}
 	return 0;
 fail:
-	if (ret == -EINVAL)
-		rt_warn("VIGIL_FILE has an empty pattern or an unknown %-escape:",
-			pattern, -ret, NULL);
-	else
-		rt_warn("cannot write profile", rt->path[0] ? rt->path : pattern,
-			-ret, NULL);
+	warn_open(ret, pattern, want);
 	store_anonymous(rt);
 	return ret;
 }
@@ -584,25 +836,14 @@ void RT store_finish(struct rt *rt, int status)
 
 /*
  * Gives the reserved range a private copy of its contents, at the same
- * address, for a process that cannot have a file of its own: a
- * copy-on-write view of the file it has now (no second reservation), with
- * anonymous memory past the file's end; or, when that descriptor is gone,
- * a copy made through a second reservation.
+ * address, for a process that cannot have a file of its own: a copy made
+ * in a second reservation and moved over the first.
  */
 static int RT make_private(struct rt *rt)
 {
-	char *end = rt->map + rt->file_size;
-	void *p;
+	void *p = mmap(NULL, rt->reserve, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
-	if (fd_is_ours(rt) &&
-	    mmap(rt->map, rt->file_size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_FIXED, rt->fd, 0) != MAP_FAILED &&
-	    mmap(end, rt->reserve - rt->file_size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
-		 0) != MAP_FAILED)
-		return 0;
-	p = mmap(NULL, rt->reserve, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		return -errno;
 	memcpy(p, rt->map, rt->file_size);
@@ -641,8 +882,8 @@ static void RT restart(struct rt *rt, uint64_t used)
 	((struct vgl_arena *)rt->arena.base)->used = used;
 	store_zero_counts(&rt->arena);
 	store_zero_counts(&rt->overflow);
-	m->pid = (uint64_t)getpid();
-	m->ppid = (uint64_t)getppid();
+	set_identity(m);
+	m->windows = 0;
 	m->start_ns = rt_now_ns();
 	m->end_ns = 0;
 	m->exit_status = 0;
@@ -664,10 +905,10 @@ static void RT restart(struct rt *rt, uint64_t used)
 int RT store_reopen(struct rt *rt, const char *pattern, int finish_old,
 		    uint64_t used)
 {
-	char tmp[RT_PATH_MAX], path[RT_PATH_MAX] = "";
+	char tmp[RT_PATH_MAX], want[RT_PATH_MAX] = "", path[RT_PATH_MAX];
 	uint64_t size = rt->file_size;
-	int old_fd = rt->fd, ret;
 	uint64_t old_dev = rt->fd_dev, old_ino = rt->fd_ino;
+	int ret;
 
 	if (finish_old) {
 		rt->meta->flags |= VGL_META_SWITCHED;
@@ -678,46 +919,45 @@ int RT store_reopen(struct rt *rt, const char *pattern, int finish_old,
 		restart(rt, used);
 		return 0;
 	}
-	ret = choose_path(rt, pattern, path);
+	ret = expand(rt, pattern, want);
 	if (ret < 0)
 		goto fail;
-	ret = create_tmp(rt, path, tmp, size);
+	ret = create_tmp(rt, want, tmp, size);
 	if (ret < 0)
 		goto fail;
 	ret = copy_out(rt, rt->fd, size);
 	if (!ret)
 		ret = map_file_over(rt);
+	if (!ret) {
+		restart(rt, used);
+		ret = claim(tmp, want, path);
+		if (ret < 0) {
+			/* Counting goes on in the mapped file; only its name
+			 * is missing, which the warning gives. */
+			rt_warn("cannot name profile", tmp, -ret,
+				"it is counted into under a temporary name");
+			memcpy(path, tmp, sizeof(path));
+			ret = 0;
+		}
+		memcpy(rt->path, path, sizeof(path));
+	}
+	close(rt->fd);
+	rt->fd = -1;
 	if (ret < 0) {
-		close(rt->fd);
 		unlink(tmp);
 		goto fail;
 	}
-	restart(rt, used);
-	if (rename(tmp, path) < 0) {
-		/* Counting goes on in the mapped file; only its name is
-		 * missing, which the warning gives. */
-		rt_warn("cannot name profile", path, errno,
-			"it is counted into under a temporary name");
-		unlink(tmp);
-	}
-	memcpy(rt->path, path, sizeof(path));
-	if (fd_names(old_fd, old_dev, old_ino))
-		close(old_fd);
 	return 0;
 fail:
-	rt->fd = old_fd;
 	rt->fd_dev = old_dev;
 	rt->fd_ino = old_ino;
 	rt->file_size = size;
-	rt_warn("cannot write profile", path[0] ? path : pattern, -ret, NULL);
+	warn_open(ret, pattern, want);
 	if (make_private(rt) < 0) {
 		/* The range still maps the old file: nothing may count now. */
 		rt->state = RT_OFF;
 		return ret;
 	}
-	if (fd_is_ours(rt))
-		close(rt->fd);
-	rt->fd = -1;
 	rt->no_file = 1;
 	restart(rt, used);
 	return ret;

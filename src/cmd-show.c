@@ -49,6 +49,10 @@ static void show(const struct vgl_reader *r, const char *path)
 	if (m->flags & VGL_META_INCOMPLETE)
 		printf("incomplete: %llu calls not stored\n",
 		       (unsigned long long)m->lost_calls);
+	if (m->skipped_calls)
+		printf("skipped calls: %llu (made before the runtime could "
+		       "count them, e.g. by IFUNC resolvers)\n",
+		       (unsigned long long)m->skipped_calls);
 	printf("valid: yes\n");
 }
 

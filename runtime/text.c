@@ -1,0 +1,146 @@
+/*
+ * text.c - the runtime's strings: one warning line per process, error
+ * names, and paths built from pieces, all without stdio, strerror or any
+ * allocation, so that they are safe wherever the runtime runs (a hook in a
+ * signal handler, the fork child's handler, an exit handler).
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rt.h"
+
+#define RT __attribute__((no_instrument_function))
+
+void RT rt_text_init(struct rt_text *t, char *buf, size_t size)
+{
+	t->buf = buf;
+	t->len = 0;
+	t->size = size;
+	t->overflow = size == 0;
+	if (size)
+		buf[0] = 0;
+}
+
+void RT rt_text_str(struct rt_text *t, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (t->overflow || t->len + n + 1 > t->size) {
+		t->overflow = 1;
+		return;
+	}
+	memcpy(t->buf + t->len, s, n + 1);
+	t->len += n;
+}
+
+void RT rt_text_strn(struct rt_text *t, const char *s, size_t n)
+{
+	if (t->overflow || t->len + n + 1 > t->size) {
+		t->overflow = 1;
+		return;
+	}
+	memcpy(t->buf + t->len, s, n);
+	t->len += n;
+	t->buf[t->len] = 0;
+}
+
+/* Decimal, at least `width` digits (zero-padded). */
+void RT rt_text_u64(struct rt_text *t, uint64_t v, int width)
+{
+	char d[24], *p = d + sizeof(d);
+
+	*--p = 0;
+	do {
+		*--p = (char)('0' + v % 10);
+		width--;
+	} while ((v /= 10) || width > 0);
+	rt_text_str(t, p);
+}
+
+/* glibc's wording for the errors a profile can meet; others by number. */
+const char *RT rt_strerror(int err, char *buf, size_t size)
+{
+	struct rt_text t;
+
+	switch (err) {
+	case RT_ENOTREG: return "not a regular file";
+	case EACCES: return "Permission denied";
+	case EPERM: return "Operation not permitted";
+	case ENOENT: return "No such file or directory";
+	case ENOTDIR: return "Not a directory";
+	case EISDIR: return "Is a directory";
+	case ENOSPC: return "No space left on device";
+	case EDQUOT: return "Disk quota exceeded";
+	case EFBIG: return "File too large";
+	case EROFS: return "Read-only file system";
+	case ENAMETOOLONG: return "File name too long";
+	case EEXIST: return "File exists";
+	case ENOMEM: return "Cannot allocate memory";
+	case EINVAL: return "Invalid argument";
+	case EMFILE: return "Too many open files";
+	case ENFILE: return "Too many open files in system";
+	case ELOOP: return "Too many levels of symbolic links";
+	case EBADF: return "Bad file descriptor";
+	case EIO: return "Input/output error";
+	case EAGAIN: return "Resource temporarily unavailable";
+	case EOPNOTSUPP: return "Operation not supported";
+	case ESTALE: return "Stale file handle";
+	}
+	rt_text_init(&t, buf, size);
+	rt_text_str(&t, "error ");
+	rt_text_u64(&t, (uint64_t)(err < 0 ? -err : err), 1);
+	return buf;
+}
+
+/*
+ * One line on stderr, once per process: the program's own output stays as
+ * it was, and a program that cannot be profiled says so exactly once.
+ * "vigil: WHAT 'PATH': ERROR; THEN".  A path too long for the line is cut.
+ */
+void RT rt_warn(const char *what, const char *path, int err, const char *then)
+{
+	char line[1024], ebuf[32];
+	struct rt_text t;
+	size_t plen = strlen(path);
+
+	/* Threads (the interval thread, the slow path) may race here. */
+	if (__atomic_exchange_n(&vgl_rt.warned, 1, __ATOMIC_RELAXED))
+		return;
+	rt_text_init(&t, line, sizeof(line));
+	rt_text_str(&t, "vigil: ");
+	rt_text_str(&t, what);
+	rt_text_str(&t, " '");
+	if (plen > 600)
+		rt_text_str(&t, "...");
+	rt_text_str(&t, plen > 600 ? path + plen - 600 : path);
+	rt_text_str(&t, "': ");
+	rt_text_str(&t, rt_strerror(err, ebuf, sizeof(ebuf)));
+	rt_text_str(&t, "; ");
+	rt_text_str(&t, then ? then : "the program runs on without it");
+	rt_text_str(&t, "\n");
+	if (write(STDERR_FILENO, line, t.len) < 0)
+		return; /* nowhere left to report to */
+}
+
+/* A bad setting is a problem of its own: it has its own line, and does
+ * not silence the warning about the file. */
+void RT rt_warn_setting(const char *name, const char *value)
+{
+	static int warned;
+	char line[512];
+	struct rt_text t;
+	size_t vlen = strlen(value);
+
+	if (__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		return;
+	rt_text_init(&t, line, sizeof(line));
+	rt_text_str(&t, "vigil: ");
+	rt_text_str(&t, name);
+	rt_text_str(&t, "='");
+	rt_text_strn(&t, value, vlen > 200 ? 200 : vlen);
+	rt_text_str(&t, vlen > 200 ? "...' is not valid; ignoring it\n"
+				   : "' is not valid; ignoring it\n");
+	if (write(STDERR_FILENO, line, t.len) < 0)
+		return;
+}
