@@ -15,10 +15,12 @@
  *                  once the linker has resolved it in an executable.
  *   vigil's hooks  defined here next to vigil's runtime (its public API
  *                  symbol vigil_snapshot, or, in a stripped file, the
- *                  .vgl magic the runtime writes), or undefined in a file
- *                  that needs libvigil.so.  An instrumented shared library
- *                  without either takes the hooks of the program that
- *                  loads it, which is how vigil means them to be built.
+ *                  .vgl magic the runtime writes: with the hook defined,
+ *                  since the vigil tool has the magic and no hook), or
+ *                  undefined in a file that needs libvigil.so.  An
+ *                  instrumented shared library without either takes the
+ *                  hooks of the program that loads it, which is how
+ *                  vigil means them to be built.
  *
  * Everything is read through libelf, which checks the file's offsets and
  * sizes; the call scan reads only section data libelf handed out.
@@ -228,7 +230,8 @@ static int read_facts(Elf *elf, struct elf_facts *f, char *why, size_t len)
 static int verdict(const struct elf_facts *f, char *msg, size_t len)
 {
 	const char *what = f->program ? "" : "shared library, ";
-	int vigil = f->vigil_api || f->vigil_magic;
+	/* The magic alone is no proof: the vigil tool carries it too. */
+	int vigil = f->vigil_api || (f->hook_defined && f->vigil_magic);
 
 	if (f->hook_defined && f->calls && vigil) {
 		snprintf(msg, len, "instrumented, %swith vigil's runtime linked in",
@@ -259,8 +262,7 @@ static int verdict(const struct elf_facts *f, char *msg, size_t len)
 	}
 	if (!f->has_syms) {
 		snprintf(msg, len, "no symbols (stripped): cannot tell whether "
-			 "it is instrumented; vigil's runtime is %s",
-			 vigil ? "linked in" : "not linked in");
+			 "it is instrumented or whose hooks it has");
 		return 1;
 	}
 	snprintf(msg, len, "not instrumented: nothing calls " HOOK
