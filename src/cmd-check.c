@@ -166,12 +166,21 @@ static void scan_magic(Elf_Scn *scn, struct elf_facts *f)
 		f->vigil_magic = 1;
 }
 
+/* Whether [off, off + size) lies within a file of fsize bytes. */
+static int within(uint64_t off, uint64_t size, uint64_t fsize)
+{
+	return off <= fsize && size <= fsize - off;
+}
+
 /*
- * Reads the facts from an open ELF file.  Returns 0, or -1 after writing
- * the reason into why (not an ELF file, not a program or library, another
- * machine, unreadable).
+ * Reads the facts from an open ELF file of fsize bytes.  Returns 0, or -1
+ * after writing the reason into why (not an ELF file, cut short, not a
+ * program or library, another machine).  A file cut short must not pass
+ * for a stripped one, so the section table and every section with
+ * contents must lie within the file.
  */
-static int read_facts(Elf *elf, struct elf_facts *f, char *why, size_t len)
+static int read_facts(Elf *elf, uint64_t fsize, struct elf_facts *f,
+		      char *why, size_t len)
 {
 	GElf_Ehdr eh;
 	GElf_Phdr ph;
@@ -194,6 +203,20 @@ static int read_facts(Elf *elf, struct elf_facts *f, char *why, size_t len)
 			 (unsigned)eh.e_machine);
 		return -1;
 	}
+	if (eh.e_shnum && !within(eh.e_shoff, (uint64_t)eh.e_shnum *
+				  eh.e_shentsize, fsize)) {
+		snprintf(why, len, "cut short or corrupt: its section table "
+			 "ends past the end of the file");
+		return -1;
+	}
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    !within(sh.sh_offset, sh.sh_size, fsize)) {
+			snprintf(why, len, "cut short or corrupt: section %zu "
+				 "ends past the end of the file",
+				 elf_ndxscn(scn));
+			return -1;
+		}
 	f->program = eh.e_type == ET_EXEC;
 	if (elf_getphdrnum(elf, &nph) == 0)
 		for (i = 0; i < nph; i++)
@@ -297,7 +320,7 @@ static int check_one(const char *path)
 		snprintf(msg, sizeof(msg), "not an ELF file");
 		goto out;
 	}
-	ret = read_facts(elf, &f, msg, sizeof(msg)) < 0 ? 1
+	ret = read_facts(elf, (uint64_t)st.st_size, &f, msg, sizeof(msg)) < 0 ? 1
 		: verdict(&f, msg, sizeof(msg));
 out:
 	if (ret)
