@@ -1,6 +1,8 @@
 # vigil - plain GNU make.
 #
 #   make            build the runtime (libvigil.a, libvigil.so) and `vigil`
+#                   (first installing the Debian packages that needs, if
+#                   missing, or stopping with one line naming them)
 #   make demo       install missing packages, build, profile examples/demo
 #   make check      install missing packages, build, run the whole suite
 #   make bench      install missing packages, build, time vigil and its peers
@@ -50,6 +52,16 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC))
 
 all: $(B)/libvigil.a $(B)/libvigil.so $(B)/vigil
+
+# Before anything is compiled (so `make` and `make install` on a fresh
+# machine do not stop at a compiler error about a missing header): install
+# the missing packages the build needs, as demo and check do, or stop with
+# one line naming them.  Only on Debian, where install-deps.sh can look.
+build-deps:
+	@if command -v dpkg-query >/dev/null 2>&1; then \
+		scripts/install-deps.sh build; fi
+
+$(RT_OBJ) $(RT_PIC_OBJ) $(TOOL_OBJ) $(ASAN_OBJ) $(UNIT_BIN): | build-deps
 
 $(B)/rt/%.o: %.c $(wildcard lib/*.h runtime/*.h include/*.h)
 	@mkdir -p $(dir $@)
@@ -117,4 +129,4 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps demo check bench install clean
+.PHONY: all build-deps deps demo check bench install clean

@@ -18,9 +18,10 @@ cc=${CC:-gcc}
 echo "== building examples/demo.c with -finstrument-functions and libvigil.a"
 "$cc" -g -O1 -finstrument-functions -I"$root/include" \
 	"$root/examples/demo.c" -o "$out/demo" \
+	-u__cyg_profile_func_enter -u__cyg_profile_func_exit \
 	"$root/build/libvigil.a" -pthread \
-	-Wl,--export-dynamic-symbol=__cyg_profile_func_enter \
-	-Wl,--export-dynamic-symbol=__cyg_profile_func_exit
+	-Xlinker --export-dynamic-symbol=__cyg_profile_func_enter \
+	-Xlinker --export-dynamic-symbol=__cyg_profile_func_exit
 
 echo
 rel=${out#"$root"/}

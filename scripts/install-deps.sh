@@ -1,8 +1,10 @@
 #!/bin/bash
 # install-deps.sh GROUP - install the Debian packages vigil needs.
 #
-# GROUP is `check` (build the runtime and tools, run the whole suite) or
-# `bench` (check plus the profilers that `make bench` compares against).
+# GROUP is `build` (what `make` and `make install` need to compile the
+# runtime and the `vigil` command), `check` (build the runtime and tools,
+# run the whole suite) or `bench` (check plus the profilers that `make
+# bench` compares against).
 # For a fresh Debian 12 machine: each package is looked up with dpkg-query,
 # and only if some are missing does this run `apt-get update` once and then
 # install exactly those.  Quiet when everything is present, so `make check`
@@ -12,6 +14,11 @@ set -euo pipefail
 
 group=${1:-check}
 
+build_pkgs=(
+	make gcc libc6-dev
+	libdw-dev libelf-dev          # symbolization in the vigil tool
+	libstdc++-12-dev              # C++ demangling
+)
 check_pkgs=(
 	make gcc libc6-dev
 	clang libclang-rt-14-dev      # libFuzzer for tests/fuzz
@@ -21,6 +28,7 @@ check_pkgs=(
 	libstdc++-12-dev              # C++ demangling
 	binutils pkg-config util-linux diffutils  # readelf; unshare and mount
 	strace                        # tests/lit/guest.test
+	autoconf automake             # tests/lit/autotools.test
 )
 bench_pkgs=(
 	valgrind                      # instruction counts
@@ -29,10 +37,11 @@ bench_pkgs=(
 )
 
 case $group in
+build) pkgs=("${build_pkgs[@]}") ;;
 check) pkgs=("${check_pkgs[@]}") ;;
 bench) pkgs=("${check_pkgs[@]}" "${bench_pkgs[@]}") ;;
 *)
-	echo "usage: $0 check|bench" >&2
+	echo "usage: $0 build|check|bench" >&2
 	exit 2
 	;;
 esac

@@ -8,6 +8,11 @@
  * the kernel releases it however the process ends (even as an unreaped
  * zombie), so a blocking read lock on that byte returns exactly then.  No
  * pid is probed and nothing polls.
+ *
+ * Before that, with --timeout, a FILE that does not exist yet is waited
+ * for by trying to open it every 10 ms: there is nothing to lock yet, and
+ * a harness that starts a program and at once waits for its profile must
+ * not lose that race.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "duration.h"
@@ -27,7 +33,14 @@ const char cmd_wait_usage[] =
 	"checks the file and prints its state line, e.g. 'state: finished\n"
 	"(exit 0)' or 'state: cut short'.  DURATION is like 500ms, 10s, 2m;\n"
 	"when it runs out first, prints 'vigil: FILE: still being written\n"
-	"after DURATION' and exits 1.  Without --timeout, waits for ever.\n";
+	"after DURATION' and exits 1.  Without --timeout, waits for ever.\n"
+	"\n"
+	"With --timeout, a FILE that does not exist yet is waited for too\n"
+	"(a harness may start a program and wait for its profile before the\n"
+	"program has made it); DURATION covers both waits, and when it runs\n"
+	"out before FILE appears, prints 'vigil: FILE: did not appear within\n"
+	"DURATION' and exits 1.  Without --timeout, a missing FILE is an\n"
+	"error at once: a wrong name must not wait for ever.\n";
 
 static volatile sig_atomic_t timed_out;
 
@@ -62,6 +75,39 @@ static int arm(uint64_t ns)
 	return 0;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Opens path for reading; while it does not exist (ENOENT, also for a
+ * directory not made yet), tries again every 10 ms until deadline (a
+ * CLOCK_MONOTONIC time).  A writer's file appears whole, by a rename,
+ * already locked, so once open() succeeds the lock wait below applies as
+ * for a file that was there from the start.  Returns the descriptor, or
+ * -ETIMEDOUT, or another negative errno.
+ */
+static int open_when_there(const char *path, uint64_t deadline)
+{
+	const struct timespec tick = { 0, 10000000 };
+	int fd;
+
+	for (;;) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+		if (errno != ENOENT)
+			return -errno;
+		if (now_ns() >= deadline)
+			return -ETIMEDOUT;
+		nanosleep(&tick, NULL);
+	}
+}
+
 static void disarm(void)
 {
 	struct itimerval it = { 0 };
@@ -83,7 +129,7 @@ int cmd_wait(int argc, char **argv)
 		{ NULL, NULL, NULL },
 	};
 	char *files[argc];
-	uint64_t ns = 0;
+	uint64_t ns = 0, start, waited;
 	char state[128];
 	int fd, nfiles, status = 0, err = 0, armed = 0;
 
@@ -95,13 +141,23 @@ int cmd_wait(int argc, char **argv)
 	if (timeout && vgl_parse_duration(timeout, &ns) < 0)
 		return usage_error("wait", "'%s' is not a duration", timeout);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	start = now_ns();
+	fd = timeout ? open_when_there(path, start + ns)
+		     : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd == -ETIMEDOUT) {
+		fprintf(stderr, "vigil: %s: did not appear within %s\n", path,
+			timeout);
+		return EXIT_BAD_FILE;
+	}
 	if (fd < 0) {
-		fprintf(stderr, "vigil: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "vigil: %s: %s\n", path,
+			strerror(timeout ? -fd : errno));
 		return EXIT_BAD_FILE;
 	}
 	if (timeout) {
-		err = arm(ns);
+		/* What is left of DURATION after waiting for the file. */
+		waited = now_ns() - start;
+		err = arm(waited < ns ? ns - waited : 0);
 		armed = !err;
 	}
 	while (!err && fcntl(fd, F_SETLKW, &fl) < 0) {

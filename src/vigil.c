@@ -23,6 +23,8 @@ static const struct cmd commands[] = {
 	  cmd_report_usage },
 	{ "wait", cmd_wait, "block until a profile's writer has finished",
 	  cmd_wait_usage },
+	{ "check", cmd_check, "is a program instrumented and linked with vigil?",
+	  cmd_check_usage },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,351 @@
+/*
+ * cmd-check.c - `vigil check PROG...`: is PROG instrumented, and are the
+ * hooks its instrumentation calls vigil's?
+ *
+ * A program can look fine and still never write a profile: compiled
+ * without -finstrument-functions, or instrumented but linked so that its
+ * hooks are the C library's no-ops (gcc -flto used to do that with an
+ * archive the linker had already passed).  Such a program runs, exits 0
+ * and leaves no file, and nothing in it can say so, because vigil's
+ * runtime is not in it.  This command reads the ELF file instead:
+ *
+ *   instrumented   __cyg_profile_func_enter is undefined (bound at run
+ *                  time), or defined here and called: on x86-64 a direct
+ *                  `call rel32` to it, which is how GCC and Clang call it
+ *                  once the linker has resolved it in an executable.
+ *   vigil's hooks  defined here next to vigil's runtime (its public API
+ *                  symbol vigil_snapshot, or, in a stripped file, the
+ *                  .vgl magic the runtime writes: with the hook defined,
+ *                  since the vigil tool has the magic and no hook), or
+ *                  undefined in a file that needs libvigil.so.  An
+ *                  instrumented shared library without either takes the
+ *                  hooks of the program that loads it, which is how
+ *                  vigil means them to be built.
+ *
+ * Everything is read through libelf, which checks the file's offsets and
+ * sizes; the call scan reads only section data libelf handed out.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "vgl_format.h"
+#include "vigil.h"
+
+const char cmd_check_usage[] =
+	"usage: vigil check PROG...\n"
+	"\n"
+	"Reads each program (or shared library) and says whether it is\n"
+	"instrumented (compiled with -finstrument-functions: it calls\n"
+	"__cyg_profile_func_enter) and whether those calls reach vigil's\n"
+	"runtime, linked in (libvigil.a) or needed (libvigil.so).  A good one\n"
+	"gets one line on stdout, e.g. 'prog: instrumented, with vigil's\n"
+	"runtime linked in'.  Otherwise one line on stderr gives the reason -\n"
+	"not instrumented; instrumented but the hooks are not vigil's (for\n"
+	"instance the C library's no-ops); stripped so that it cannot tell;\n"
+	"not an ELF file; cannot be opened - and the exit status is 1.  An\n"
+	"instrumented shared library without vigil's runtime is good: its\n"
+	"hooks are those of the program that loads it.  Calls are found on\n"
+	"x86-64, the machine vigil's runtime counts on.\n";
+
+#define HOOK "__cyg_profile_func_enter"
+#define VIGIL_SYM "vigil_snapshot"
+
+struct elf_facts {
+	int program;            /* an executable, not a shared library */
+	int has_syms;           /* a symbol table with at least one entry */
+	int hook_defined;       /* HOOK defined in this file, at hook_addr */
+	GElf_Addr hook_addr;
+	int hook_undef;         /* HOOK referenced, defined elsewhere */
+	int vigil_api;          /* VIGIL_SYM defined in this file */
+	int vigil_magic;        /* VGL_MAGIC in an allocated section */
+	int needs_libvigil;     /* DT_NEEDED libvigil.so */
+	unsigned long calls;    /* direct calls of the defined HOOK */
+};
+
+/* Records what the symbol table in scn says about HOOK and VIGIL_SYM. */
+static void scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+			 struct elf_facts *f)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t i, n;
+	GElf_Sym sym;
+	const char *name;
+
+	if (!d || !sh->sh_entsize)
+		return;
+	n = sh->sh_size / sh->sh_entsize;
+	if (n > 1)
+		f->has_syms = 1;
+	for (i = 1; i < n; i++) {
+		if (!gelf_getsym(d, (int)i, &sym))
+			break;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name)
+			continue;
+		if (!strcmp(name, HOOK)) {
+			if (sym.st_shndx != SHN_UNDEF) {
+				f->hook_defined = 1;
+				f->hook_addr = sym.st_value;
+			} else {
+				f->hook_undef = 1;
+			}
+		} else if (!strcmp(name, VIGIL_SYM) &&
+			   sym.st_shndx != SHN_UNDEF) {
+			f->vigil_api = 1;
+		}
+	}
+}
+
+/* Records whether the dynamic section names libvigil.so as needed and
+ * whether it marks the file as a position-independent executable. */
+static void scan_dynamic(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+			 struct elf_facts *f)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t i, n;
+	GElf_Dyn dyn;
+	const char *name;
+
+	if (!d || !sh->sh_entsize)
+		return;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+			break;
+		if (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE))
+			f->program = 1;
+		if (dyn.d_tag != DT_NEEDED)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, dyn.d_un.d_val);
+		if (name && !strncmp(name, "libvigil.so", 11))
+			f->needs_libvigil = 1;
+	}
+}
+
+/*
+ * Counts `call rel32` (E8) instructions in scn whose target is the hook.
+ * The scan is bytewise, so an E8 inside another instruction can be taken
+ * for a call, but it would also have to encode exactly the hook's distance
+ * to count: a miscount of a program with no call at all is not a concern.
+ */
+static void scan_calls(Elf_Scn *scn, const GElf_Shdr *sh,
+		       struct elf_facts *f)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	const unsigned char *p;
+	size_t i, n;
+	int32_t rel;
+
+	if (!d || !d->d_buf)
+		return;
+	p = d->d_buf;
+	n = d->d_size;
+	for (i = 0; i + 5 <= n; i++) {
+		if (p[i] != 0xe8)
+			continue;
+		memcpy(&rel, p + i + 1, 4);
+		if (sh->sh_addr + i + 5 + (GElf_Addr)(int64_t)rel ==
+		    f->hook_addr)
+			f->calls++;
+	}
+}
+
+/* Records whether the .vgl magic, which only vigil's runtime (and the vigil
+ * tool, which defines no hook) carries, is in an allocated section. */
+static void scan_magic(Elf_Scn *scn, struct elf_facts *f)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+
+	if (d && d->d_buf &&
+	    memmem(d->d_buf, d->d_size, VGL_MAGIC, VGL_MAGIC_LEN))
+		f->vigil_magic = 1;
+}
+
+/* Whether [off, off + size) lies within a file of fsize bytes. */
+static int within(uint64_t off, uint64_t size, uint64_t fsize)
+{
+	return off <= fsize && size <= fsize - off;
+}
+
+/*
+ * Reads the facts from an open ELF file of fsize bytes.  Returns 0, or -1
+ * after writing the reason into why (not an ELF file, cut short, not a
+ * program or library, another machine).  A file cut short must not pass
+ * for a stripped one, so the section table and every section with
+ * contents must lie within the file.
+ */
+static int read_facts(Elf *elf, uint64_t fsize, struct elf_facts *f,
+		      char *why, size_t len)
+{
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	GElf_Shdr sh;
+	Elf_Scn *scn = NULL;
+	size_t i, nph;
+
+	memset(f, 0, sizeof(*f));
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+		snprintf(why, len, "not an ELF file");
+		return -1;
+	}
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+		snprintf(why, len, "not a program or shared library (ELF type %u)",
+			 (unsigned)eh.e_type);
+		return -1;
+	}
+	if (eh.e_machine != EM_X86_64) {
+		snprintf(why, len, "not an x86-64 program (ELF machine %u)",
+			 (unsigned)eh.e_machine);
+		return -1;
+	}
+	if (eh.e_shnum && !within(eh.e_shoff, (uint64_t)eh.e_shnum *
+				  eh.e_shentsize, fsize)) {
+		snprintf(why, len, "cut short or corrupt: its section table "
+			 "ends past the end of the file");
+		return -1;
+	}
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    !within(sh.sh_offset, sh.sh_size, fsize)) {
+			snprintf(why, len, "cut short or corrupt: section %zu "
+				 "ends past the end of the file",
+				 elf_ndxscn(scn));
+			return -1;
+		}
+	f->program = eh.e_type == ET_EXEC;
+	if (elf_getphdrnum(elf, &nph) == 0)
+		for (i = 0; i < nph; i++)
+			if (gelf_getphdr(elf, (int)i, &ph) &&
+			    ph.p_type == PT_INTERP)
+				f->program = 1;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
+			scan_symbols(elf, scn, &sh, f);
+		else if (sh.sh_type == SHT_DYNAMIC)
+			scan_dynamic(elf, scn, &sh, f);
+	}
+	/* A hook defined in one table and undefined in none is defined. */
+	if (f->hook_defined)
+		f->hook_undef = 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		if (f->hook_defined && (sh.sh_flags & SHF_EXECINSTR))
+			scan_calls(scn, &sh, f);
+		if (!f->vigil_api && !f->vigil_magic)
+			scan_magic(scn, f);
+	}
+	return 0;
+}
+
+/*
+ * The verdict on f: returns 0 with the good news in msg, or 1 with the
+ * reason in msg.
+ */
+static int verdict(const struct elf_facts *f, char *msg, size_t len)
+{
+	const char *what = f->program ? "" : "shared library, ";
+	/* The magic alone is no proof: the vigil tool carries it too. */
+	int vigil = f->vigil_api || (f->hook_defined && f->vigil_magic);
+
+	if (f->hook_defined && f->calls && vigil) {
+		snprintf(msg, len, "instrumented, %swith vigil's runtime linked in",
+			 what);
+		return 0;
+	}
+	if (f->hook_undef && f->needs_libvigil) {
+		snprintf(msg, len, "instrumented, %swith vigil's runtime from libvigil.so",
+			 what);
+		return 0;
+	}
+	if (f->hook_undef && !f->program) {
+		snprintf(msg, len, "instrumented shared library: its hooks are "
+			 "those of the program that loads it");
+		return 0;
+	}
+	if (f->hook_undef) {
+		snprintf(msg, len, "instrumented, but its hooks are not vigil's: "
+			 "they bind at run time to the C library's no-ops "
+			 "(link with `pkg-config --libs vigil`)");
+		return 1;
+	}
+	if (f->hook_defined && f->calls) {
+		snprintf(msg, len, "instrumented, but its hooks are not vigil's: "
+			 "it has its own (the C library's no-ops or another "
+			 "tool's; link with `pkg-config --libs vigil`)");
+		return 1;
+	}
+	if (!f->has_syms) {
+		snprintf(msg, len, "no symbols (stripped): cannot tell whether "
+			 "it is instrumented or whose hooks it has");
+		return 1;
+	}
+	snprintf(msg, len, "not instrumented: nothing calls " HOOK
+		 " (compile with -finstrument-functions)%s",
+		 vigil ? "; vigil's runtime is linked in" : "");
+	return 1;
+}
+
+/* Checks one file; prints its line and returns 0 (good) or 1. */
+static int check_one(const char *path)
+{
+	struct elf_facts f;
+	struct stat st;
+	char msg[512];
+	Elf *elf = NULL;
+	int fd, ret;
+
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "vigil: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		ret = 1;
+		snprintf(msg, sizeof(msg), "not a regular file");
+		goto out;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf) {
+		ret = 1;
+		snprintf(msg, sizeof(msg), "not an ELF file");
+		goto out;
+	}
+	ret = read_facts(elf, (uint64_t)st.st_size, &f, msg, sizeof(msg)) < 0 ? 1
+		: verdict(&f, msg, sizeof(msg));
+out:
+	if (ret)
+		fprintf(stderr, "vigil: %s: %s\n", path, msg);
+	else
+		printf("%s: %s\n", path, msg);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	static const struct option_spec specs[] = { { NULL, NULL, NULL } };
+	char *files[argc];
+	int i, nfiles, status = 0;
+
+	if (parse_options("check", argc, argv, specs, files, &nfiles))
+		return EXIT_USAGE;
+	if (!nfiles)
+		return usage_error("check", "no program given");
+	elf_version(EV_CURRENT);
+	for (i = 0; i < nfiles; i++)
+		if (check_one(files[i]))
+			status = EXIT_BAD_FILE;
+	return status;
+}
