@@ -12,6 +12,7 @@
  * this a vigil file at all, can this reader read it, is its table intact,
  * and only then what the sections say.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -19,9 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "crc32.h"
+#include "procid.h"
 #include "sortsum.h"
 #include "vgl_reader.h"
 
@@ -447,14 +450,25 @@ static int parse(struct vgl_reader *r)
 	return 0;
 }
 
-static void reset(struct vgl_reader *r)
+/* Frees what was read, keeping the name. */
+static void reset_data(struct vgl_reader *r)
 {
-	free(r->name);
+	char *name = r->name;
+
+	r->name = NULL;
 	free(r->data);
 	free(r->argv);
 	free(r->modules);
 	free(r->edges);
 	memset(r, 0, offsetof(struct vgl_reader, err));
+	r->name = name;
+}
+
+static void reset(struct vgl_reader *r)
+{
+	free(r->name);
+	r->name = NULL;
+	reset_data(r);
 }
 
 static int set_name(struct vgl_reader *r, const char *name)
@@ -489,20 +503,85 @@ out:
 	return err;
 }
 
-int vgl_lock_holder(int fd, pid_t *pid)
+/*
+ * Does any thread of process pid map the file (dev, ino)?  Reads
+ * /proc/PID/task/TID/maps: a process whose main thread has called
+ * pthread_exit shows no mappings under /proc/PID/maps while its other
+ * threads run.  Returns 1, 0, or a negative errno when it cannot tell.
+ */
+static int maps_file(uint64_t pid, uint64_t dev, uint64_t ino)
 {
-	struct flock fl = {
-		.l_type = F_RDLCK, .l_whence = SEEK_SET,
-		.l_start = 0, .l_len = 1,
-	};
+	char path[96], *line = NULL;
+	size_t cap = 0;
+	struct dirent *d;
+	DIR *dir;
+	int found = 0, readable = 0, err = -ENOENT;
 
-	*pid = 0;
-	if (fcntl(fd, F_GETLK, &fl) < 0)
-		return -errno;
-	if (fl.l_type == F_UNLCK)
+	vgl_proc_path(path, pid, "task");
+	dir = opendir(path);
+	if (!dir)
+		return errno == ENOENT ? 0 : -errno;
+	while (!found && (d = readdir(dir))) {
+		char mp[400];
+		FILE *f;
+
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(mp, sizeof(mp), "%s/%s/maps", path, d->d_name);
+		f = fopen(mp, "re");
+		if (!f) {
+			err = -errno;
+			continue;
+		}
+		while (getline(&line, &cap, f) > 0) {
+			unsigned int maj, min;
+			unsigned long long i;
+
+			readable = 1;
+			if (sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min,
+				   &i) == 3 &&
+			    i == ino && makedev(maj, min) == dev) {
+				found = 1;
+				break;
+			}
+		}
+		if (ferror(f))
+			err = -EIO;
+		fclose(f);
+	}
+	closedir(dir);
+	free(line);
+	if (found)
+		return 1;
+	return readable || err == -ENOENT ? 0 : err;
+}
+
+int vgl_writer_alive(const struct vgl_meta *m, uint64_t dev, uint64_t ino)
+{
+	static const uint8_t zero[VGL_BOOT_ID_LEN];
+	uint8_t boot[VGL_BOOT_ID_LEN];
+	uint64_t start;
+	char state;
+	int ret;
+
+	if (!m->pid)
+		return -EINVAL;
+	if (memcmp(m->boot_id, zero, sizeof(zero)) && vgl_boot_id(boot) == 0 &&
+	    memcmp(boot, m->boot_id, sizeof(boot)))
+		return 0; /* written before this boot */
+	ret = vgl_proc_stat(m->pid, &start, &state);
+	if (ret == -ENOENT)
 		return 0;
-	*pid = fl.l_pid > 0 ? fl.l_pid : 0;
-	return 1;
+	if (ret < 0)
+		return ret;
+	if (m->proc_start && start != m->proc_start)
+		return 0; /* the pid was given to another process */
+	/* Alive, or a zombie, or a main thread that ended before the rest:
+	 * the mapping says which.  An exec unmaps it too. */
+	ret = maps_file(m->pid, dev, ino);
+	if (ret < 0)
+		return state == 'Z' ? 0 : 1; /* cannot read its maps */
+	return ret;
 }
 
 /* Reads fd to its end: a live file may have grown since fstat. */
@@ -558,44 +637,81 @@ static int read_all(struct vgl_reader *r, int fd)
 	return 0;
 }
 
+/* Opens path without blocking (a FIFO would) and reads it whole. */
+static int load(struct vgl_reader *r, const char *path, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return fail(r, -errno, "%s", strerror(errno));
+	if (fstat(fd, st) < 0) {
+		err = fail(r, -errno, "%s", strerror(errno));
+		close(fd);
+		return err;
+	}
+	err = read_all(r, fd);
+	close(fd);
+	if (!err)
+		err = parse(r);
+	return err;
+}
+
+/*
+ * The liveness of a live file (see vgl_format.h): final only once its
+ * writer is gone.  A writer that finishes while we look is seen as
+ * finished, not cut short: the state is read again after the writer was
+ * found gone, and the file with it.
+ */
+static int settle(struct vgl_reader *r, const char *path, struct stat *st)
+{
+	int alive, again = 0, err;
+
+	for (;;) {
+		if (r->meta.kind != VGL_KIND_LIVE ||
+		    (r->meta.state != VGL_STATE_RUNNING &&
+		     r->meta.state != VGL_STATE_FINISHED))
+			return 0;
+		alive = vgl_writer_alive(&r->meta, (uint64_t)st->st_dev,
+					 (uint64_t)st->st_ino);
+		if (alive < 0)
+			return fail(r, alive, "cannot tell whether its writer "
+				    "(pid %llu) runs: %s",
+				    (unsigned long long)r->meta.pid,
+				    strerror(-alive));
+		if (alive) {
+			r->liveness = r->meta.state == VGL_STATE_RUNNING
+					      ? VGL_LIVENESS_RUNNING
+					      : VGL_LIVENESS_EXITING;
+			r->lock_pid = (pid_t)r->meta.pid;
+			return 0;
+		}
+		if (r->meta.state == VGL_STATE_FINISHED || again) {
+			r->liveness = r->meta.state == VGL_STATE_FINISHED
+					      ? VGL_LIVENESS_FINISHED
+					      : VGL_LIVENESS_CUT_SHORT;
+			r->lock_pid = 0;
+			return 0;
+		}
+		/* RUNNING and gone: read it all again, once. */
+		again = 1;
+		reset_data(r);
+		err = load(r, path, st);
+		if (err)
+			return err;
+	}
+}
+
 int vgl_reader_open(struct vgl_reader *r, const char *path)
 {
-	pid_t holder;
-	int fd = -1, err, held;
+	struct stat st;
+	int err;
 
 	err = set_name(r, path);
 	if (err)
 		return err;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = fail(r, -errno, "%s", strerror(errno));
-		goto out;
-	}
-	err = read_all(r, fd);
+	err = load(r, path, &st);
 	if (!err)
-		err = parse(r);
-	if (err || r->meta.state != VGL_STATE_RUNNING)
-		goto out;
-	/*
-	 * RUNNING is what the writer stores first and never gets to change
-	 * if it dies; the lock is what the kernel takes away when it does.
-	 */
-	held = vgl_lock_holder(fd, &holder);
-	if (held < 0) {
-		err = fail(r, held, "cannot test the writer's lock: %s",
-			   strerror(-held));
-		goto out;
-	}
-	if (held) {
-		r->liveness = VGL_LIVENESS_RUNNING;
-		r->lock_pid = holder ? holder : (pid_t)r->meta.pid;
-	} else {
-		r->liveness = VGL_LIVENESS_CUT_SHORT;
-		r->lock_pid = 0;
-	}
-out:
-	if (fd >= 0)
-		close(fd);
+		err = settle(r, path, &st);
 	if (err)
 		reset(r);
 	return err;
@@ -629,6 +745,8 @@ const char *vgl_liveness_name(enum vgl_liveness l)
 		return "finished";
 	case VGL_LIVENESS_CUT_SHORT:
 		return "cut short";
+	case VGL_LIVENESS_EXITING:
+		return "exiting";
 	}
 	return "unknown";
 }
@@ -652,6 +770,11 @@ const char *vgl_reader_state(const struct vgl_reader *r, char *buf,
 	switch (r->liveness) {
 	case VGL_LIVENESS_RUNNING:
 		snprintf(buf, len, "running (pid %lld)", (long long)r->lock_pid);
+		break;
+	case VGL_LIVENESS_EXITING:
+		snprintf(buf, len, "exiting (exit %d; pid %lld still running "
+			 "its exit handlers)", r->meta.exit_status,
+			 (long long)r->lock_pid);
 		break;
 	case VGL_LIVENESS_FINISHED:
 		if (r->meta.flags & VGL_META_SWITCHED)

@@ -20,9 +20,12 @@
 
 /* What became of the program that wrote the file. */
 enum vgl_liveness {
-	VGL_LIVENESS_RUNNING = 1,   /* its writer holds the lock on byte 0 */
-	VGL_LIVENESS_FINISHED = 2,  /* exit() or return from main */
-	VGL_LIVENESS_CUT_SHORT = 3, /* killed, crashed, _exit, ... */
+	VGL_LIVENESS_RUNNING = 1,   /* its writer runs, and maps the file */
+	VGL_LIVENESS_FINISHED = 2,  /* exit() or return from main; gone */
+	VGL_LIVENESS_CUT_SHORT = 3, /* killed, crashed, _exit, exec, ... */
+	VGL_LIVENESS_EXITING = 4,   /* exit() was called, but the process
+	                             * still runs exit handlers and
+	                             * destructors, which may count */
 };
 
 struct vgl_module_info {
@@ -63,7 +66,8 @@ struct vgl_reader {
 	uint64_t total_calls;       /* sum of edge counts, saturating */
 
 	enum vgl_liveness liveness;
-	pid_t lock_pid;             /* the writer's pid when RUNNING */
+	pid_t lock_pid;             /* the writer's pid when RUNNING or
+	                             * EXITING */
 
 	char err[256];              /* what is wrong, without the file name */
 };
@@ -71,7 +75,8 @@ struct vgl_reader {
 /*
  * Reads the file at path whole and parses it.  On success returns 0 and the
  * reader owns memory that vgl_reader_close() releases; the liveness comes
- * from META.state and, for RUNNING, from the lock on byte 0.  On failure
+ * from META.state and whether the writer is still there (see
+ * vgl_writer_alive()).  On failure
  * returns a negative errno, fills r->err with one sentence (for the caller
  * to print as "vigil: PATH: <err>") and leaves nothing to release, though
  * calling vgl_reader_close() is harmless.
@@ -106,10 +111,10 @@ const char *vgl_liveness_name(enum vgl_liveness l);
 const char *vgl_kind_name(uint32_t kind);
 
 /*
- * Asks the kernel whether another process holds a lock on byte 0 of the
- * open file fd.  Returns 1 and that process's pid in *pid (0 if it lives in
- * a pid namespace we cannot see), 0 when nobody does, or a negative errno.
+ * Is the writer META names still there: the process with that pid, start
+ * time and boot, not a zombie, and still mapping the file (dev, ino)?
+ * Returns 1, 0, or a negative errno when /proc cannot tell.
  */
-int vgl_lock_holder(int fd, pid_t *pid);
+int vgl_writer_alive(const struct vgl_meta *m, uint64_t dev, uint64_t ino);
 
 #endif

@@ -4,10 +4,10 @@
  * state.  This is what a harness runs between starting a profiled program
  * it did not wait for itself and reading the profile.
  *
- * The live writer holds a write lock on byte 0 for as long as it runs, and
- * the kernel releases it however the process ends (even as an unreaped
- * zombie), so a blocking read lock on that byte returns exactly then.  No
- * pid is probed and nothing polls.
+ * The writer holds no descriptor of the file, so nothing about the file
+ * itself changes when it dies.  The file names its writer (pid, start time,
+ * boot), and a pidfd of that process becomes readable the moment it exits,
+ * also while it is an unreaped zombie: that is what we wait on.
  *
  * Before that, with --timeout, a FILE that does not exist yet is waited
  * for by trying to open it every 10 ms: there is nothing to lock yet, and
@@ -16,10 +16,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/time.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,39 +43,6 @@ const char cmd_wait_usage[] =
 	"DURATION' and exits 1.  Without --timeout, a missing FILE is an\n"
 	"error at once: a wrong name must not wait for ever.\n";
 
-static volatile sig_atomic_t timed_out;
-
-static void on_alarm(int sig)
-{
-	(void)sig;
-	timed_out = 1;
-}
-
-/*
- * Arms SIGALRM without SA_RESTART so that it interrupts F_SETLKW.  The
- * timer repeats every 10 ms after the first expiry: a signal that lands
- * just before fcntl() blocks is then followed by one that lands inside it.
- */
-static int arm(uint64_t ns)
-{
-	struct sigaction sa;
-	struct itimerval it = { 0 };
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_alarm;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGALRM, &sa, NULL) < 0)
-		return -errno;
-	if (ns < 1000)
-		ns = 1000;
-	it.it_value.tv_sec = (time_t)(ns / 1000000000ull);
-	it.it_value.tv_usec = (suseconds_t)(ns % 1000000000ull / 1000);
-	it.it_interval.tv_usec = 10000;
-	if (setitimer(ITIMER_REAL, &it, NULL) < 0)
-		return -errno;
-	return 0;
-}
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -87,7 +55,7 @@ static uint64_t now_ns(void)
  * Opens path for reading; while it does not exist (ENOENT, also for a
  * directory not made yet), tries again every 10 ms until deadline (a
  * CLOCK_MONOTONIC time).  A writer's file appears whole, by a rename,
- * already locked, so once open() succeeds the lock wait below applies as
+ * naming its writer, so once open() succeeds the wait below applies as
  * for a file that was there from the start.  Returns the descriptor, or
  * -ETIMEDOUT, or another negative errno.
  */
@@ -97,7 +65,7 @@ static int open_when_there(const char *path, uint64_t deadline)
 	int fd;
 
 	for (;;) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (fd >= 0)
 			return fd;
 		if (errno != ENOENT)
@@ -108,20 +76,50 @@ static int open_when_there(const char *path, uint64_t deadline)
 	}
 }
 
-static void disarm(void)
+/*
+ * Waits until the writer that META names is gone (see vgl_writer_alive()),
+ * or until deadline (CLOCK_MONOTONIC ns, 0 for none).  A pidfd wakes us
+ * the moment the process exits, zombie or not; the writer is also looked
+ * at every 100 ms, for an exec, which unmaps the file but ends nothing.
+ * Returns 0, -ETIMEDOUT, or a negative errno.
+ */
+static int wait_writer(const struct vgl_meta *m, const struct stat *st,
+		       uint64_t deadline)
 {
-	struct itimerval it = { 0 };
+	int pfd = (int)syscall(SYS_pidfd_open, (pid_t)m->pid, 0), alive;
+	uint64_t now, step;
+	struct pollfd p;
 
-	setitimer(ITIMER_REAL, &it, NULL);
-	signal(SIGALRM, SIG_DFL);
+	for (;;) {
+		alive = vgl_writer_alive(m, (uint64_t)st->st_dev,
+					 (uint64_t)st->st_ino);
+		if (alive <= 0)
+			break;
+		now = now_ns();
+		if (deadline && now >= deadline) {
+			alive = -ETIMEDOUT;
+			break;
+		}
+		step = 100000000ull;
+		if (deadline && deadline - now < step)
+			step = deadline - now;
+		if (pfd >= 0) {
+			p.fd = pfd;
+			p.events = POLLIN;
+			poll(&p, 1, (int)((step + 999999) / 1000000));
+		} else {
+			struct timespec ts = { 0, 10000000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	if (pfd >= 0)
+		close(pfd);
+	return alive < 0 ? alive : 0;
 }
 
 int cmd_wait(int argc, char **argv)
 {
-	struct flock fl = {
-		.l_type = F_RDLCK, .l_whence = SEEK_SET,
-		.l_start = 0, .l_len = 1,
-	};
 	struct vgl_reader r;
 	const char *path = NULL, *timeout = NULL;
 	const struct option_spec specs[] = {
@@ -129,9 +127,11 @@ int cmd_wait(int argc, char **argv)
 		{ NULL, NULL, NULL },
 	};
 	char *files[argc];
-	uint64_t ns = 0, start, waited;
+	uint64_t ns = 0, start;
+	struct vgl_meta meta;
+	struct stat st;
 	char state[128];
-	int fd, nfiles, status = 0, err = 0, armed = 0;
+	int fd, nfiles, err;
 
 	if (parse_options("wait", argc, argv, specs, files, &nfiles))
 		return EXIT_USAGE;
@@ -143,7 +143,7 @@ int cmd_wait(int argc, char **argv)
 
 	start = now_ns();
 	fd = timeout ? open_when_there(path, start + ns)
-		     : open(path, O_RDONLY | O_CLOEXEC);
+		     : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd == -ETIMEDOUT) {
 		fprintf(stderr, "vigil: %s: did not appear within %s\n", path,
 			timeout);
@@ -154,38 +154,32 @@ int cmd_wait(int argc, char **argv)
 			strerror(timeout ? -fd : errno));
 		return EXIT_BAD_FILE;
 	}
-	if (timeout) {
-		/* What is left of DURATION after waiting for the file. */
-		waited = now_ns() - start;
-		err = arm(waited < ns ? ns - waited : 0);
-		armed = !err;
-	}
-	while (!err && fcntl(fd, F_SETLKW, &fl) < 0) {
-		if (errno == EINTR && !timed_out)
-			continue;
-		err = errno == EINTR ? -ETIMEDOUT : -errno;
-	}
-	if (armed)
-		disarm();
-	if (!err) {
-		/* We only needed to know the writer is gone; let others in. */
-		fl.l_type = F_UNLCK;
-		fcntl(fd, F_SETLK, &fl);
-	}
 	close(fd);
-	if (err == -ETIMEDOUT) {
-		fprintf(stderr, "vigil: %s: still being written after %s\n",
-			path, timeout);
-		return EXIT_BAD_FILE;
+	for (;;) {
+		if (vgl_reader_open(&r, path) < 0)
+			return file_error(&r, path);
+		if (r.liveness != VGL_LIVENESS_RUNNING &&
+		    r.liveness != VGL_LIVENESS_EXITING)
+			break;
+		meta = r.meta;
+		vgl_reader_close(&r);
+		if (stat(path, &st) < 0) {
+			fprintf(stderr, "vigil: %s: %s\n", path, strerror(errno));
+			return EXIT_BAD_FILE;
+		}
+		err = wait_writer(&meta, &st, timeout ? start + ns : 0);
+		if (err == -ETIMEDOUT) {
+			fprintf(stderr, "vigil: %s: still being written after %s\n",
+				path, timeout);
+			return EXIT_BAD_FILE;
+		}
+		if (err) {
+			fprintf(stderr, "vigil: %s: cannot wait for the writer: %s\n",
+				path, strerror(-err));
+			return EXIT_BAD_FILE;
+		}
 	}
-	if (err) {
-		fprintf(stderr, "vigil: %s: cannot wait for the writer: %s\n",
-			path, strerror(-err));
-		return EXIT_BAD_FILE;
-	}
-	if (vgl_reader_open(&r, path) < 0)
-		return file_error(&r, path);
 	printf("state: %s\n", vgl_reader_state(&r, state, sizeof(state)));
 	vgl_reader_close(&r);
-	return status;
+	return 0;
 }

@@ -9,10 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <stdio.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "procid.h"
 #include "vgl_reader.h"
 
 static char corpus[PATH_MAX];
@@ -221,53 +224,104 @@ static void test_others(void)
 	vgl_reader_close(&r);
 }
 
-/* A reader's own lock does not count (POSIX locks are per process), so the
- * running case needs a child holding the lock on a copy. */
-static void test_lock(void)
+/* Writes the child's identity into META of the file at fd, as the
+ * runtime does for itself. */
+static int stamp(int fd, const char *buf, pid_t pid)
 {
-	char src[PATH_MAX + 64], dst[] = "/tmp/vigil-test-XXXXXX", state[128];
-	char buf[8192];
+	const struct vgl_header *h = (const struct vgl_header *)buf;
+	const struct vgl_section *sec = (const struct vgl_section *)(h + 1);
+	struct vgl_meta m;
+	uint64_t start;
+	uint32_t i;
+	char st;
+
+	for (i = 0; i < h->nsections; i++)
+		if (sec[i].kind == VGL_SEC_META)
+			break;
+	if (i == h->nsections ||
+	    pread(fd, &m, sizeof(m), (off_t)sec[i].offset) != sizeof(m) ||
+	    vgl_proc_stat((uint64_t)pid, &start, &st) < 0)
+		return -1;
+	m.pid = (uint64_t)pid;
+	m.proc_start = start;
+	if (vgl_boot_id(m.boot_id) < 0)
+		memset(m.boot_id, 0, sizeof(m.boot_id));
+	return pwrite(fd, &m, sizeof(m), (off_t)sec[i].offset) == sizeof(m)
+		       ? 0 : -1;
+}
+
+/*
+ * Liveness without a lock: a RUNNING file is running while the process it
+ * names (pid, start time, boot) exists and maps it; the same process not
+ * mapping it (after an exec) or gone means cut short.  The reader's own
+ * mapping does not count, so a child maps the file.
+ */
+static void test_liveness(void)
+{
+	char src[PATH_MAX + 64], dst[] = "/tmp/vigil-test-XXXXXX";
+	char other[] = "/tmp/vigil-test-XXXXXX", state[128], buf[8192];
 	struct vgl_reader r;
-	int in, out, p[2], err;
+	int in, out, out2, p[2], err;
 	ssize_t n;
 	pid_t pid;
 
 	snprintf(src, sizeof(src), "%s/good/running.vgl", corpus);
 	in = open(src, O_RDONLY);
 	out = mkstemp(dst);
+	out2 = mkstemp(other);
 	n = in >= 0 ? read(in, buf, sizeof(buf)) : -1;
-	if (in < 0 || out < 0 || n <= 0 || write(out, buf, n) != n ||
+	if (in < 0 || out < 0 || out2 < 0 || n <= 0 ||
+	    write(out, buf, n) != n || write(out2, buf, n) != n ||
 	    pipe(p) < 0) {
-		CHECK("running with lock", 0, "setup failed");
+		CHECK("running while mapped", 0, "setup failed");
 		return;
 	}
 	close(in);
 	pid = fork();
 	if (pid == 0) {
-		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
-				    .l_start = 0, .l_len = 1 };
-		fcntl(out, F_SETLK, &fl);
-		if (write(p[1], "x", 1) != 1)
+		void *map = mmap(NULL, (size_t)n, PROT_READ, MAP_SHARED, out, 0);
+
+		if (map == MAP_FAILED || write(p[1], "x", 1) != 1)
 			_exit(1);
-		/* Hold the lock until the parent kills us. */
+		/* Keep the mapping until the parent kills us. */
 		for (;;)
 			pause();
 	}
 	close(p[1]);
-	if (read(p[0], buf, 1) != 1)
-		buf[0] = 0;
+	if (read(p[0], state, 1) != 1 || stamp(out, buf, pid) < 0 ||
+	    stamp(out2, buf, pid) < 0) {
+		CHECK("running while mapped", 0, "setup failed");
+		kill(pid, 9);
+		waitpid(pid, NULL, 0);
+		return;
+	}
 	err = vgl_reader_open(&r, dst);
-	CHECK("running with lock", !err && r.liveness == VGL_LIVENESS_RUNNING &&
-	      r.lock_pid == pid,
-	      "err %d, state %s, lock pid %d, child %d", err,
+	CHECK("running while mapped", !err &&
+	      r.liveness == VGL_LIVENESS_RUNNING && r.lock_pid == pid,
+	      "err %d, state %s, pid %d, child %d", err,
 	      vgl_reader_state(&r, state, sizeof(state)), (int)r.lock_pid,
 	      (int)pid);
 	vgl_reader_close(&r);
+	err = vgl_reader_open(&r, other);
+	CHECK("alive but not mapping it", !err &&
+	      r.liveness == VGL_LIVENESS_CUT_SHORT,
+	      "err %d, state %s", err,
+	      vgl_reader_state(&r, state, sizeof(state)));
+	vgl_reader_close(&r);
 	close(p[0]);
 	kill(pid, 9);
+	/* A zombie, not reaped yet: already gone. */
+	usleep(100000);
+	err = vgl_reader_open(&r, dst);
+	CHECK("zombie writer", !err && r.liveness == VGL_LIVENESS_CUT_SHORT,
+	      "err %d, state %s", err,
+	      vgl_reader_state(&r, state, sizeof(state)));
+	vgl_reader_close(&r);
 	waitpid(pid, NULL, 0);
 	close(out);
+	close(out2);
 	unlink(dst);
+	unlink(other);
 }
 
 static void test_buffer(void)
@@ -289,7 +343,7 @@ int main(void)
 	test_bad();
 	test_basic();
 	test_others();
-	test_lock();
+	test_liveness();
 	test_buffer();
 	return check_status();
 }
