@@ -69,7 +69,7 @@ $(B)/rt/%.o: %.c $(wildcard lib/*.h runtime/*.h include/*.h)
 
 $(B)/rt-pic/%.o: %.c $(wildcard lib/*.h runtime/*.h include/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(RT_CFLAGS) -fPIC -ftls-model=initial-exec -c $< -o $@
+	$(CC) $(RT_CFLAGS) -fPIC -ftls-model=initial-exec -DVGL_RT_SHARED -c $< -o $@
 
 $(B)/libvigil.a: $(RT_OBJ) Makefile
 	rm -f $@

@@ -131,7 +131,11 @@ struct vgl_meta {
 	uint8_t boot_id[16];      /* /proc/sys/kernel/random/boot_id of the
 	                           * writer's boot; all 0 when unknown */
 	uint64_t windows;         /* LIVE: window snapshots written so far */
-	uint64_t reserved[3];
+	uint64_t windowed_calls;  /* LIVE: calls those windows hold, lost ones
+	                           * included; the rest of the profile's calls
+	                           * are in no window (an exec or a kill cut
+	                           * the last one short) */
+	uint64_t reserved[2];
 };
 
 /* The ARENA section starts with this, then blocks up to offset `used`. */

@@ -70,20 +70,58 @@ void RT rt_find_exe(void)
 }
 
 /*
- * exit() may be called from a signal handler that interrupted this very
- * thread in the slow path, holding the runtime's lock: so this takes no
- * lock.  It needs none: it writes META and reads blocks, which are
- * published before they are linked.
+ * The end of the program: the last window and the "finished" state are
+ * written as late as the program's own code can run, so that calls made
+ * in exit handlers registered before ours, in destructors, or by other
+ * threads meanwhile are in the profile and in its windows.  Two points
+ * are late: an on_exit handler registered before main (from
+ * .preinit_array, or libvigil.so's constructor) runs after every
+ * destructor in a dynamic program, and a destructor of the lowest
+ * priority runs after every other destructor in a static one, where the
+ * handlers run first.  Whichever comes second finishes the file.
+ *
+ * It takes no lock it could already hold: exit() cannot run inside the
+ * slow path (signals are blocked there).
  */
-static void RT at_exit(int status, void *arg)
+static int exit_status, exit_points;
+
+static void RT finish(void)
 {
-	(void)arg;
+	if (__atomic_add_fetch(&exit_points, 1, __ATOMIC_ACQ_REL) != 2)
+		return;
 	/* A fork child that never counted: the file is its parent's. */
 	if (vgl_rt.fork_pending || vgl_rt.state != RT_READY)
 		return;
-	interval_stop_and_flush(&vgl_rt, status);
-	store_finish(&vgl_rt, status);
+	interval_stop_and_flush(&vgl_rt, exit_status);
+	store_finish(&vgl_rt, exit_status);
 }
+
+static void RT at_exit(int status, void *arg)
+{
+	(void)arg;
+	exit_status = status;
+	finish();
+}
+
+__attribute__((destructor(101))) static void RT at_fini(void)
+{
+	finish();
+}
+
+static void RT register_exit(void)
+{
+	on_exit(at_exit, NULL);
+}
+
+#ifdef VGL_RT_SHARED
+__attribute__((constructor(101))) static void RT at_load(void)
+{
+	register_exit();
+}
+#else
+__attribute__((section(".preinit_array"), used))
+static void (*const vgl_preinit)(void) = register_exit;
+#endif
 
 /*
  * fork: hold the lock across it (with signals blocked), so the child's
@@ -200,7 +238,6 @@ int RT rt_ensure_init(void)
 	if (rt->state == RT_OFF)
 		return -1;
 	rt->state = RT_READY;
-	on_exit(at_exit, NULL);
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 	/* Started once the lock is released (thread creation takes locks of
 	 * its own). */

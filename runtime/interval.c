@@ -45,7 +45,8 @@ static struct {
 	int started;
 	uint64_t seq;
 	uint64_t window_start;
-	struct shadow file, over;     /* last counts seen, per arena */
+	struct shadow file;           /* last counts seen in the file */
+	uint64_t lost_seen;           /* lost calls at the last window */
 	struct vgl_edge *out;         /* this window's edges */
 	uint64_t out_cap;             /* bytes mapped at out */
 } ivl = {
@@ -173,23 +174,32 @@ static int RT write_window(struct rt *rt, int final, int status)
 	struct vgl_meta meta = *rt->meta;
 	struct vgl_arena arena = { 0 };
 	struct vgl_block eb = { 0 }, *b;
-	uint64_t n = 0, mods = 0, edges_size, total, now = rt_now_ns();
+	uint64_t n = 0, mods = 0, edges_size, total, now = rt_now_ns(), k;
 	/* One reading of each arena's size for the whole window: a block
 	 * added meanwhile (a dlopen) waits for the next one. */
-	uint64_t used = arena_used(&rt->arena), oused = arena_used(&rt->overflow);
+	uint64_t used = arena_used(&rt->arena), lost, calls = 0;
 	char name[RT_PATH_MAX + 32], tmp[RT_PATH_MAX + 64];
 	size_t len = strlen(rt->path), stem;
 	struct rt_text t, tt;
+	int i;
 	struct rlimit rl;
 	int fd, ret;
 
 	if (!str)
 		return -EINVAL;
+	/* Calls counted outside the file (in the overflow arena, or not at
+	 * all) are lost calls to the profile, and so to its windows: each
+	 * window holds its share of them, never their edges. */
 	ret = collect(&rt->arena, used, &ivl.file, &n);
-	if (!ret)
-		ret = collect(&rt->overflow, oused, &ivl.over, &n);
 	if (ret < 0)
 		return ret;
+	lost = __atomic_load_n(&rt->meta->lost_calls, __ATOMIC_RELAXED);
+	if (rt->overflow.base &&
+	    __atomic_load_n(&rt->meta->state, __ATOMIC_ACQUIRE) ==
+		    VGL_STATE_RUNNING)
+		lost += store_sum_counts(&rt->overflow);
+	for (k = 0; k < n; k++)
+		calls += ivl.out[k].count;
 
 	for (b = arena_at(&rt->arena, used); b;
 	     b = arena_next(&rt->arena, b, used))
@@ -224,7 +234,13 @@ static int RT write_window(struct rt *rt, int final, int status)
 						: rt->meta->start_ns;
 	meta.window_end_ns = now;
 	meta.window_seq = ivl.seq;
-	ivl.window_start = now;
+	meta.lost_calls = lost - ivl.lost_seen;
+	if (meta.lost_calls)
+		meta.flags |= VGL_META_INCOMPLETE;
+	else
+		meta.flags &= ~VGL_META_INCOMPLETE;
+	meta.windows = 0;
+	meta.windowed_calls = 0;
 
 	eb.kind = VGL_BLOCK_EDGES;
 	eb.size = edges_size;
@@ -236,20 +252,27 @@ static int RT write_window(struct rt *rt, int final, int status)
 	rt_text_str(&t, ".w");
 	rt_text_u64(&t, ivl.seq, 6);
 	rt_text_str(&t, ".vgl");
-	rt_text_init(&tt, tmp, sizeof(tmp));
-	rt_text_str(&tt, name);
-	rt_text_str(&tt, ".");
-	rt_text_u64(&tt, (uint64_t)getpid(), 1);
-	rt_text_str(&tt, ".tmp");
-	if (t.overflow || tt.overflow)
+	if (t.overflow)
 		return -ENAMETOOLONG;
 	/* Writing past RLIMIT_FSIZE would raise SIGXFSZ and kill the
 	 * program; a window that does not fit is not written. */
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    total > rl.rlim_cur)
 		return -EFBIG;
-	/* Exclusively, never through a link planted at the name. */
-	fd = store_create(tmp);
+	/* Exclusively, never through a link planted at the name: a name
+	 * someone else holds is skipped for the next. */
+	for (i = 0, fd = -EEXIST; i < 100 && fd == -EEXIST; i++) {
+		rt_text_init(&tt, tmp, sizeof(tmp));
+		rt_text_str(&tt, name);
+		rt_text_str(&tt, ".");
+		rt_text_u64(&tt, (uint64_t)getpid(), 1);
+		rt_text_str(&tt, ".");
+		rt_text_u64(&tt, (uint64_t)i, 1);
+		rt_text_str(&tt, ".tmp");
+		if (tt.overflow)
+			return -ENAMETOOLONG;
+		fd = store_create(tmp);
+	}
 	if (fd < 0)
 		return fd;
 	ret = put(fd, &hdr, sizeof(hdr));
@@ -278,9 +301,16 @@ static int RT write_window(struct rt *rt, int final, int status)
 		ret = -errno;
 	if (!ret && rename(tmp, name) < 0)
 		ret = -errno;
-	if (ret < 0)
+	if (ret < 0) {
 		unlink(tmp);
-	return ret;
+		return ret;
+	}
+	ivl.window_start = now;
+	ivl.lost_seen = lost;
+	__atomic_store_n(&rt->meta->windows, ivl.seq, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&rt->meta->windowed_calls, calls + meta.lost_calls,
+			   __ATOMIC_RELAXED);
+	return 0;
 }
 
 static uint64_t RT mono_ns(void)
@@ -361,6 +391,7 @@ int RT interval_start(struct rt *rt)
 void RT interval_stop_and_flush(struct rt *rt, int status)
 {
 	struct timespec until;
+	uint64_t mask;
 	int ret;
 
 	if (!ivl.started)
@@ -375,6 +406,11 @@ void RT interval_stop_and_flush(struct rt *rt, int status)
 	ivl.stop = 1;
 	ivl.started = 0;
 	pthread_cond_signal(&ivl.cond);
+	/* Other threads may count until the process is gone: the file stops
+	 * changing first, so that the last window holds exactly the rest. */
+	rt_lock(&mask);
+	store_freeze(rt);
+	rt_unlock(&mask);
 	ret = write_window(rt, 1, status);
 	pthread_mutex_unlock(&ivl.mtx);
 	if (ret < 0)
@@ -413,7 +449,6 @@ void RT interval_unlock(void)
 void RT interval_forget(int new_file)
 {
 	shadow_clear(&ivl.file);
-	shadow_clear(&ivl.over);
 	if (new_file) {
 		ivl.seq = 0;
 		ivl.window_start = 0;
@@ -431,7 +466,6 @@ void RT interval_after_fork(struct rt *rt)
 	ivl.started = 0;
 	ivl.stop = 0;
 	shadow_clear(&ivl.file);
-	shadow_clear(&ivl.over);
 	ivl.seq = 0;
 	ivl.window_start = 0;
 }

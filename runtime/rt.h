@@ -105,6 +105,7 @@ void *store_alloc_block(struct rt *rt, uint32_t kind, uint32_t owner,
 void store_zero_counts(struct rt_arena *a);
 uint64_t store_sum_counts(struct rt_arena *a);
 void store_finish(struct rt *rt, int status);
+int store_freeze(struct rt *rt);
 uint64_t arena_used(struct rt_arena *a);
 struct vgl_block *arena_at(struct rt_arena *a, uint64_t used);
 struct vgl_block *arena_next(struct rt_arena *a, struct vgl_block *b,

@@ -430,7 +430,7 @@ static int RT expand(struct rt *rt, const char *pattern, char *out)
 		.exe = slash ? slash + 1 : rt->exe,
 		.start_s = rt->start_ns / 1000000000ull,
 	};
-	char rel[RT_PATH_MAX];
+	char rel[RT_PATH_MAX], rel_cwd[RT_PATH_MAX];
 	struct rt_text t;
 	int ret;
 
@@ -441,10 +441,10 @@ static int RT expand(struct rt *rt, const char *pattern, char *out)
 		memcpy(out, rel, strlen(rel) + 1);
 		return 0;
 	}
-	if (!getcwd(out, RT_PATH_MAX))
+	if (!getcwd(rel_cwd, sizeof(rel_cwd)))
 		return -errno;
 	rt_text_init(&t, out, RT_PATH_MAX);
-	t.len = strlen(out);
+	rt_text_str(&t, rel_cwd);
 	if (t.len > 1)
 		rt_text_str(&t, "/");
 	rt_text_str(&t, rel[0] == '.' && rel[1] == '/' ? rel + 2 : rel);
@@ -815,6 +815,48 @@ uint64_t RT store_sum_counts(struct rt_arena *a)
 
 	arena_walk_edges(a, 0, &sum);
 	return sum;
+}
+
+/*
+ * Stops the file from changing, for the last window to add up: the range
+ * is mapped again privately (copy-on-write of the file as it is), so any
+ * call still made (another thread runs until the process is gone) counts
+ * in memory only, and the file is read and finished through a second,
+ * shared view.  New edges are no longer counted.  Called at exit with the
+ * runtime's lock held.  Returns 0, or -errno with the file left as it was.
+ */
+int RT store_freeze(struct rt *rt)
+{
+	char *view;
+	int fd, opened, err = 0;
+	uint64_t delta;
+
+	if (rt->no_file || !rt->map)
+		return -ENODEV;
+	fd = open_ours(rt, &opened);
+	if (fd < 0)
+		return fd;
+	view = mmap(NULL, rt->file_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    fd, 0);
+	if (view == MAP_FAILED) {
+		err = -errno;
+	} else if (mmap(rt->map, rt->file_size, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		err = -errno;
+		munmap(view, rt->file_size);
+	}
+	if (opened)
+		close(fd);
+	if (err)
+		return err;
+	delta = (uint64_t)(view - rt->map);
+	rt->meta = (struct vgl_meta *)((char *)rt->meta + delta);
+	rt->arena.base += delta;
+	rt->arena.limit = 0;    /* no block is added any more */
+	rt->map = view;
+	rt->reserve = rt->file_size;
+	__atomic_store_n(&rt->state, RT_OFF, __ATOMIC_RELEASE);
+	return 0;
 }
 
 /* Marks the file finished.  The counts stay mapped, so calls made after

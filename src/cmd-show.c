@@ -49,6 +49,12 @@ static void show(const struct vgl_reader *r, const char *path)
 	if (m->flags & VGL_META_INCOMPLETE)
 		printf("incomplete: %llu calls not stored\n",
 		       (unsigned long long)m->lost_calls);
+	if (m->kind == VGL_KIND_LIVE && m->windows &&
+	    r->total_calls + m->lost_calls > m->windowed_calls)
+		printf("calls in no window: %llu (after window %llu)\n",
+		       (unsigned long long)(r->total_calls + m->lost_calls -
+					    m->windowed_calls),
+		       (unsigned long long)m->windows);
 	if (m->skipped_calls)
 		printf("skipped calls: %llu (made before the runtime could "
 		       "count them, e.g. by IFUNC resolvers)\n",

@@ -25,14 +25,22 @@ are read with the real `vigil` command ($VIGIL, else build/vigil):
       stderr=PIPE).communicate(); each must return within S seconds of the
       program's exit (its last stdout line is "end NS", CLOCK_MONOTONIC),
       and the profile P read at once must be final and exact.
-  windows --profile P [--calls FN]... [--min N]
-      window snapshots NAME.wNNNNNN.vgl next to P add up to P's counts.
+  windows --profile P [--calls FN]... [--min N] [--cut]
+      window snapshots NAME.wNNNNNN.vgl next to P add up to P's counts;
+      with --cut, P was cut short, and the windows plus the calls that
+      `vigil show` says are in no window add up to P's calls.
   wait-test --profile P [--mode exit|kill|zombie] -- CMD...
       `vigil wait P` blocks while CMD runs and returns promptly after it
       exits, is SIGKILLed, or has exited but is not reaped yet.
   handled --profile P --out OUT --func FN [--min N]
       a signal handler counted its own runs ("handled N" in OUT) and
       called FN each time: FN has exactly N calls, and none was lost.
+  background [--ready LINE] [--env K=V]... -- CMD... -- CHECK...
+      start CMD, wait for LINE on its stdout, run CHECK (exit 0) while
+      it runs, close its stdin; it must then exit 0.
+  race --runs N --profile P -- CMD...
+      read P with `vigil show` over and over while CMD writes it and
+      finishes: never "cut short", and "finished" at the end.
   nofork [--env K=V]... -- CMD...
       while CMD runs (after its "ready" line) it has no child process and
       at most one thread besides its own.
@@ -319,6 +327,8 @@ def window_files(profile):
 
 
 def cmd_windows(a):
+    if a.cut:
+        return windows_cut(a)
     total = check_profile(a.profile, "finished", 0)
     if total is None:
         return
@@ -344,6 +354,34 @@ def cmd_windows(a):
                  % (sums.get(name, 0), name, tf.get(name, 0)))
     print("%d windows add up to %s" % (len(wins),
                                         {k: sums.get(k, 0) for k in names}))
+
+
+def windows_cut(a):
+    """A profile cut short after some windows: the windows and the calls
+    `vigil show` says are in no window add up to the profile's calls."""
+    total = check_profile(a.profile, "cut short")
+    if total is None:
+        return
+    wins = window_files(a.profile)
+    if len(wins) < a.min:
+        fail("%d window files next to %s, want at least %d"
+             % (len(wins), a.profile, a.min))
+    windowed = 0
+    for w in wins:
+        p = check_profile(w)
+        if p is not None:
+            windowed += sum(p.functions().values())
+    m = re.search(r"^calls in no window: (\d+) ",
+                  run_vigil("show", a.profile).stdout, re.M)
+    rest = int(m.group(1)) if m else 0
+    whole = sum(total.functions().values())
+    if not m or rest <= 0:
+        fail("vigil show says no 'calls in no window: N' (N > 0)")
+    if windowed + rest != whole:
+        fail("windows hold %d calls and %d are in no window, the profile "
+             "has %d" % (windowed, rest, whole))
+    print("%d windows hold %d calls, %d in no window" % (len(wins),
+                                                        windowed, rest))
 
 
 def proc_state(pid):
@@ -469,6 +507,66 @@ def cmd_handled(a):
     print("handled %d: %s %d, lost %d" % (handled, a.func, calls, lost))
 
 
+def cmd_background(a):
+    """Start CMD (stdin and stdout pipes), wait for its READY line, run
+    CHECK with sh while it runs (CHECK must exit 0), then close CMD's stdin:
+    it must exit 0."""
+    try:
+        i = a.cmd.index("--")
+    except ValueError:
+        fail("background: want -- CMD... -- CHECK...")
+        return
+    cmd, check = a.cmd[:i], a.cmd[i + 1:]
+    p = subprocess.Popen(cmd, env=env_with(a.env), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    if line.strip() != a.ready:
+        fail("first line %r, want %r" % (line, a.ready))
+    r = subprocess.run(check, timeout=60)
+    if r.returncode != 0:
+        fail("%s while %s ran: %s" % (check, cmd[0], describe(r.returncode)))
+    p.stdin.close()
+    p.stdout.read()
+    rc = p.wait(timeout=60)
+    if rc != 0:
+        fail("%s: %s" % (cmd[0], describe(rc)))
+
+
+def cmd_race(a):
+    """RUNS times: start CMD writing PROFILE and read the profile with
+    `vigil show` over and over while it runs and finishes; no reading may
+    call it cut short, and the last must say finished."""
+    states = {}
+    for _ in range(a.runs):
+        try:
+            os.unlink(a.profile)
+        except FileNotFoundError:
+            pass
+        env = env_with(["VIGIL_FILE=" + a.profile])
+        p = subprocess.Popen(a.cmd, env=env, stdout=subprocess.DEVNULL)
+        last = None
+        while True:
+            done = p.poll() is not None
+            r = run_vigil("show", a.profile)
+            m = re.search(r"^state: (.*)$", r.stdout, re.M)
+            if m:
+                last = m.group(1)
+                key = last.split(" (")[0]
+                states[key] = states.get(key, 0) + 1
+                if key == "cut short":
+                    fail("a reading said 'cut short' for a program that "
+                         "finishes cleanly")
+            if done:
+                break
+        if p.returncode != 0:
+            fail("%s: %s" % (a.cmd[0], describe(p.returncode)))
+        if not last or not last.startswith("finished"):
+            fail("last reading %r, want finished" % last)
+        if problems:
+            break
+    print("states seen: %s" % states)
+
+
 def main():
     ap = argparse.ArgumentParser(prog="vtest.py")
     sub = ap.add_subparsers(dest="cmd_name", required=True)
@@ -517,6 +615,7 @@ def main():
     c.add_argument("--profile", required=True)
     c.add_argument("--calls", action="append", default=[])
     c.add_argument("--min", type=int, default=1)
+    c.add_argument("--cut", action="store_true")
     c.add_argument("-v", "--verbose", action="store_true")
     c.set_defaults(fn=cmd_windows)
 
@@ -539,6 +638,18 @@ def main():
     c.add_argument("--func", required=True)
     c.add_argument("--min", type=int, default=1)
     c.set_defaults(fn=cmd_handled)
+
+    c = sub.add_parser("background")
+    c.add_argument("--ready", default="ready")
+    c.add_argument("--env", action="append")
+    c.add_argument("cmd", nargs=argparse.REMAINDER)
+    c.set_defaults(fn=cmd_background)
+
+    c = sub.add_parser("race")
+    c.add_argument("--runs", type=int, default=100)
+    c.add_argument("--profile", required=True)
+    c.add_argument("cmd", nargs=argparse.REMAINDER)
+    c.set_defaults(fn=cmd_race)
 
     a = ap.parse_args()
     for attr in ("cmd", "args"):
