@@ -23,6 +23,8 @@ static const struct cmd commands[] = {
 	  cmd_report_usage },
 	{ "wait", cmd_wait, "block until a profile's writer has finished",
 	  cmd_wait_usage },
+	{ "attach", cmd_attach, "watch a running process live (CPU, threads, memory, stacks)",
+	  cmd_attach_usage },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
