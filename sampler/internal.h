@@ -46,9 +46,10 @@ struct threads_state {
 	pid_t *ended;
 	size_t nended, cap_ended;
 	int primed;                 /* a scan has run: later ones mark new */
+	pid_t pid;                  /* the leader's tid */
 };
 
-int threads_init(struct threads_state *t, int procfd);
+int threads_init(struct threads_state *t, int procfd, pid_t pid);
 /* Rescans the task list and reads every live thread; fills s->threads,
  * s->ended.  Returns 0 or a negative errno. */
 int threads_scan(struct threads_state *t, struct sampler_sample *s);

@@ -350,7 +350,7 @@ static int open_sampler(struct sampler **out, const struct sampler_config *cfg,
 				  (int)cfg->pid);
 		goto fail;
 	}
-	ret = threads_init(&s->threads, s->proc.procfd);
+	ret = threads_init(&s->threads, s->proc.procfd, cfg->pid);
 	if (ret) {
 		sampler_err(err, errlen, ret, "pid %d: /proc/%d/task: %s",
 			    (int)cfg->pid, (int)cfg->pid, strerror(-ret));

@@ -27,9 +27,10 @@ struct thread_slot {
 	int fresh;     /* opened in this scan */
 };
 
-int threads_init(struct threads_state *t, int procfd)
+int threads_init(struct threads_state *t, int procfd, pid_t pid)
 {
 	memset(t, 0, sizeof(*t));
+	t->pid = pid;
 	t->taskfd = openat(procfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return t->taskfd < 0 ? -errno : 0;
 }
@@ -188,7 +189,14 @@ int threads_scan(struct threads_state *t, struct sampler_sample *s)
 
 		o = &t->out[nout];
 		memset(o, 0, sizeof(*o));
-		if (!sl->seen || read_thread(sl, o)) {
+		/* A thread other than the leader that is a zombie has
+		 * ended: it is only waiting to be released.  The leader
+		 * stays listed while the process lives (after
+		 * pthread_exit it is a zombie until the last thread
+		 * ends). */
+		if (!sl->seen || read_thread(sl, o) ||
+		    ((o->state == 'Z' || o->state == 'X') &&
+		     sl->tid != t->pid)) {
 			/* A thread seen before is reported ended; one that
 			 * came and went inside this scan was never shown. */
 			if (!sl->fresh && add_ended(t, sl->tid))
