@@ -138,7 +138,8 @@ static int list_tasks(struct threads_state *t)
 		t->nslots++;
 	}
 	closedir(d);
-	qsort(t->slots, t->nslots, sizeof(*t->slots), cmp_slot);
+	if (t->nslots)
+		qsort(t->slots, t->nslots, sizeof(*t->slots), cmp_slot);
 	return 0;
 }
 

@@ -216,7 +216,8 @@ static void fold_stacks(struct attach *a, const struct sampler_sample *s,
 	}
 	if (f)
 		fputc(']', f);
-	qsort(ts->t, ts->n, sizeof(*ts->t), cmp_tally);
+	if (ts->n)
+		qsort(ts->t, ts->n, sizeof(*ts->t), cmp_tally);
 }
 
 static const char *state_name(char c, char *buf)
@@ -364,7 +365,8 @@ static void write_text_sample(struct attach *a, const struct sampler_sample *s)
 		struct sampler_thread *t = malloc(s->nthreads * sizeof(*t) + 1);
 
 		if (t) {
-			memcpy(t, s->threads, s->nthreads * sizeof(*t));
+			if (s->nthreads)
+				memcpy(t, s->threads, s->nthreads * sizeof(*t));
 			qsort(t, s->nthreads, sizeof(*t), cmp_thread_cpu);
 			fprintf(f, "  %8s %-16s %s %6s\n", "TID", "NAME", "S", "%CPU");
 			/* The first sample has no previous one to share
