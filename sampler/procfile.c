@@ -30,7 +30,12 @@ ssize_t proc_pread(int fd, char *buf, size_t len)
 
 	if (fd < 0 || len == 0)
 		return -EBADF;
-	/* Proc files fill one read per page at most; loop for the rest. */
+	/*
+	 * The files read here are generated whole at each read from offset 0
+	 * (single_open in the kernel), so a read shorter than asked is the
+	 * end: no second read to see 0, which would cost a syscall per file
+	 * per thread per sample.
+	 */
 	while (got < len - 1) {
 		n = pread(fd, buf + got, len - 1 - got, (off_t)got);
 		if (n < 0) {
@@ -38,9 +43,9 @@ ssize_t proc_pread(int fd, char *buf, size_t len)
 				continue;
 			return -errno;
 		}
-		if (n == 0)
-			break;
 		got += (size_t)n;
+		if ((size_t)n < len - 1 - (got - (size_t)n) || n == 0)
+			break;
 	}
 	buf[got] = 0;
 	return (ssize_t)got;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -77,67 +78,81 @@ static int add_ended(struct threads_state *t, pid_t tid)
 	return 0;
 }
 
-/* Lists the task directory: marks known slots seen, appends new ones
- * (opened) at the end, then sorts.  Returns 0 or a negative errno. */
-static int list_tasks(struct threads_state *t)
+/* A directory entry as getdents64 returns it. */
+struct dirent64_ {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/* Adds the thread tid, seen for the first time: opens its files.  A
+ * thread that ended between the listing and the open is left out. */
+static int add_slot(struct threads_state *t, long tid)
 {
 	char name[64];
 	struct thread_slot *sl;
-	struct dirent *de;
+
+	if (grow((void **)&t->slots, &t->cap, t->nslots + 1, sizeof(*sl)))
+		return -ENOMEM;
+	sl = &t->slots[t->nslots];
+	memset(sl, 0, sizeof(*sl));
+	sl->tid = (pid_t)tid;
+	snprintf(name, sizeof(name), "%ld/stat", tid);
+	sl->statfd = openat(t->taskfd, name, O_RDONLY | O_CLOEXEC);
+	snprintf(name, sizeof(name), "%ld/schedstat", tid);
+	sl->schedfd = openat(t->taskfd, name, O_RDONLY | O_CLOEXEC);
+	if (sl->statfd < 0) {
+		close_slot(sl);
+		return 0;
+	}
+	sl->seen = sl->fresh = 1;
+	t->nslots++;
+	return 0;
+}
+
+/*
+ * Lists the task directory: marks known slots seen, appends new ones
+ * (opened) at the end, then sorts.  The directory stays open and is read
+ * again from offset 0 with getdents64, which costs a fraction of opening
+ * it (and of readdir's allocation) at every scan.  Returns 0 or a
+ * negative errno.
+ */
+static int list_tasks(struct threads_state *t)
+{
+	char buf[16384];
+	struct dirent64_ *de;
+	struct thread_slot *sl;
 	size_t i, known = t->nslots;
-	DIR *d;
-	int fd;
-	long tid;
+	long n, off, tid;
 
 	for (i = 0; i < t->nslots; i++)
 		t->slots[i].seen = t->slots[i].fresh = 0;
-	/* A new DIR each time: rewinddir on a dup'ed fd would share the
-	 * offset, and opendir of "task" by fd is one openat. */
-	fd = openat(t->taskfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (lseek(t->taskfd, 0, SEEK_SET) < 0)
 		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	while ((de = readdir(d))) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		tid = strtol(de->d_name, NULL, 10);
-		sl = NULL;
-		/* Only the old part is sorted; new ones are few. */
-		if (known) {
-			struct thread_slot key = { .tid = (pid_t)tid };
+	while ((n = syscall(SYS_getdents64, t->taskfd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n; off += de->d_reclen) {
+			de = (struct dirent64_ *)(buf + off);
+			if (de->d_name[0] < '0' || de->d_name[0] > '9')
+				continue;
+			tid = strtol(de->d_name, NULL, 10);
+			sl = NULL;
+			/* Only the old part is sorted; new ones are few. */
+			if (known) {
+				struct thread_slot key = { .tid = (pid_t)tid };
 
-			sl = bsearch(&key, t->slots, known, sizeof(key),
-				     cmp_slot);
+				sl = bsearch(&key, t->slots, known,
+					     sizeof(key), cmp_slot);
+			}
+			if (sl)
+				sl->seen = 1;
+			else if (add_slot(t, tid))
+				return -ENOMEM;
 		}
-		if (sl) {
-			sl->seen = 1;
-			continue;
-		}
-		if (grow((void **)&t->slots, &t->cap, t->nslots + 1,
-			 sizeof(*sl))) {
-			closedir(d);
-			return -ENOMEM;
-		}
-		sl = &t->slots[t->nslots];
-		memset(sl, 0, sizeof(*sl));
-		sl->tid = (pid_t)tid;
-		snprintf(name, sizeof(name), "%ld/stat", tid);
-		sl->statfd = openat(t->taskfd, name, O_RDONLY | O_CLOEXEC);
-		snprintf(name, sizeof(name), "%ld/schedstat", tid);
-		sl->schedfd = openat(t->taskfd, name, O_RDONLY | O_CLOEXEC);
-		if (sl->statfd < 0) {
-			/* Ended between the listing and the open. */
-			close_slot(sl);
-			continue;
-		}
-		sl->seen = sl->fresh = 1;
-		t->nslots++;
 	}
-	closedir(d);
+	if (n < 0)
+		return -errno;
 	if (t->nslots)
 		qsort(t->slots, t->nslots, sizeof(*t->slots), cmp_slot);
 	return 0;
