@@ -92,6 +92,30 @@ int host_scan_cpu(struct host_state *h, struct sampler_sample *s);
 int host_scan_memory(struct host_state *h, struct sampler_sample *s);
 void host_release(struct host_state *h);
 
+/* ---- counts.c: exact call counts from the target's mapped .vgl ------- */
+struct vgl_edge_info;
+
+struct counts_state {
+	int mapsfd;                 /* /proc/PID/maps */
+	char path[4096];            /* the profile being read; "" = look */
+	char prev_path[4096];       /* the file prev belongs to */
+	struct vgl_edge_info *prev; /* the previous scan's edges, sorted */
+	size_t nprev, cap_prev;
+	struct sampler_edge *out;
+	size_t cap_out;
+	char err[4400];
+};
+
+int counts_init(struct counts_state *c, int procfd);
+/* Reads the profile and fills s->edges with the counts since the previous
+ * scan.  final: the target has ended (its maps are gone).  A target
+ * without a profile gets s->counts_error, not an error.  Returns 0 or
+ * -ENOMEM. */
+int counts_scan(struct counts_state *c, struct sampler_sample *s, int final);
+/* Looks the file up again at the next scan (after an exec). */
+void counts_forget_file(struct counts_state *c);
+void counts_release(struct counts_state *c);
+
 /* ---- stacks.c: CPU stack samples with perf_event_open ------------------ */
 struct stacks_state;
 

@@ -39,6 +39,7 @@ static const struct {
 	{ "memory", SAMPLER_SCAN_MEMORY },
 	{ "io", SAMPLER_SCAN_IO },
 	{ "stacks", SAMPLER_SCAN_STACKS },
+	{ "counts", SAMPLER_SCAN_COUNTS },
 };
 #define NSCANS (sizeof(scan_names) / sizeof(scan_names[0]))
 
@@ -57,6 +58,7 @@ struct sampler {
 	struct process_state proc;
 	struct threads_state threads;
 	struct host_state host;
+	struct counts_state counts;
 	int ended;
 	sampler_fn fn;
 	void *arg;
@@ -114,7 +116,7 @@ int sampler_parse_scan(const char *s, unsigned *mask, char *err, size_t errlen)
 				break;
 		if (i == NSCANS)
 			return sampler_err(err, errlen, -EINVAL,
-					   "unknown scan '%.*s' (known: host-cpu, cpu, threads, memory, host-memory, io, stacks, all)",
+					   "unknown scan '%.*s' (known: host-cpu, cpu, threads, memory, host-memory, io, stacks, counts, all)",
 					   (int)len, p);
 		m |= scan_names[i].bit;
 	}
@@ -160,8 +162,9 @@ static void arm_timer(int tfd, uint64_t ns)
 	timerfd_settime(tfd, 0, &it, NULL);
 }
 
-/* Takes one sample with the scans in force; called with the lock held. */
-static void take_sample(struct sampler *s)
+/* Takes one sample with the scans in force; called with the lock held.
+ * final: the target has ended (only counts can still be read). */
+static void take_sample(struct sampler *s, int final)
 {
 	struct sampler_sample smp;
 	unsigned scan = s->scan;
@@ -172,6 +175,9 @@ static void take_sample(struct sampler *s)
 	smp.time_ns = clock_ns(CLOCK_REALTIME);
 	smp.mono_ns = clock_ns(CLOCK_MONOTONIC);
 	smp.interval_ns = s->interval_ns;
+	smp.final = final;
+	if (final)
+		scan &= SAMPLER_SCAN_COUNTS;
 	/* A scan that fails (the target is ending under us) is left out of
 	 * smp.scan rather than reported with zeros. */
 	if (process_scan_stat(&s->proc, &smp))
@@ -187,6 +193,8 @@ static void take_sample(struct sampler *s)
 		}
 	}
 	process_scan_exe(&s->proc, &smp);
+	if (smp.exe_changed)
+		counts_forget_file(&s->counts);
 	if ((scan & SAMPLER_SCAN_MEMORY) && process_scan_memory(&s->proc, &smp))
 		scan &= ~(unsigned)SAMPLER_SCAN_MEMORY;
 	if (scan & SAMPLER_SCAN_IO)
@@ -202,6 +210,8 @@ static void take_sample(struct sampler *s)
 		stacks_take(s->stacks, &smp);
 	else
 		scan &= ~(unsigned)SAMPLER_SCAN_STACKS;
+	if ((scan & SAMPLER_SCAN_COUNTS) && counts_scan(&s->counts, &smp, final))
+		scan &= ~(unsigned)SAMPLER_SCAN_COUNTS;
 	smp.scan = scan;
 	s->fn(&smp, s->arg);
 }
@@ -231,7 +241,7 @@ static void *run(void *arg)
 	uint64_t v;
 
 	pthread_mutex_lock(&s->lock);
-	take_sample(s);
+	take_sample(s, 0);
 	arm_timer(s->tfd, s->interval_ns);
 	for (;;) {
 		pfd[0] = (struct pollfd){ .fd = s->evfd, .events = POLLIN };
@@ -257,7 +267,9 @@ static void *run(void *arg)
 			arm_timer(s->tfd, s->interval_ns);
 		}
 		if (pfd[2].revents) {
-			/* The last sample sees the zombie, if it is one. */
+			/* Its profile is final now: one last read. */
+			if (s->scan & SAMPLER_SCAN_COUNTS)
+				take_sample(s, 1);
 			report_end(s);
 			break;
 		}
@@ -269,9 +281,9 @@ static void *run(void *arg)
 		if (pfd[1].revents & POLLIN) {
 			if (read(s->tfd, &v, sizeof(v)) < 0)
 				v = 0;
-			take_sample(s);
+			take_sample(s, 0);
 		} else if (s->now) {
-			take_sample(s);
+			take_sample(s, 0);
 		}
 		s->now = 0;
 	}
@@ -283,6 +295,7 @@ static void release(struct sampler *s)
 {
 	stacks_close(s->stacks);
 	threads_release(&s->threads);
+	counts_release(&s->counts);
 	process_release(&s->proc);
 	host_release(&s->host);
 	if (s->tfd >= 0)
@@ -316,6 +329,7 @@ static int open_sampler(struct sampler **out, const struct sampler_config *cfg,
 	s->threads.taskfd = -1;
 	s->proc.procfd = s->proc.statfd = s->proc.statusfd = s->proc.iofd = -1;
 	s->host.statfd = s->host.meminfofd = -1;
+	s->counts.mapsfd = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	s->pid = cfg->pid;
 	s->interval_ns = cfg->interval_ns;
@@ -353,6 +367,12 @@ static int open_sampler(struct sampler **out, const struct sampler_config *cfg,
 	ret = threads_init(&s->threads, s->proc.procfd, cfg->pid);
 	if (ret) {
 		sampler_err(err, errlen, ret, "pid %d: /proc/%d/task: %s",
+			    (int)cfg->pid, (int)cfg->pid, strerror(-ret));
+		goto fail;
+	}
+	ret = counts_init(&s->counts, s->proc.procfd);
+	if (ret) {
+		sampler_err(err, errlen, ret, "pid %d: /proc/%d/maps: %s",
 			    (int)cfg->pid, (int)cfg->pid, strerror(-ret));
 		goto fail;
 	}
@@ -514,7 +534,7 @@ int sampler_sample_once(pid_t pid, unsigned scan, sampler_fn fn, void *arg,
 	ret = open_sampler(&s, &cfg, err, errlen);
 	if (ret)
 		return ret;
-	take_sample(s);
+	take_sample(s, 0);
 	release(s);
 	return 0;
 }

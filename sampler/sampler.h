@@ -38,8 +38,9 @@ enum sampler_scan {
 	SAMPLER_SCAN_MEMORY = 0x40,
 	SAMPLER_SCAN_IO = 0x100,
 	SAMPLER_SCAN_STACKS = 0x200,
+	SAMPLER_SCAN_COUNTS = 0x400,
 };
-#define SAMPLER_SCAN_ALL 0x367u
+#define SAMPLER_SCAN_ALL 0x767u
 #define SAMPLER_SCAN_DEFAULT \
 	(SAMPLER_SCAN_CPU | SAMPLER_SCAN_THREADS | SAMPLER_SCAN_MEMORY)
 
@@ -55,7 +56,7 @@ enum sampler_scan {
 
 /*
  * Parses a scan set: a comma-separated list of names (host-cpu, cpu,
- * threads, memory, host-memory, io, stacks; "all" for every one) or a
+ * threads, memory, host-memory, io, stacks, counts; "all" for every one) or a
  * number (decimal or 0x hex) of the bits above.  Returns 0 with *mask set,
  * or -EINVAL with err saying which name or bit is unknown.
  */
@@ -84,6 +85,15 @@ struct sampler_stack {
 	uint32_t nips;
 	const uint64_t *ips;
 	uint64_t count;
+};
+
+/* The calls of one edge of a target linked with vigil's runtime (its
+ * .vgl profile): runtime addresses as the profile holds them. */
+struct sampler_edge {
+	uint64_t callee;      /* the entered function */
+	uint64_t site;        /* the return address of the call */
+	uint64_t delta;       /* calls since the previous sample */
+	uint64_t total;       /* calls since the program started */
 };
 
 enum sampler_kind {
@@ -139,6 +149,16 @@ struct sampler_sample {
 	uint64_t stack_samples, stack_lost;
 	unsigned frequency;
 
+	/* SAMPLER_SCAN_COUNTS: edges whose count grew since the previous
+	 * sample; or counts_error (the target has no profile, or it cannot
+	 * be read) and no edges. */
+	const char *counts_error;
+	const char *counts_file;
+	const struct sampler_edge *edges;
+	size_t nedges;
+	uint64_t calls_delta, calls_total;
+	int final;                 /* taken after the target ended */
+
 	/* SAMPLER_ENDED: the target's wait status as the kernel showed it
 	 * while it was a zombie (exit_known 0 if it was reaped first). */
 	int exit_known;
@@ -159,6 +179,10 @@ struct sampler_config {
 struct sampler;
 
 /*
+ * With SAMPLER_SCAN_COUNTS, one last sample (final = 1) comes after the
+ * target has ended and before SAMPLER_ENDED: its profile is final then,
+ * so the deltas of a whole run add up to it.
+ *
  * Checks that cfg->pid is a process the caller may read, opens its pidfd,
  * sets up the scans and starts the sampler thread; the first sample comes
  * at once, the next after one interval.  Returns 0 with *out set, or a

@@ -54,6 +54,8 @@ const char cmd_attach_usage[] =
 	"  io 0x100        bytes read and written (where permitted)\n"
 	"  stacks 0x200    CPU stack samples at --frequency HZ (default 99),\n"
 	"                  user space, frame-pointer call chains\n"
+	"  counts 0x400    exact calls per edge since the previous sample, read\n"
+	"                  from the .vgl profile of a program linked with vigil\n"
 	"  all             every one of them\n"
 	"Default: cpu,threads,memory.\n"
 	"\n"
@@ -227,6 +229,77 @@ static const char *state_name(char c, char *buf)
 	return buf;
 }
 
+static int cmp_edge_delta(const void *x, const void *y)
+{
+	const struct sampler_edge *a = x, *b = y;
+
+	if (a->delta != b->delta)
+		return a->delta < b->delta ? 1 : -1;
+	return (a->callee > b->callee) - (a->callee < b->callee);
+}
+
+/* The counts of a sample as JSON: every edge that grew, named. */
+static void write_json_counts(struct attach *a, const struct sampler_sample *s)
+{
+	FILE *f = a->out;
+	char name[512];
+	size_t i;
+
+	if (s->counts_error) {
+		fputs(",\"counts_error\":", f);
+		vgl_json_string(f, s->counts_error);
+		return;
+	}
+	fputs(",\"counts_file\":", f);
+	vgl_json_string(f, s->counts_file);
+	fprintf(f, ",\"counts_final\":%s,\"calls_delta\":%" PRIu64
+		",\"calls_total\":%" PRIu64 ",\"edges\":[",
+		s->final ? "true" : "false", s->calls_delta, s->calls_total);
+	for (i = 0; i < s->nedges; i++) {
+		const struct sampler_edge *e = &s->edges[i];
+
+		fputs(i ? ",{\"caller\":" : "{\"caller\":", f);
+		vgl_json_string(f, sampler_symbols_name(a->syms, e->site, 1, name,
+							sizeof(name)));
+		fputs(",\"callee\":", f);
+		vgl_json_string(f, sampler_symbols_name(a->syms, e->callee, 0,
+							name, sizeof(name)));
+		fprintf(f, ",\"site\":\"0x%" PRIx64 "\",\"delta\":%" PRIu64
+			",\"total\":%" PRIu64 "}", e->site, e->delta, e->total);
+	}
+	fputc(']', f);
+}
+
+/* The counts of a sample for people: the edges that grew most. */
+static void write_text_counts(struct attach *a, const struct sampler_sample *s)
+{
+	struct sampler_edge *e;
+	char caller[512], callee[512];
+	FILE *f = a->out;
+	size_t i;
+
+	if (s->counts_error) {
+		fprintf(a->out, "  counts: %s\n", s->counts_error);
+		return;
+	}
+	fprintf(f, "  %12s  %s (%" PRIu64 " calls since the previous sample, %"
+		PRIu64 " in all)\n", "CALLS", "CALLER -> CALLEE", s->calls_delta,
+		s->calls_total);
+	e = malloc(s->nedges * sizeof(*e) + 1);
+	if (!e)
+		return;
+	if (s->nedges)
+		memcpy(e, s->edges, s->nedges * sizeof(*e));
+	qsort(e, s->nedges, sizeof(*e), cmp_edge_delta);
+	for (i = 0; i < s->nedges && i < TOP_N; i++)
+		fprintf(f, "  %12" PRIu64 "  %s -> %s\n", e[i].delta,
+			sampler_symbols_name(a->syms, e[i].site, 1, caller,
+					     sizeof(caller)),
+			sampler_symbols_name(a->syms, e[i].callee, 0, callee,
+					     sizeof(callee)));
+	free(e);
+}
+
 static void write_json_sample(struct attach *a, const struct sampler_sample *s)
 {
 	FILE *f = a->out;
@@ -319,6 +392,8 @@ static void write_json_sample(struct attach *a, const struct sampler_sample *s)
 		fputc(']', f);
 		tallies_free(&ts);
 	}
+	if (s->scan & SAMPLER_SCAN_COUNTS)
+		write_json_counts(a, s);
 	fputs("}\n", f);
 }
 
@@ -400,6 +475,8 @@ static void write_text_sample(struct attach *a, const struct sampler_sample *s)
 				ts.t[i].name);
 		tallies_free(&ts);
 	}
+	if (s->scan & SAMPLER_SCAN_COUNTS)
+		write_text_counts(a, s);
 }
 
 static void signal_end(struct attach *a)

@@ -41,14 +41,14 @@ SPIN_ITERS = "300000000"
 
 def build():
     os.makedirs(OUT, exist_ok=True)
-    srcs = [os.path.join(ROOT, "sampler", f)
-            for f in sorted(os.listdir(os.path.join(ROOT, "sampler")))
+    srcs = [os.path.join(ROOT, d, f) for d in ("sampler", "lib")
+            for f in sorted(os.listdir(os.path.join(ROOT, d)))
             if f.endswith(".c")]
     subprocess.run([CC, "-O2", "-g", "-D_GNU_SOURCE",
                     "-I" + os.path.join(ROOT, "sampler"),
                     "-I" + os.path.join(ROOT, "lib"),
                     os.path.join(HERE, "sampler.c"), *srcs,
-                    "-ldw", "-lelf", "-pthread",
+                    "-ldw", "-lelf", "-lstdc++", "-pthread",
                     "-o", os.path.join(OUT, "sampler")], check=True)
     subprocess.run([CC, "-O1", "-fno-omit-frame-pointer",
                     "-mno-omit-leaf-frame-pointer",

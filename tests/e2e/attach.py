@@ -29,6 +29,12 @@ behaviour checked is time itself (an end within 0.5 s).
   churn TARGET      threads born and ended at a high rate, sampled every
                     1 ms for 10 s: exit 0, nothing on stderr, all valid.
   exec TARGET       an exec mid-run is reported with the new image.
+  counts TARGET PLAIN  an instrumented TARGET (attach_counts.c) with
+                    VIGIL_FILE set, sampled every 2 ms: the per-sample
+                    deltas of every edge add up exactly to the counts in
+                    its final profile (`vigil report --json`), the last
+                    sample is the final one; an uninstrumented PLAIN gets
+                    counts_error and no edges.
   records TARGET    the exact keys of every kind of record and scan, the
                     answers to good and bad control lines, --count,
                     --duration, --format text.
@@ -549,6 +555,75 @@ def cmd_exec(target):
     tg.kill()
 
 
+# ---- 5. counts ---------------------------------------------------------------
+
+def cmd_counts(target, plain):
+    what = "counts"
+    out = os.path.join(os.path.dirname(os.path.abspath(target)), "counts.vgl")
+    if os.path.exists(out):
+        os.unlink(out)
+    env = dict(os.environ, VIGIL_FILE=out)
+    p = subprocess.Popen([target], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True, env=env)
+    if p.stdout.readline().strip() != "ready":
+        fail("%s: target did not say ready" % what)
+    a = Attach(p.pid, "--interval", "2ms", "--scan", "counts")
+    a.next()
+    p.stdin.write("go\n")
+    p.stdin.flush()
+    _, end = a.next("end", timeout=30)
+    check_end(end, what, reason="exited", exit_code=0)
+    a.exit_within(now(), 2.0, what)
+    p.wait()
+    samples = [r for r in a.rec.all if r["type"] == "sample"]
+    sums = {}
+    for r in samples:
+        if "counts_error" in r:
+            fail("%s: counts_error %s" % (what, r["counts_error"]))
+            continue
+        if r["counts_file"] != out:
+            fail("%s: counts_file %s, want %s" % (what, r["counts_file"], out))
+        if sum(e["delta"] for e in r["edges"]) != r["calls_delta"]:
+            fail("%s: edge deltas do not add up to calls_delta" % what)
+        for e in r["edges"]:
+            k = (e["caller"], e["callee"])
+            sums[k] = sums.get(k, 0) + e["delta"]
+    growing = [r for r in samples if r.get("calls_delta")]
+    if len(growing) < 10:
+        fail("%s: only %d samples saw the counts grow" % (what, len(growing)))
+    finals = [r.get("counts_final") for r in samples]
+    if finals[-1:] != [True] or finals.count(True) != 1:
+        fail("%s: counts_final %s, want true in the last sample only"
+             % (what, finals[-5:]))
+    r = subprocess.run([VIGIL, "report", "--json", out], capture_output=True,
+                       text=True, timeout=30)
+    if r.returncode:
+        fail("%s: vigil report: %s" % (what, r.stderr))
+        return
+    want = {}
+    for e in json.loads(r.stdout)["edges"]:
+        k = (e["caller"], e["callee"])
+        want[k] = want.get(k, 0) + e["count"]
+    if sums != want:
+        fail("%s: deltas add up to %s, the final profile has %s"
+             % (what, sorted(sums.items()), sorted(want.items())))
+    if want.get(("worker", "work")) != 800000:
+        fail("%s: worker -> work %s, want 800000" % (what, want.get(("worker", "work"))))
+
+    # A target without vigil's runtime: an error in each sample, no edges.
+    tg = Target(plain, "loop")
+    tg.expect("ready")
+    a = Attach(tg.p.pid, "--interval", "1h", "--scan", "counts")
+    _, s = a.next()
+    if s and (s.get("counts_error") !=
+              "no .vgl profile mapped (not linked with vigil's runtime?)"
+              or "edges" in s):
+        fail("%s: uninstrumented target: %s" % (what, json.dumps(s)))
+    a.send("stop")
+    a.exit_within(now(), 0.5, what + "/plain")
+    tg.kill()
+
+
 # ---- the records' schema --------------------------------------------------
 
 BASE = ["type", "seq", "pid", "time_ns", "elapsed_us", "interval_us", "state",
@@ -562,8 +637,10 @@ BY_SCAN = {
     "io": ["io_read_bytes", "io_write_bytes", "io_rchar_bytes", "io_wchar_bytes"],
     "threads": ["threads", "threads_ended"],
     "stacks": ["frequency_hz", "stack_samples", "stack_lost", "stacks", "top"],
+    "counts": ["counts_error"],
 }
-ORDER = ["cpu", "host-cpu", "memory", "host-memory", "io", "threads", "stacks"]
+ORDER = ["cpu", "host-cpu", "memory", "host-memory", "io", "threads", "stacks",
+         "counts"]
 THREAD = ["tid", "name", "state", "new", "cpu_user_us", "cpu_sys_us",
           "cpu_run_ns", "cpu_run_delta_ns"]
 
@@ -612,7 +689,7 @@ def cmd_records(target):
                     (pid, os.path.basename(target)[:15], False):
                 fail("%s: thread %s" % (what, t))
     # Every scan at once, by mask, in the documented order.
-    a.send("scan 0x367")
+    a.send("scan 0x767")
     a.next("control", 2)
     a.send("sample")
     a.next("control", 2)
@@ -622,7 +699,7 @@ def cmd_records(target):
     bad = {
         "interval 0": "interval must be between 1ms and 24h",
         "interval soon": "bad interval 'soon' (like 250ms, 10s, 2m)",
-        "scan nothing": "unknown scan 'nothing' (known: host-cpu, cpu, threads, memory, host-memory, io, stacks, all)",
+        "scan nothing": "unknown scan 'nothing' (known: host-cpu, cpu, threads, memory, host-memory, io, stacks, counts, all)",
         "frequency 0": "bad frequency '0' (1 to 100000 Hz)",
         "jump": "unknown control line (interval D, scan LIST, frequency HZ, sample, stop)",
         "stop now": "unknown control line (interval D, scan LIST, frequency HZ, sample, stop)",
@@ -645,7 +722,7 @@ def cmd_records(target):
     a.send("stop")
     end = a.exit_within(now(), 0.5, what)
     check_keys(what + " end", end, ["type", "reason", "pid", "samples"])
-    check_end(end, what, reason="stop", pid=pid, samples=10)
+    check_end(end, what, reason="stop", pid=pid, samples=11)
 
     # --count 3 at 10 ms: exactly three samples, reason count.
     a = Attach(pid, "--interval", "10ms", "--count", "3")
@@ -680,11 +757,12 @@ def main():
     cmds = {"loop": cmd_loop, "zombie": cmd_zombie,
             "pthread-exit": cmd_pthread_exit, "sigstop": cmd_sigstop,
             "threads": cmd_threads, "stacks": cmd_stacks, "churn": cmd_churn,
-            "exec": cmd_exec, "records": cmd_records}
-    if len(sys.argv) != 3 or sys.argv[1] not in cmds:
-        print("usage: attach.py {%s} TARGET" % "|".join(cmds), file=sys.stderr)
+            "exec": cmd_exec, "records": cmd_records, "counts": cmd_counts}
+    if len(sys.argv) < 3 or sys.argv[1] not in cmds:
+        print("usage: attach.py {%s} TARGET [PLAIN]" % "|".join(cmds),
+              file=sys.stderr)
         return 2
-    cmds[sys.argv[1]](sys.argv[2])
+    cmds[sys.argv[1]](*sys.argv[2:])
     return 1 if problems else 0
 
 
