@@ -127,6 +127,8 @@ int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
 		unsigned frequency, char *err, size_t errlen);
 /* The ring buffers' descriptors, to poll (readable when half full). */
 size_t stacks_fds(struct stacks_state *st, int *fds, size_t max);
+/* fd (one stacks_fds gave) polled as hung up: poll another instead. */
+void stacks_hangup(struct stacks_state *st, int fd);
 /* Drains the rings into the state's table of distinct stacks. */
 void stacks_drain(struct stacks_state *st);
 /* Drains, then fills s->stacks from the table and empties it (the arrays

@@ -273,11 +273,12 @@ static void *run(void *arg)
 			report_end(s);
 			break;
 		}
-		for (i = 3; i < n; i++)
-			if (pfd[i].revents && s->stacks) {
+		for (i = 3; i < n && s->stacks; i++) {
+			if (pfd[i].revents & (POLLHUP | POLLERR))
+				stacks_hangup(s->stacks, pfd[i].fd);
+			if (pfd[i].revents & POLLIN)
 				stacks_drain(s->stacks);
-				break;
-			}
+		}
 		if (pfd[1].revents & POLLIN) {
 			if (read(s->tfd, &v, sizeof(v)) < 0)
 				v = 0;

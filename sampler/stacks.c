@@ -41,6 +41,8 @@ struct stack_entry {
 
 struct ring {
 	int fd;                 /* the event whose buffer this is */
+	int pollfd;             /* an event of this CPU to poll for wake-ups,
+	                         * or -1 (drained at each sample only) */
 	void *base;             /* header page + data */
 	size_t data_size;
 };
@@ -49,6 +51,7 @@ struct stacks_state {
 	struct ring *rings;     /* one per CPU that has events */
 	size_t nrings;
 	int *fds;               /* every event */
+	int *fd_cpu;            /* the CPU of each */
 	size_t nfds, cap_fds;
 	unsigned frequency;
 	/* the current round */
@@ -118,7 +121,7 @@ static int open_error(int e, unsigned freq, char *err, size_t errlen)
 	}
 }
 
-static int add_fd(struct stacks_state *st, int fd)
+static int add_fd(struct stacks_state *st, int fd, int cpu)
 {
 	if (st->nfds == st->cap_fds) {
 		size_t n = st->cap_fds ? st->cap_fds * 2 : 64;
@@ -127,8 +130,13 @@ static int add_fd(struct stacks_state *st, int fd)
 		if (!p)
 			return -ENOMEM;
 		st->fds = p;
+		p = realloc(st->fd_cpu, n * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		st->fd_cpu = p;
 		st->cap_fds = n;
 	}
+	st->fd_cpu[st->nfds] = cpu;
 	st->fds[st->nfds++] = fd;
 	return 0;
 }
@@ -154,7 +162,7 @@ static int open_thread(struct stacks_state *st, struct perf_event_attr *a,
 				continue;
 			return open_error(errno, st->frequency, err, errlen);
 		}
-		if (add_fd(st, (int)fd)) {
+		if (add_fd(st, (int)fd, cpu)) {
 			close((int)fd);
 			return -ENOMEM;
 		}
@@ -169,7 +177,7 @@ static int open_thread(struct stacks_state *st, struct perf_event_attr *a,
 						   "stack sampling: mmap of the ring buffer: %s",
 						   strerror(errno));
 			}
-			r->fd = (int)fd;
+			r->fd = r->pollfd = (int)fd;
 			r->data_size = (size_t)RING_PAGES * (size_t)getpagesize();
 		} else if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0) {
 			return sampler_err(err, errlen, -errno,
@@ -209,7 +217,7 @@ int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
 		goto out;
 	}
 	for (i = 0; i < ncpus; i++)
-		st->rings[i].fd = -1;
+		st->rings[i].fd = st->rings[i].pollfd = -1;
 	st->nrings = (size_t)ncpus;
 
 	memset(&a, 0, sizeof(a));
@@ -261,9 +269,33 @@ size_t stacks_fds(struct stacks_state *st, int *fds, size_t max)
 	size_t i, n = 0;
 
 	for (i = 0; i < st->nrings && n < max; i++)
-		if (st->rings[i].fd >= 0)
-			fds[n++] = st->rings[i].fd;
+		if (st->rings[i].pollfd >= 0)
+			fds[n++] = st->rings[i].pollfd;
 	return n;
+}
+
+void stacks_hangup(struct stacks_state *st, int fd)
+{
+	size_t i, j;
+
+	/*
+	 * The thread of the event we polled has ended (and its inherited
+	 * children too): the kernel reports its descriptor hung up for ever.
+	 * Its ring still fills from the other events of the CPU, and the
+	 * kernel wakes every event attached to a ring, so poll the next
+	 * event of the same CPU instead; each takes its turn as threads end.
+	 */
+	for (i = 0; i < st->nrings; i++) {
+		struct ring *r = &st->rings[i];
+
+		if (r->pollfd != fd)
+			continue;
+		for (j = 0; j < st->nfds && st->fds[j] != fd; j++)
+			;
+		for (j++; j < st->nfds && st->fd_cpu[j] != (int)i; j++)
+			;
+		r->pollfd = j < st->nfds ? st->fds[j] : -1;
+	}
 }
 
 static uint64_t hash_stack(pid_t tid, const uint64_t *ips, uint32_t n)
@@ -474,6 +506,7 @@ void stacks_close(struct stacks_state *st)
 	for (i = 0; i < st->nfds; i++)
 		close(st->fds[i]);
 	free(st->fds);
+	free(st->fd_cpu);
 	free(st->rings);
 	free_entries(st->cur, st->ncur);
 	free_entries(st->prev, st->nprev);

@@ -26,6 +26,10 @@ behaviour checked is time itself (an end within 0.5 s).
   stacks TARGET     at 999 Hz, hot() has the largest self share, its
                     callers are in its stacks, a thread started after the
                     sampler is sampled.
+  main-exit TARGET  stacks on; the thread whose events own the ring
+                    buffers (the main one) calls pthread_exit while another
+                    spins: the spinning thread is still sampled, and vigil
+                    attach does not spin (under 10% of a CPU).
   churn TARGET      threads born and ended at a high rate, sampled every
                     1 ms for 10 s: exit 0, nothing on stderr, all valid.
   exec TARGET       an exec mid-run is reported with the new image.
@@ -504,6 +508,38 @@ def cmd_stacks(target):
     tg.kill()
 
 
+def cpu_ticks(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def cmd_main_exit(target):
+    what = "main-exit"
+    tg = Target(target, "main-exit")
+    tg.expect("ready")
+    a = Attach(tg.p.pid, "--scan", "stacks", "--interval", "500ms",
+               "--frequency", "999")
+    a.next()
+    tg.send("exit")
+    time.sleep(0.3)
+    hz = os.sysconf("SC_CLK_TCK")
+    c0, t0 = cpu_ticks(a.p.pid), now()
+    time.sleep(1.5)
+    used = (cpu_ticks(a.p.pid) - c0) / hz / (now() - t0)
+    if used > 0.10:
+        fail("%s: vigil attach used %.0f%% of a CPU after the main thread "
+             "ended" % (what, used * 100))
+    a.send("stop")
+    a.exit_within(now(), 0.5, what)
+    samples = [r for r in a.rec.all if r["type"] == "sample"]
+    late = sum(r["stack_samples"] for r in samples[-2:])
+    if late < 50:
+        fail("%s: %d stack samples in the last two samples, want the "
+             "spinning thread sampled on" % (what, late))
+    tg.kill()
+
+
 # ---- 6. churn and exec ------------------------------------------------------
 
 def cmd_churn(target):
@@ -757,7 +793,7 @@ def main():
     cmds = {"loop": cmd_loop, "zombie": cmd_zombie,
             "pthread-exit": cmd_pthread_exit, "sigstop": cmd_sigstop,
             "threads": cmd_threads, "stacks": cmd_stacks, "churn": cmd_churn,
-            "exec": cmd_exec, "records": cmd_records, "counts": cmd_counts}
+            "exec": cmd_exec, "main-exit": cmd_main_exit, "records": cmd_records, "counts": cmd_counts}
     if len(sys.argv) < 3 or sys.argv[1] not in cmds:
         print("usage: attach.py {%s} TARGET [PLAIN]" % "|".join(cmds),
               file=sys.stderr)

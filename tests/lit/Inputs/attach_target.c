@@ -19,6 +19,9 @@
  *   hot           main -> outer -> middle -> hot, spinning; "go" on stdin
  *                 starts a thread "late" running late_worker -> middle ->
  *                 hot and prints "late TID"
+ *   main-exit     a thread "spin" spins in hot() for ever; the main thread
+ *                 prints "ready", and calls pthread_exit after a line on
+ *                 stdin
  *   churn         start and join threads as fast as it can, for ever
  *   exec          after a line on stdin, exec ARGV[2..]
  */
@@ -226,6 +229,26 @@ static int hot_main(void)
 	return 0;
 }
 
+/* ---- main-exit ----------------------------------------------------------- */
+static void *spinner(void *arg)
+{
+	pthread_setname_np(pthread_self(), "spin");
+	for (;;)
+		hot();
+	return arg;
+}
+
+static int main_exit(void)
+{
+	pthread_t t;
+	char line[64];
+
+	pthread_create(&t, NULL, spinner, NULL);
+	say("ready", 0);
+	read_line(line, sizeof(line));
+	pthread_exit(NULL);
+}
+
 /* ---- churn --------------------------------------------------------------- */
 static void *short_lived(void *arg)
 {
@@ -273,6 +296,8 @@ int main(int argc, char **argv)
 		return threads();
 	if (!strcmp(argv[1], "hot"))
 		return hot_main();
+	if (!strcmp(argv[1], "main-exit"))
+		return main_exit();
 	if (!strcmp(argv[1], "churn"))
 		return churn();
 	if (!strcmp(argv[1], "exec") && argc > 2)
