@@ -172,6 +172,19 @@ class Attach:
         self.p.stdin.write(line + "\n")
         self.p.stdin.flush()
 
+    def fresh_sample(self, timeout=3.0):
+        """Sends "sample" and returns the first sample taken after that
+        (by its time_ns), passing over older ones still in the pipe: a
+        periodic sample may have been taken before what the test waited
+        for happened."""
+        t_send = time.time_ns()
+        self.send("sample")
+        end = now() + timeout
+        while True:
+            t, r = self.next(timeout=max(end - now(), 0.01))
+            if r is None or r["time_ns"] >= t_send:
+                return t, r
+
     def exit_within(self, t0, limit, what):
         """vigil must exit within `limit` s of t0; returns its end record."""
         try:
@@ -359,8 +372,7 @@ def cmd_sigstop(target):
         fail("%s: running target reported stopped" % what)
     os.kill(tg.p.pid, signal.SIGSTOP)
     time.sleep(0.2)
-    a.send("sample")
-    _, s = a.next(timeout=2)
+    _, s = a.fresh_sample()
     if s and (not s["stopped"] or s["state"] != "T"):
         fail("%s: stopped target reported state %s stopped %s"
              % (what, s["state"], s["stopped"]))
@@ -384,8 +396,7 @@ def cmd_threads(target):
     _, first = a.next()
     tg.send("go")
     tg.expect("done", timeout=30)
-    a.send("sample")
-    _, s = a.next(timeout=3)
+    _, s = a.fresh_sample()
     if s:
         by_name = {t["name"]: t for t in s["threads"]}
         for i in range(4):
@@ -404,10 +415,11 @@ def cmd_threads(target):
         sl = by_name.get("sleeper")
         if not sl or sl["cpu_run_ns"] > 20e6 or sl["state"] != "S":
             fail("%s: sleeper %s" % (what, sl))
-        # The deltas of all samples add up to the totals.
+        # The deltas of all samples up to this one add up to the totals.
         for i in range(4):
             name = "busy%d" % i
-            samples = [r for r in a.rec.all if r["type"] == "sample"]
+            samples = [r for r in a.rec.all
+                       if r["type"] == "sample" and r["seq"] <= s["seq"]]
             deltas = sum(t["cpu_run_delta_ns"] for r in samples
                          for t in r["threads"] if t["name"] == name)
             if by_name.get(name) and deltas != by_name[name]["cpu_run_ns"]:
@@ -416,8 +428,7 @@ def cmd_threads(target):
     tg.send("late")
     _, line = tg.expect("late started")
     late = int(line.split()[2])
-    a.send("sample")
-    _, s = a.next(timeout=3)
+    _, s = a.fresh_sample()
     if s:
         t = [t for t in s["threads"] if t["tid"] == late]
         if len(t) != 1 or t[0]["name"] != "late" or not t[0]["new"]:
@@ -432,8 +443,7 @@ def cmd_threads(target):
     # sample that no longer sees it running, within a second.
     ended = []
     for _ in range(20):
-        a.send("sample")
-        _, s = a.next(timeout=3)
+        _, s = a.fresh_sample()
         if not s:
             break
         ended += s["threads_ended"]
