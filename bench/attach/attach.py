@@ -14,8 +14,8 @@ figure is printed with the baseline measured in the same run:
   first sample     from starting `vigil attach` to its first sample record,
                    beside starting `vigil --help` to its exit (the floor:
                    exec and dynamic linking of the same binary).
-  stacks cost      the target's slow-down (percentage points of its own
-                   work time) under `vigil attach --scan stacks` at 99,
+  stacks cost      the target's slow-down (percentage points of the CPU
+                   time its fixed work takes) under `vigil attach --scan stacks` at 99,
                    999 and 4999 Hz, beside `perf record -g -F` at the same
                    rates, when perf is installed (linux-perf).
 
@@ -120,7 +120,7 @@ def attach_time():
 
 
 def spin_once(how, hz, tmp):
-    """The spin target's work time in ns, under `how` at hz."""
+    """The CPU time in ns of the spin target's work, under `how` at hz."""
     spin = subprocess.Popen([os.path.join(OUT, "spin"), SPIN_ITERS],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True)
@@ -159,7 +159,7 @@ def stacks_cost():
                 times[c].append(spin_once(c[0], c[1], tmp))
     base = statistics.median(times[("plain", 0)])
     print("target slow-down under stack sampling (median of %d, %% of its "
-          "work time; plain %.0f ms):" % (RUNS, base / 1e6))
+          "work's CPU time; plain %.0f ms):" % (RUNS, base / 1e6))
     for hz in (99, 999, 4999):
         v = (statistics.median(times[("vigil", hz)]) / base - 1) * 100
         line = "  %5d Hz  vigil attach %+6.2f%%" % (hz, v)
