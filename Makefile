@@ -42,11 +42,18 @@ TOOL_CFLAGS := $(CFLAGS) $(WARN) -Iinclude -Ilib -Isrc -D_GNU_SOURCE
 TOOL_LIBS := -ldw -lelf -lstdc++
 
 TOOL_OBJ := $(patsubst %.c,$(B)/tool/%.o,$(LIB_SRC) $(TOOL_SRC))
+# The live sampler (sampler/): a library of the tool, with its own header.
+SAMPLER_SRC := $(wildcard sampler/*.c)
+SAMPLER_H := $(wildcard sampler/*.h)
+TOOL_OBJ += $(patsubst %.c,$(B)/tool/%.o,$(SAMPLER_SRC))
+TOOL_CFLAGS += -Isampler -pthread
+TOOL_LIBS += -pthread
 
 # The sanitizer build of the tools and unit tests (ASan + UBSan).
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
 ASAN_OBJ := $(patsubst %.c,$(B)/asan/%.o,$(LIB_SRC) $(TOOL_SRC))
+ASAN_OBJ += $(patsubst %.c,$(B)/asan/%.o,$(SAMPLER_SRC))
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC))
@@ -81,6 +88,14 @@ $(B)/libvigil.so: $(RT_PIC_OBJ) Makefile
 $(B)/tool/%.o: %.c $(wildcard lib/*.h src/*.h include/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -c $< -o $@
+
+$(B)/tool/sampler/%.o: sampler/%.c $(SAMPLER_H) $(wildcard lib/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -c $< -o $@
+
+$(B)/asan/sampler/%.o: sampler/%.c $(SAMPLER_H) $(wildcard lib/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) $(SAN) -c $< -o $@
 
 $(B)/vigil: $(TOOL_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(TOOL_LIBS)

@@ -25,4 +25,7 @@ if [ ! -f build/libvigil.a ]; then
 	echo "bench: build/libvigil.a is not built; run make first" >&2
 	exit 1
 fi
+# The live sampler (vigil attach): stop latency, scan cost, attach time,
+# stack sampling cost beside perf record; see bench/attach/attach.py.
+/usr/bin/python3 bench/attach/attach.py || echo "bench: bench/attach/attach.py failed" >&2
 exec /usr/bin/python3 bench/bench.py "$@"

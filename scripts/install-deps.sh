@@ -34,6 +34,7 @@ bench_pkgs=(
 	valgrind                      # instruction counts
 	uftrace
 	bolt-19 libbolt-19-dev        # llvm-bolt and its instrumentation runtime
+	linux-perf                    # perf record, beside vigil attach --scan stacks
 )
 
 case $group in

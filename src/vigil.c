@@ -25,6 +25,8 @@ static const struct cmd commands[] = {
 	  cmd_wait_usage },
 	{ "check", cmd_check, "is a program instrumented and linked with vigil?",
 	  cmd_check_usage },
+	{ "attach", cmd_attach, "watch a running process live (CPU, threads, memory, stacks)",
+	  cmd_attach_usage },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -18,11 +18,13 @@ int cmd_show(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_attach(int argc, char **argv);
 
 extern const char cmd_show_usage[];
 extern const char cmd_report_usage[];
 extern const char cmd_wait_usage[];
 extern const char cmd_check_usage[];
+extern const char cmd_attach_usage[];
 
 /* Prints "vigil CMD: <message> (see 'vigil CMD --help')" and returns
  * EXIT_USAGE. */

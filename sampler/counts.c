@@ -1,0 +1,184 @@
+/*
+ * counts.c - exact call counts of a target linked with vigil's runtime,
+ * read from outside: the runtime keeps its profile in a .vgl file mapped
+ * shared into the target (so it shows in /proc/PID/maps), and the file is
+ * the profile, live.  Each scan reads it with the profile reader
+ * (lib/vgl_reader: every byte checked, the file treated as hostile) and
+ * hands out, per edge, the count since the previous scan.  Nothing runs in
+ * the target for this.
+ *
+ * The deltas of a run add up to the counts of the last read; the sampler
+ * reads once more after the target has ended, when the profile is final
+ * (G2), so the deltas of a whole run add up to the final profile.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "vgl_reader.h"
+
+int counts_init(struct counts_state *c, int procfd)
+{
+	memset(c, 0, sizeof(*c));
+	c->mapsfd = openat(procfd, "maps", O_RDONLY | O_CLOEXEC);
+	return c->mapsfd < 0 ? -errno : 0;
+}
+
+/* Finds the first mapped file named *.vgl in the maps into c->path.
+ * Returns 0, or -ENOENT when there is none. */
+static int find_profile(struct counts_state *c)
+{
+	size_t cap = 65536, len = 0;
+	char *buf = malloc(cap), *line, *save = NULL, *path;
+	ssize_t n;
+	int ret = -ENOENT;
+
+	if (!buf)
+		return -ENOMEM;
+	/* maps is generated a page at a time: read to the end. */
+	for (;;) {
+		if (len + 4096 > cap) {
+			char *p = realloc(buf, cap * 2);
+
+			if (!p) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = p;
+			cap *= 2;
+		}
+		n = pread(c->mapsfd, buf + len, cap - len - 1, (off_t)len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = 0;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		size_t l;
+
+		path = strchr(line, '/');
+		if (!path)
+			continue;
+		l = strlen(path);
+		if (l > 4 && !strcmp(path + l - 4, ".vgl") &&
+		    l < sizeof(c->path)) {
+			memcpy(c->path, path, l + 1);
+			ret = 0;
+			break;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+static int cmp_edge(const struct vgl_edge_info *a, const struct vgl_edge_info *b)
+{
+	if (a->callee != b->callee)
+		return a->callee < b->callee ? -1 : 1;
+	if (a->site != b->site)
+		return a->site < b->site ? -1 : 1;
+	return 0;
+}
+
+int counts_scan(struct counts_state *c, struct sampler_sample *s, int final)
+{
+	struct vgl_reader r;
+	struct vgl_edge_info *e;
+	size_t i, j = 0, n = 0;
+	int ret;
+
+	s->counts_error = NULL;
+	/* The file is looked up in the maps while the target runs (after
+	 * its end they are gone, but the file is where it was). */
+	if (!c->path[0]) {
+		if (final || find_profile(c)) {
+			s->counts_error = "no .vgl profile mapped (not linked with vigil's runtime?)";
+			return 0;
+		}
+		/* Another file (an exec, vigil_set_file): counts start anew. */
+		if (strcmp(c->path, c->prev_path)) {
+			c->nprev = 0;
+			memcpy(c->prev_path, c->path, sizeof(c->path));
+		}
+	}
+	ret = vgl_reader_open(&r, c->path);
+	if (ret) {
+		snprintf(c->err, sizeof(c->err), "%s: %s", c->path, r.err);
+		s->counts_error = c->err;
+		c->path[0] = 0;
+		return 0;
+	}
+	if (r.nedges > c->cap_out) {
+		struct sampler_edge *p = realloc(c->out, r.nedges * sizeof(*p));
+
+		if (!p) {
+			vgl_reader_close(&r);
+			return -ENOMEM;
+		}
+		c->out = p;
+		c->cap_out = r.nedges;
+	}
+	s->calls_total = 0;
+	s->calls_delta = 0;
+	/* Both lists are sorted by (callee, site): one merge. */
+	for (i = 0; i < r.nedges; i++) {
+		uint64_t before = 0;
+
+		e = &r.edges[i];
+		while (j < c->nprev && cmp_edge(&c->prev[j], e) < 0)
+			j++;
+		if (j < c->nprev && !cmp_edge(&c->prev[j], e))
+			before = c->prev[j].count;
+		s->calls_total += e->count;
+		if (e->count <= before)
+			continue;
+		c->out[n] = (struct sampler_edge){
+			.callee = e->callee, .site = e->site,
+			.delta = e->count - before, .total = e->count,
+		};
+		s->calls_delta += e->count - before;
+		n++;
+	}
+	/* This scan's totals are the next one's "before". */
+	if (r.nedges > c->cap_prev) {
+		struct vgl_edge_info *p = realloc(c->prev,
+						  r.nedges * sizeof(*p));
+
+		if (!p) {
+			vgl_reader_close(&r);
+			return -ENOMEM;
+		}
+		c->prev = p;
+		c->cap_prev = r.nedges;
+	}
+	if (r.nedges)
+		memcpy(c->prev, r.edges, r.nedges * sizeof(*r.edges));
+	c->nprev = r.nedges;
+	vgl_reader_close(&r);
+	s->counts_file = c->path;
+	s->edges = c->out;
+	s->nedges = n;
+	return 0;
+}
+
+void counts_forget_file(struct counts_state *c)
+{
+	c->path[0] = 0;
+}
+
+void counts_release(struct counts_state *c)
+{
+	if (c->mapsfd >= 0)
+		close(c->mapsfd);
+	free(c->prev);
+	free(c->out);
+	memset(c, 0, sizeof(*c));
+	c->mapsfd = -1;
+}

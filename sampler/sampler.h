@@ -1,0 +1,222 @@
+/*
+ * sampler.h - a live sampler of any running process, the role lldb's
+ * debugserver profile thread plays: a thread of the caller's process that
+ * looks at a target pid every interval (host CPU, process CPU, per-thread
+ * CPU and names, memory, I/O, CPU stack samples) and hands each sample to a
+ * callback.  Meant to be embedded: `vigil attach` is one user, a debugger
+ * stub, a test harness or a daemon can be others.
+ *
+ * Guarantees (DESIGN.md G6): sampler_stop() returns within milliseconds
+ * whatever the interval, since the sampler thread waits in poll() on an
+ * eventfd that a stop or a change wakes, never in a sleep of the interval;
+ * a new interval or scan set takes effect at once; the target's end is
+ * noticed through a pidfd, so also while its parent has not reaped it,
+ * and a target whose main thread called pthread_exit() while others run
+ * is not ended.  The target is only read (/proc, perf_event_open): never
+ * stopped, ptraced or written to.
+ *
+ * Threading: every function but the callback may be called from any
+ * thread of the caller, one at a time per sampler.  The callback runs on
+ * the sampler thread and must not call sampler functions on its own
+ * sampler (it runs with the sampler's lock held).
+ */
+#ifndef VIGIL_SAMPLER_H
+#define VIGIL_SAMPLER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Scans, by bit.  Bits 0x1, 0x2, 0x4, 0x20 and 0x40 mean what they mean in
+ * debugserver's scan_type (host CPU, process CPU, thread CPU, host memory,
+ * process memory), so "0x5" asks for what it asks there. */
+enum sampler_scan {
+	SAMPLER_SCAN_HOST_CPU = 0x1,
+	SAMPLER_SCAN_CPU = 0x2,
+	SAMPLER_SCAN_THREADS = 0x4,
+	SAMPLER_SCAN_HOST_MEMORY = 0x20,
+	SAMPLER_SCAN_MEMORY = 0x40,
+	SAMPLER_SCAN_IO = 0x100,
+	SAMPLER_SCAN_STACKS = 0x200,
+	SAMPLER_SCAN_COUNTS = 0x400,
+};
+#define SAMPLER_SCAN_ALL 0x767u
+#define SAMPLER_SCAN_DEFAULT \
+	(SAMPLER_SCAN_CPU | SAMPLER_SCAN_THREADS | SAMPLER_SCAN_MEMORY)
+
+/* Limits of the interval and of the stack sampling frequency. */
+#define SAMPLER_INTERVAL_MIN_NS 1000000ull                 /* 1 ms */
+#define SAMPLER_INTERVAL_MAX_NS (24ull * 3600 * 1000000000ull) /* 24 h */
+#define SAMPLER_FREQ_MAX 100000u
+#define SAMPLER_FREQ_DEFAULT 99u
+
+/* Room for one error message; every message names its cause in one line
+ * without the "vigil: " prefix, which the caller adds. */
+#define SAMPLER_ERR_LEN 256
+
+/*
+ * Parses a scan set: a comma-separated list of names (host-cpu, cpu,
+ * threads, memory, host-memory, io, stacks, counts; "all" for every one) or a
+ * number (decimal or 0x hex) of the bits above.  Returns 0 with *mask set,
+ * or -EINVAL with err saying which name or bit is unknown.
+ */
+int sampler_parse_scan(const char *s, unsigned *mask, char *err, size_t errlen);
+
+/* The name of one scan bit, or NULL. */
+const char *sampler_scan_name(unsigned bit);
+
+/* One thread of the target in a sample with SAMPLER_SCAN_THREADS. */
+struct sampler_thread {
+	pid_t tid;
+	char name[16];        /* comm, as pthread_setname_np set it */
+	char state;           /* /proc state letter: R S D T t Z ... */
+	int is_new;           /* appeared since the previous sample */
+	uint64_t user_us;     /* CPU time in user mode (clock ticks) */
+	uint64_t sys_us;      /* CPU time in the kernel (clock ticks) */
+	uint64_t run_ns;      /* time on a CPU (schedstat, nanoseconds) */
+	uint64_t run_delta_ns; /* run_ns since the previous sample (all of it
+	                        * when is_new) */
+};
+
+/* One distinct user-space call chain seen since the previous sample:
+ * ips[0] is where the thread was, ips[1..] the return addresses. */
+struct sampler_stack {
+	pid_t tid;
+	uint32_t nips;
+	const uint64_t *ips;
+	uint64_t count;
+};
+
+/* The calls of one edge of a target linked with vigil's runtime (its
+ * .vgl profile): runtime addresses as the profile holds them. */
+struct sampler_edge {
+	uint64_t callee;      /* the entered function */
+	uint64_t site;        /* the return address of the call */
+	uint64_t delta;       /* calls since the previous sample */
+	uint64_t total;       /* calls since the program started */
+};
+
+enum sampler_kind {
+	SAMPLER_SAMPLE,     /* a sample: the fields of sample.scan are valid */
+	SAMPLER_ENDED,      /* the target ended; the last call for this run */
+};
+
+struct sampler_sample {
+	enum sampler_kind kind;
+	uint64_t seq;              /* 1, 2, ... (samples only) */
+	uint64_t time_ns;          /* CLOCK_REALTIME */
+	uint64_t mono_ns;          /* CLOCK_MONOTONIC */
+	uint64_t interval_ns;      /* the interval in force */
+	unsigned scan;             /* scans whose fields are filled */
+
+	/* Always: the process's state letter (of its first live thread), and
+	 * whether it is stopped (SIGSTOP, a debugger). */
+	char state;
+	int stopped;
+	const char *exe;           /* /proc/PID/exe now; NULL if unreadable */
+	int exe_changed;           /* differs from the previous sample's
+	                            * (an exec); 0 on the first sample */
+
+	/* SAMPLER_SCAN_CPU: whole process, live and ended threads. */
+	uint64_t cpu_user_us, cpu_sys_us;
+	uint64_t cpu_user_delta_us, cpu_sys_delta_us;
+
+	/* SAMPLER_SCAN_HOST_CPU: every CPU of the host, since the previous
+	 * sample (since boot on the first). */
+	uint64_t host_user_us, host_sys_us, host_idle_us, host_iowait_us;
+
+	/* SAMPLER_SCAN_MEMORY, in bytes. */
+	uint64_t rss_bytes, anon_bytes, file_bytes, shmem_bytes, swap_bytes,
+		 vsize_bytes;
+	/* SAMPLER_SCAN_HOST_MEMORY, in bytes. */
+	uint64_t host_mem_total_bytes, host_mem_available_bytes;
+
+	/* SAMPLER_SCAN_IO; io_ok is 0 when the kernel refused (io_errno). */
+	int io_ok, io_errno;
+	uint64_t io_read_bytes, io_write_bytes, io_rchar, io_wchar;
+
+	/* SAMPLER_SCAN_THREADS: live threads, and the tids that ended since
+	 * the previous sample. */
+	const struct sampler_thread *threads;
+	size_t nthreads;
+	const pid_t *ended;
+	size_t nended;
+
+	/* SAMPLER_SCAN_STACKS: the distinct stacks since the previous sample,
+	 * their total, and samples the kernel dropped (ring full). */
+	const struct sampler_stack *stacks;
+	size_t nstacks;
+	uint64_t stack_samples, stack_lost;
+	unsigned frequency;
+
+	/* SAMPLER_SCAN_COUNTS: edges whose count grew since the previous
+	 * sample; or counts_error (the target has no profile, or it cannot
+	 * be read) and no edges. */
+	const char *counts_error;
+	const char *counts_file;
+	const struct sampler_edge *edges;
+	size_t nedges;
+	uint64_t calls_delta, calls_total;
+	int final;                 /* taken after the target ended */
+
+	/* SAMPLER_ENDED: the target's wait status as the kernel showed it
+	 * while it was a zombie (exit_known 0 if it was reaped first). */
+	int exit_known;
+	int exit_status;
+};
+
+typedef void (*sampler_fn)(const struct sampler_sample *s, void *arg);
+
+struct sampler_config {
+	pid_t pid;
+	uint64_t interval_ns;      /* SAMPLER_INTERVAL_MIN_NS .. _MAX_NS */
+	unsigned scan;             /* SAMPLER_SCAN_* bits */
+	unsigned frequency;        /* stacks, Hz; 0 = SAMPLER_FREQ_DEFAULT */
+	sampler_fn fn;
+	void *arg;
+};
+
+struct sampler;
+
+/*
+ * With SAMPLER_SCAN_COUNTS, one last sample (final = 1) comes after the
+ * target has ended and before SAMPLER_ENDED: its profile is final then,
+ * so the deltas of a whole run add up to it.
+ *
+ * Checks that cfg->pid is a process the caller may read, opens its pidfd,
+ * sets up the scans and starts the sampler thread; the first sample comes
+ * at once, the next after one interval.  Returns 0 with *out set, or a
+ * negative errno with err naming the cause: -ESRCH (no such process),
+ * -EACCES (may not read it, or perf_event_paranoid refuses stacks),
+ * -EINVAL (bad interval, scan or frequency), others from the kernel.
+ */
+int sampler_start(struct sampler **out, const struct sampler_config *cfg,
+		  char *err, size_t errlen);
+
+/* Sets a new interval; the next sample comes one new interval from now.
+ * Returns 0 or -EINVAL (out of range; nothing changes). */
+int sampler_set_interval(struct sampler *s, uint64_t ns, char *err,
+			 size_t errlen);
+
+/* Sets a new scan set (and stack frequency; 0 keeps it) at once.  Returns
+ * 0, or a negative errno with err set and nothing changed. */
+int sampler_set_scan(struct sampler *s, unsigned scan, unsigned frequency,
+		     char *err, size_t errlen);
+
+/* Asks for one sample now, outside the interval.  Returns 0. */
+int sampler_sample_now(struct sampler *s);
+
+/* Stops the sampler thread (within milliseconds: at most the sample being
+ * taken finishes), closes everything and frees s.  No callback runs after
+ * it returns.  Returns 0. */
+int sampler_stop(struct sampler *s);
+
+/*
+ * Takes one sample of pid with the given scans, without a thread, into fn
+ * (stacks are not available this way: they need time).  For embedding
+ * and for measuring the cost of a scan.  Returns 0 or a negative errno.
+ */
+int sampler_sample_once(pid_t pid, unsigned scan, sampler_fn fn, void *arg,
+			char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,516 @@
+/*
+ * stacks.c - CPU stack samples of the target with perf_event_open: the
+ * software cpu-clock event at a chosen frequency, user space only, with
+ * the kernel's frame-pointer walk of the user stack (PERF_SAMPLE_CALLCHAIN).
+ *
+ * Why one event per thread per CPU, with inherit: a per-thread event
+ * without inherit misses every thread created after it was opened (0% of
+ * new threads covered, measured for the issue), and an inherited event
+ * can only be mapped when it is bound to one CPU.  So each thread alive at
+ * the start gets one event on each CPU, with inherit so its future
+ * children are counted too, and all events of one CPU write into one ring
+ * buffer (PERF_EVENT_IOC_SET_OUTPUT): 100% of new threads covered.
+ *
+ * Samples are folded into a table of distinct (thread, call chain) with a
+ * count, which the sampler hands out and empties at each sample.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define RING_PAGES 64          /* data pages per CPU: 256 KiB */
+#define MAX_IPS 127
+
+struct stack_entry {
+	pid_t tid;
+	uint32_t nips;
+	uint64_t *ips;
+	uint64_t count;
+	uint64_t hash;
+};
+
+struct ring {
+	int fd;                 /* the event whose buffer this is */
+	int pollfd;             /* an event of this CPU to poll for wake-ups,
+	                         * or -1 (drained at each sample only) */
+	void *base;             /* header page + data */
+	size_t data_size;
+};
+
+struct stacks_state {
+	struct ring *rings;     /* one per CPU that has events */
+	size_t nrings;
+	int *fds;               /* every event */
+	int *fd_cpu;            /* the CPU of each */
+	size_t nfds, cap_fds;
+	unsigned frequency;
+	/* the current round */
+	struct stack_entry *cur;
+	size_t ncur, cap_cur;
+	size_t *index;          /* open addressing into cur; SIZE_MAX empty */
+	size_t index_cap;
+	uint64_t samples, lost;
+	/* what the last stacks_take handed out */
+	struct stack_entry *prev;
+	size_t nprev;
+	struct sampler_stack *out;
+	size_t cap_out;
+};
+
+static long perf_open(struct perf_event_attr *a, pid_t tid, int cpu)
+{
+	return syscall(SYS_perf_event_open, a, tid, cpu, -1,
+		       PERF_FLAG_FD_CLOEXEC);
+}
+
+static long read_sysctl(const char *path)
+{
+	char buf[32];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return strtol(buf, NULL, 10);
+}
+
+/* The error for perf_event_open's errno e, naming the cause. */
+static int open_error(int e, unsigned freq, char *err, size_t errlen)
+{
+	long paranoid;
+
+	switch (e) {
+	case EACCES:
+	case EPERM:
+		paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid");
+		return sampler_err(err, errlen, -EACCES,
+				   "stack sampling refused by the kernel: kernel.perf_event_paranoid is %ld (user-space sampling of your own processes needs <= 2, of others' CAP_PERFMON or -1)",
+				   paranoid);
+	case ENOENT:
+	case ENOSYS:
+	case EOPNOTSUPP:
+		return sampler_err(err, errlen, -EOPNOTSUPP,
+				   "stack sampling: this kernel has no perf_event_open cpu-clock event (%s)",
+				   strerror(e));
+	case EMFILE:
+	case ENFILE:
+		return sampler_err(err, errlen, -e,
+				   "stack sampling: out of file descriptors (one per thread per CPU); raise ulimit -n");
+	case EINVAL:
+		return sampler_err(err, errlen, -EINVAL,
+				   "stack sampling: the kernel refused %u Hz (kernel.perf_event_max_sample_rate is %ld)",
+				   freq, read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate"));
+	default:
+		return sampler_err(err, errlen, -e,
+				   "stack sampling: perf_event_open: %s", strerror(e));
+	}
+}
+
+static int add_fd(struct stacks_state *st, int fd, int cpu)
+{
+	if (st->nfds == st->cap_fds) {
+		size_t n = st->cap_fds ? st->cap_fds * 2 : 64;
+		int *p = realloc(st->fds, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		st->fds = p;
+		p = realloc(st->fd_cpu, n * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		st->fd_cpu = p;
+		st->cap_fds = n;
+	}
+	st->fd_cpu[st->nfds] = cpu;
+	st->fds[st->nfds++] = fd;
+	return 0;
+}
+
+/* Opens the events of one thread on every CPU.  A thread that ended
+ * meanwhile is skipped.  Returns 0 or a negative errno. */
+static int open_thread(struct stacks_state *st, struct perf_event_attr *a,
+		       pid_t tid, int ncpus, char *err, size_t errlen)
+{
+	struct ring *r;
+	long fd;
+	int cpu;
+
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		r = &st->rings[cpu];
+		fd = perf_open(a, tid, cpu);
+		if (fd < 0) {
+			if (errno == ESRCH)
+				return 0;
+			/* An offline CPU has no events. */
+			if (errno == ENODEV || (errno == EINVAL && r->fd < 0 &&
+						cpu > 0))
+				continue;
+			return open_error(errno, st->frequency, err, errlen);
+		}
+		if (add_fd(st, (int)fd, cpu)) {
+			close((int)fd);
+			return -ENOMEM;
+		}
+		if (r->fd < 0) {
+			size_t len = (size_t)(RING_PAGES + 1) * (size_t)getpagesize();
+
+			r->base = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				       MAP_SHARED, (int)fd, 0);
+			if (r->base == MAP_FAILED) {
+				r->base = NULL;
+				return sampler_err(err, errlen, -errno,
+						   "stack sampling: mmap of the ring buffer: %s",
+						   strerror(errno));
+			}
+			r->fd = r->pollfd = (int)fd;
+			r->data_size = (size_t)RING_PAGES * (size_t)getpagesize();
+		} else if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0) {
+			return sampler_err(err, errlen, -errno,
+					   "stack sampling: PERF_EVENT_IOC_SET_OUTPUT: %s",
+					   strerror(errno));
+		}
+	}
+	return 0;
+}
+
+int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
+		unsigned frequency, char *err, size_t errlen)
+{
+	struct perf_event_attr a;
+	struct stacks_state *st;
+	struct dirent *de;
+	long maxrate;
+	int ncpus, i, ret = 0, fd;
+	DIR *d = NULL;
+
+	(void)pid;
+	maxrate = read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate");
+	if (maxrate > 0 && frequency > (unsigned long)maxrate)
+		return sampler_err(err, errlen, -EINVAL,
+				   "stack sampling at %u Hz is above kernel.perf_event_max_sample_rate (%ld)",
+				   frequency, maxrate);
+	ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (ncpus < 1)
+		ncpus = 1;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->frequency = frequency;
+	st->rings = calloc((size_t)ncpus, sizeof(*st->rings));
+	if (!st->rings) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < ncpus; i++)
+		st->rings[i].fd = st->rings[i].pollfd = -1;
+	st->nrings = (size_t)ncpus;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.freq = 1;
+	a.sample_freq = frequency;
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
+	a.inherit = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.exclude_callchain_kernel = 1;
+	a.watermark = 1;
+	a.wakeup_watermark = (uint32_t)((size_t)RING_PAGES * (size_t)getpagesize() / 2);
+
+	fd = openat(taskfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		ret = sampler_err(err, errlen, -errno, "stack sampling: task list: %s",
+				  strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		ret = open_thread(st, &a, (pid_t)strtol(de->d_name, NULL, 10),
+				  ncpus, err, errlen);
+		if (ret)
+			goto out;
+	}
+	if (!st->nfds)
+		ret = sampler_err(err, errlen, -ESRCH,
+				  "stack sampling: the process has no thread left");
+out:
+	if (d)
+		closedir(d);
+	if (ret) {
+		stacks_close(st);
+		return ret;
+	}
+	*out = st;
+	return 0;
+}
+
+size_t stacks_fds(struct stacks_state *st, int *fds, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < st->nrings && n < max; i++)
+		if (st->rings[i].pollfd >= 0)
+			fds[n++] = st->rings[i].pollfd;
+	return n;
+}
+
+void stacks_hangup(struct stacks_state *st, int fd)
+{
+	size_t i, j;
+
+	/*
+	 * The thread of the event we polled has ended (and its inherited
+	 * children too): the kernel reports its descriptor hung up for ever.
+	 * Its ring still fills from the other events of the CPU, and the
+	 * kernel wakes every event attached to a ring, so poll the next
+	 * event of the same CPU instead; each takes its turn as threads end.
+	 */
+	for (i = 0; i < st->nrings; i++) {
+		struct ring *r = &st->rings[i];
+
+		if (r->pollfd != fd)
+			continue;
+		for (j = 0; j < st->nfds && st->fds[j] != fd; j++)
+			;
+		for (j++; j < st->nfds && st->fd_cpu[j] != (int)i; j++)
+			;
+		r->pollfd = j < st->nfds ? st->fds[j] : -1;
+	}
+}
+
+static uint64_t hash_stack(pid_t tid, const uint64_t *ips, uint32_t n)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)tid;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ ips[i]) * 1099511628211ull;
+	return h ^ (h >> 29);
+}
+
+static int rehash(struct stacks_state *st, size_t cap)
+{
+	size_t *idx = malloc(cap * sizeof(*idx)), i, j;
+
+	if (!idx)
+		return -ENOMEM;
+	for (i = 0; i < cap; i++)
+		idx[i] = SIZE_MAX;
+	for (i = 0; i < st->ncur; i++) {
+		for (j = st->cur[i].hash & (cap - 1); idx[j] != SIZE_MAX;
+		     j = (j + 1) & (cap - 1))
+			;
+		idx[j] = i;
+	}
+	free(st->index);
+	st->index = idx;
+	st->index_cap = cap;
+	return 0;
+}
+
+/* Counts one sample of tid with call chain ips[0..n). */
+static void add_sample(struct stacks_state *st, pid_t tid, const uint64_t *ips,
+		       uint32_t n)
+{
+	uint64_t h = hash_stack(tid, ips, n);
+	struct stack_entry *e;
+	size_t j;
+
+	st->samples++;
+	if ((st->ncur + 1) * 2 > st->index_cap &&
+	    rehash(st, st->index_cap ? st->index_cap * 2 : 1024))
+		return;
+	for (j = h & (st->index_cap - 1); st->index[j] != SIZE_MAX;
+	     j = (j + 1) & (st->index_cap - 1)) {
+		e = &st->cur[st->index[j]];
+		if (e->hash == h && e->tid == tid && e->nips == n &&
+		    !memcmp(e->ips, ips, n * sizeof(*ips))) {
+			e->count++;
+			return;
+		}
+	}
+	if (st->ncur == st->cap_cur) {
+		size_t cap = st->cap_cur ? st->cap_cur * 2 : 256;
+		struct stack_entry *p = realloc(st->cur, cap * sizeof(*p));
+
+		if (!p)
+			return;
+		st->cur = p;
+		st->cap_cur = cap;
+	}
+	e = &st->cur[st->ncur];
+	e->ips = malloc((n ? n : 1) * sizeof(*ips));
+	if (!e->ips)
+		return;
+	memcpy(e->ips, ips, n * sizeof(*ips));
+	e->tid = tid;
+	e->nips = n;
+	e->count = 1;
+	e->hash = h;
+	st->index[j] = st->ncur++;
+}
+
+/* Parses one PERF_RECORD_SAMPLE body: pid, tid, nr, ips[nr]. */
+static void parse_sample(struct stacks_state *st, const unsigned char *rec,
+			 size_t len)
+{
+	uint64_t ips[MAX_IPS], nr, ip;
+	uint32_t tid, n = 0;
+	size_t i, off = sizeof(struct perf_event_header);
+
+	if (len < off + 16)
+		return;
+	memcpy(&tid, rec + off + 4, 4);
+	memcpy(&nr, rec + off + 8, 8);
+	off += 16;
+	if (nr > (len - off) / 8)
+		return;
+	for (i = 0; i < nr && n < MAX_IPS; i++) {
+		memcpy(&ip, rec + off + i * 8, 8);
+		/* PERF_CONTEXT_USER and its kin mark sections; skip them. */
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;
+		ips[n++] = ip;
+	}
+	add_sample(st, (pid_t)tid, ips, n);
+}
+
+static void drain_ring(struct stacks_state *st, struct ring *r)
+{
+	struct perf_event_mmap_page *pg = r->base;
+	unsigned char *data = (unsigned char *)r->base + getpagesize();
+	unsigned char rec[sizeof(struct perf_event_header) + 16 + 8 * 512];
+	struct perf_event_header hdr;
+	uint64_t head, tail;
+	size_t off, first;
+
+	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	tail = pg->data_tail;
+	while (tail + sizeof(hdr) <= head) {
+		off = (size_t)(tail % r->data_size);
+		/* A record may wrap around the end of the buffer: copy it
+		 * out in two pieces. */
+		first = r->data_size - off;
+		if (first >= sizeof(hdr)) {
+			memcpy(&hdr, data + off, sizeof(hdr));
+		} else {
+			memcpy(&hdr, data + off, first);
+			memcpy((char *)&hdr + first, data, sizeof(hdr) - first);
+		}
+		if (hdr.size < sizeof(hdr) || tail + hdr.size > head)
+			break;
+		if (hdr.size <= sizeof(rec)) {
+			if (first >= hdr.size) {
+				memcpy(rec, data + off, hdr.size);
+			} else {
+				memcpy(rec, data + off, first);
+				memcpy(rec + first, data, hdr.size - first);
+			}
+			if (hdr.type == PERF_RECORD_SAMPLE) {
+				parse_sample(st, rec, hdr.size);
+			} else if (hdr.type == PERF_RECORD_LOST &&
+				   hdr.size >= sizeof(hdr) + 16) {
+				uint64_t lost;
+
+				memcpy(&lost, rec + sizeof(hdr) + 8, 8);
+				st->lost += lost;
+			}
+		}
+		tail += hdr.size;
+	}
+	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+void stacks_drain(struct stacks_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nrings; i++)
+		if (st->rings[i].base)
+			drain_ring(st, &st->rings[i]);
+}
+
+static void free_entries(struct stack_entry *e, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(e[i].ips);
+	free(e);
+}
+
+void stacks_take(struct stacks_state *st, struct sampler_sample *s)
+{
+	size_t i;
+
+	stacks_drain(st);
+	free_entries(st->prev, st->nprev);
+	st->prev = st->cur;
+	st->nprev = st->ncur;
+	st->cur = NULL;
+	st->ncur = st->cap_cur = 0;
+	for (i = 0; i < st->index_cap; i++)
+		st->index[i] = SIZE_MAX;
+	if (st->nprev > st->cap_out) {
+		struct sampler_stack *p = realloc(st->out,
+						  st->nprev * sizeof(*p));
+
+		if (p) {
+			st->out = p;
+			st->cap_out = st->nprev;
+		}
+	}
+	s->nstacks = st->nprev <= st->cap_out ? st->nprev : 0;
+	for (i = 0; i < s->nstacks; i++) {
+		st->out[i].tid = st->prev[i].tid;
+		st->out[i].nips = st->prev[i].nips;
+		st->out[i].ips = st->prev[i].ips;
+		st->out[i].count = st->prev[i].count;
+	}
+	s->stacks = st->out;
+	s->stack_samples = st->samples;
+	s->stack_lost = st->lost;
+	s->frequency = st->frequency;
+	st->samples = st->lost = 0;
+}
+
+void stacks_close(struct stacks_state *st)
+{
+	size_t i, len = (size_t)(RING_PAGES + 1) * (size_t)getpagesize();
+
+	if (!st)
+		return;
+	for (i = 0; i < st->nrings; i++)
+		if (st->rings[i].base)
+			munmap(st->rings[i].base, len);
+	for (i = 0; i < st->nfds; i++)
+		close(st->fds[i]);
+	free(st->fds);
+	free(st->fd_cpu);
+	free(st->rings);
+	free_entries(st->cur, st->ncur);
+	free_entries(st->prev, st->nprev);
+	free(st->index);
+	free(st->out);
+	free(st);
+}

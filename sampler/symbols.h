@@ -1,0 +1,30 @@
+/*
+ * symbols.h - function names for the addresses of a live process's stack
+ * samples.  One small interface, so that the symbolizer behind it can be
+ * swapped for the profile readers' one without touching its users.
+ */
+#ifndef VIGIL_SAMPLER_SYMBOLS_H
+#define VIGIL_SAMPLER_SYMBOLS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct sampler_symbols;
+
+/* Prepares to name addresses of pid's mappings (read from /proc/PID/maps
+ * now and again when an address falls outside them, e.g. after dlopen or
+ * exec).  Returns NULL when out of memory. */
+struct sampler_symbols *sampler_symbols_open(pid_t pid);
+
+/*
+ * Writes the name of the function containing addr into buf: "name",
+ * "module+0xOFF" when the module has no symbol there, "0xADDR" when no
+ * module maps it.  caller is nonzero for a return address (looked up at
+ * addr - 1, inside the call instruction).  Returns buf.
+ */
+const char *sampler_symbols_name(struct sampler_symbols *sy, uint64_t addr,
+				 int caller, char *buf, size_t len);
+
+void sampler_symbols_close(struct sampler_symbols *sy);
+
+#endif

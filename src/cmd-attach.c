@@ -1,0 +1,937 @@
+/*
+ * cmd-attach.c - `vigil attach -p PID`: watch a running process with the
+ * live sampler (sampler/sampler.h) and stream what it sees, one JSON
+ * object per line (docs/attach.md has the schema) or as a table for
+ * people.  Reads control lines on stdin while it runs.
+ *
+ * Three threads of control meet here: the sampler thread delivers samples
+ * (and the target's end) through a callback; this thread waits in poll()
+ * on stdin, a signalfd (SIGINT, SIGTERM), an eventfd the callback writes
+ * when the run must end, and a timerfd for --duration.  Output lines are
+ * written whole under one lock and flushed, so a reader of the pipe never
+ * sees half a record.  The target is only read: never stopped, never
+ * ptraced, nothing written into it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "duration.h"
+#include "json.h"
+#include "sampler.h"
+#include "symbols.h"
+#include "vigil.h"
+
+const char cmd_attach_usage[] =
+	"usage: vigil attach -p PID [--interval D] [--scan LIST|MASK]\n"
+	"                    [--frequency HZ] [--duration D] [--count N]\n"
+	"                    [--format jsonl|text]\n"
+	"\n"
+	"Samples the running process PID (-p or --pid) every interval D\n"
+	"(default 1s; 1ms to 24h, like 250ms, 10s, 2m) and prints one record\n"
+	"per sample: JSON Lines (the default; schema in docs/attach.md) or a\n"
+	"table (--format text).\n"
+	"The process is only read: never stopped, traced or written to.\n"
+	"\n"
+	"--scan picks what each sample holds, as a comma-separated list or a\n"
+	"bit mask (debugserver's scan_type bits):\n"
+	"  host-cpu 0x1    host CPU time by kind since the previous sample\n"
+	"  cpu 0x2         the process's user and system CPU time\n"
+	"  threads 0x4     per thread: id, name, state, CPU time; new and ended\n"
+	"  host-memory 0x20  host memory total and available\n"
+	"  memory 0x40     RSS, anonymous, file, shared, swap, virtual size\n"
+	"  io 0x100        bytes read and written (where permitted)\n"
+	"  stacks 0x200    CPU stack samples at --frequency HZ (default 99),\n"
+	"                  user space, frame-pointer call chains\n"
+	"  counts 0x400    exact calls per edge since the previous sample, read\n"
+	"                  from the .vgl profile of a program linked with vigil\n"
+	"  all             every one of them\n"
+	"Default: cpu,threads,memory.\n"
+	"\n"
+	"Lines read on stdin while it runs:\n"
+	"  interval D      new interval, at once (the next sample in D)\n"
+	"  scan LIST|MASK  new scan set, at once\n"
+	"  frequency HZ    new stack sampling frequency\n"
+	"  sample          one sample now\n"
+	"  stop            end\n"
+	"A good line is answered by a 'control' record, a bad one by one\n"
+	"'error' record, and changes nothing.\n"
+	"\n"
+	"Ends on SIGINT, SIGTERM, end of stdin, 'stop', --duration D, --count N\n"
+	"samples, or the process's end, always with a last 'end' record saying\n"
+	"why (and the process's exit status when the kernel showed it).\n"
+	"Exits 0 then; 1 when PID cannot be watched (no such process, not\n"
+	"permitted, stack sampling refused by kernel.perf_event_paranoid);\n"
+	"2 for a bad command line.\n";
+
+enum format { FORMAT_JSONL, FORMAT_TEXT };
+
+/* The end of a run, in the order they are checked when two coincide. */
+enum reason {
+	REASON_NONE,
+	REASON_EXITED,
+	REASON_COUNT,
+	REASON_SIGNAL,
+	REASON_STOP,
+	REASON_EOF,
+	REASON_DURATION,
+};
+
+static const char *const reason_names[] = {
+	"none", "exited", "count", "signal", "stop", "eof", "duration",
+};
+
+struct attach {
+	pthread_mutex_t out_lock;
+	FILE *out;
+	enum format format;
+	pid_t pid;
+	struct sampler *sampler;
+	struct sampler_symbols *syms;
+	unsigned scan, frequency;
+	uint64_t count_max, nsamples;
+	uint64_t start_mono, prev_mono;
+	int endfd;               /* eventfd: the callback says "end now" */
+	/* Set by the callback under out_lock. */
+	enum reason cb_reason;
+	int exit_known, exit_status;
+	int output_failed;
+};
+
+/* Per-function tallies of one sample's stacks (the "top" of the sample). */
+struct tally {
+	char *name;
+	uint64_t self, total;
+	uint64_t last_stack;     /* the stack that last counted total */
+};
+
+struct tallies {
+	struct tally *t;
+	size_t n, cap;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static struct tally *tally_of(struct tallies *ts, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ts->n; i++)
+		if (!strcmp(ts->t[i].name, name))
+			return &ts->t[i];
+	if (ts->n == ts->cap) {
+		size_t cap = ts->cap ? ts->cap * 2 : 64;
+		struct tally *p = realloc(ts->t, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		ts->t = p;
+		ts->cap = cap;
+	}
+	ts->t[ts->n] = (struct tally){ .name = strdup(name),
+				       .last_stack = UINT64_MAX };
+	if (!ts->t[ts->n].name)
+		return NULL;
+	return &ts->t[ts->n++];
+}
+
+static int cmp_tally(const void *a, const void *b)
+{
+	const struct tally *x = a, *y = b;
+
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static void tallies_free(struct tallies *ts)
+{
+	size_t i;
+
+	for (i = 0; i < ts->n; i++)
+		free(ts->t[i].name);
+	free(ts->t);
+}
+
+#define MAX_FRAMES_OUT 64
+#define TOP_N 10
+
+/* Names the frames of every stack and adds up self and total samples per
+ * function; writes the stacks as JSON when f is not NULL. */
+static void fold_stacks(struct attach *a, const struct sampler_sample *s,
+			struct tallies *ts, FILE *f)
+{
+	char name[512];
+	size_t i;
+	uint32_t j;
+
+	if (f)
+		fputs(",\"stacks\":[", f);
+	for (i = 0; i < s->nstacks; i++) {
+		const struct sampler_stack *st = &s->stacks[i];
+
+		if (f)
+			fprintf(f, "%s{\"tid\":%d,\"count\":%" PRIu64 ",\"frames\":[",
+				i ? "," : "", (int)st->tid, st->count);
+		for (j = 0; j < st->nips; j++) {
+			struct tally *t;
+
+			sampler_symbols_name(a->syms, st->ips[j], j > 0, name,
+					     sizeof(name));
+			if (f && j < MAX_FRAMES_OUT) {
+				if (j)
+					fputc(',', f);
+				vgl_json_string(f, name);
+			}
+			t = tally_of(ts, name);
+			if (!t)
+				continue;
+			if (!j)
+				t->self += st->count;
+			/* A recursive function counts once per stack. */
+			if (t->last_stack != i) {
+				t->total += st->count;
+				t->last_stack = i;
+			}
+		}
+		if (f)
+			fputs("]}", f);
+	}
+	if (f)
+		fputc(']', f);
+	if (ts->n)
+		qsort(ts->t, ts->n, sizeof(*ts->t), cmp_tally);
+}
+
+static const char *state_name(char c, char *buf)
+{
+	buf[0] = c ? c : '?';
+	buf[1] = 0;
+	return buf;
+}
+
+static int cmp_edge_delta(const void *x, const void *y)
+{
+	const struct sampler_edge *a = x, *b = y;
+
+	if (a->delta != b->delta)
+		return a->delta < b->delta ? 1 : -1;
+	return (a->callee > b->callee) - (a->callee < b->callee);
+}
+
+/* The counts of a sample as JSON: every edge that grew, named. */
+static void write_json_counts(struct attach *a, const struct sampler_sample *s)
+{
+	FILE *f = a->out;
+	char name[512];
+	size_t i;
+
+	if (s->counts_error) {
+		fputs(",\"counts_error\":", f);
+		vgl_json_string(f, s->counts_error);
+		return;
+	}
+	fputs(",\"counts_file\":", f);
+	vgl_json_string(f, s->counts_file);
+	fprintf(f, ",\"counts_final\":%s,\"calls_delta\":%" PRIu64
+		",\"calls_total\":%" PRIu64 ",\"edges\":[",
+		s->final ? "true" : "false", s->calls_delta, s->calls_total);
+	for (i = 0; i < s->nedges; i++) {
+		const struct sampler_edge *e = &s->edges[i];
+
+		fputs(i ? ",{\"caller\":" : "{\"caller\":", f);
+		vgl_json_string(f, sampler_symbols_name(a->syms, e->site, 1, name,
+							sizeof(name)));
+		fputs(",\"callee\":", f);
+		vgl_json_string(f, sampler_symbols_name(a->syms, e->callee, 0,
+							name, sizeof(name)));
+		fprintf(f, ",\"site\":\"0x%" PRIx64 "\",\"delta\":%" PRIu64
+			",\"total\":%" PRIu64 "}", e->site, e->delta, e->total);
+	}
+	fputc(']', f);
+}
+
+/* The counts of a sample for people: the edges that grew most. */
+static void write_text_counts(struct attach *a, const struct sampler_sample *s)
+{
+	struct sampler_edge *e;
+	char caller[512], callee[512];
+	FILE *f = a->out;
+	size_t i;
+
+	if (s->counts_error) {
+		fprintf(a->out, "  counts: %s\n", s->counts_error);
+		return;
+	}
+	fprintf(f, "  %12s  %s (%" PRIu64 " calls since the previous sample, %"
+		PRIu64 " in all)\n", "CALLS", "CALLER -> CALLEE", s->calls_delta,
+		s->calls_total);
+	e = malloc(s->nedges * sizeof(*e) + 1);
+	if (!e)
+		return;
+	if (s->nedges)
+		memcpy(e, s->edges, s->nedges * sizeof(*e));
+	qsort(e, s->nedges, sizeof(*e), cmp_edge_delta);
+	for (i = 0; i < s->nedges && i < TOP_N; i++)
+		fprintf(f, "  %12" PRIu64 "  %s -> %s\n", e[i].delta,
+			sampler_symbols_name(a->syms, e[i].site, 1, caller,
+					     sizeof(caller)),
+			sampler_symbols_name(a->syms, e[i].callee, 0, callee,
+					     sizeof(callee)));
+	free(e);
+}
+
+static void write_json_sample(struct attach *a, const struct sampler_sample *s)
+{
+	FILE *f = a->out;
+	char st[2];
+	size_t i;
+	int first = 1;
+
+	fprintf(f, "{\"type\":\"sample\",\"seq\":%" PRIu64 ",\"pid\":%d,"
+		"\"time_ns\":%" PRIu64 ",\"elapsed_us\":%" PRIu64
+		",\"interval_us\":%" PRIu64 ",\"state\":\"%s\",\"stopped\":%s,"
+		"\"exe\":",
+		s->seq, (int)a->pid, s->time_ns,
+		(s->mono_ns - a->start_mono) / 1000, s->interval_ns / 1000,
+		state_name(s->state, st), s->stopped ? "true" : "false");
+	vgl_json_string(f, s->exe);
+	fprintf(f, ",\"exe_changed\":%s,\"scan\":[",
+		s->exe_changed ? "true" : "false");
+	for (i = 0; i < 16; i++)
+		if (s->scan & (1u << i) && sampler_scan_name(1u << i)) {
+			fprintf(f, "%s\"%s\"", first ? "" : ",",
+				sampler_scan_name(1u << i));
+			first = 0;
+		}
+	fputc(']', f);
+	if (s->scan & SAMPLER_SCAN_CPU)
+		fprintf(f, ",\"cpu_user_us\":%" PRIu64 ",\"cpu_sys_us\":%" PRIu64
+			",\"cpu_user_delta_us\":%" PRIu64
+			",\"cpu_sys_delta_us\":%" PRIu64,
+			s->cpu_user_us, s->cpu_sys_us, s->cpu_user_delta_us,
+			s->cpu_sys_delta_us);
+	if (s->scan & SAMPLER_SCAN_HOST_CPU)
+		fprintf(f, ",\"host_user_us\":%" PRIu64 ",\"host_sys_us\":%" PRIu64
+			",\"host_idle_us\":%" PRIu64 ",\"host_iowait_us\":%" PRIu64,
+			s->host_user_us, s->host_sys_us, s->host_idle_us,
+			s->host_iowait_us);
+	if (s->scan & SAMPLER_SCAN_MEMORY)
+		fprintf(f, ",\"rss_bytes\":%" PRIu64 ",\"anon_bytes\":%" PRIu64
+			",\"file_bytes\":%" PRIu64 ",\"shmem_bytes\":%" PRIu64
+			",\"swap_bytes\":%" PRIu64 ",\"vsize_bytes\":%" PRIu64,
+			s->rss_bytes, s->anon_bytes, s->file_bytes,
+			s->shmem_bytes, s->swap_bytes, s->vsize_bytes);
+	if (s->scan & SAMPLER_SCAN_HOST_MEMORY)
+		fprintf(f, ",\"host_mem_total_bytes\":%" PRIu64
+			",\"host_mem_available_bytes\":%" PRIu64,
+			s->host_mem_total_bytes, s->host_mem_available_bytes);
+	if ((s->scan & SAMPLER_SCAN_IO) && s->io_ok)
+		fprintf(f, ",\"io_read_bytes\":%" PRIu64 ",\"io_write_bytes\":%" PRIu64
+			",\"io_rchar_bytes\":%" PRIu64 ",\"io_wchar_bytes\":%" PRIu64,
+			s->io_read_bytes, s->io_write_bytes, s->io_rchar,
+			s->io_wchar);
+	else if (s->scan & SAMPLER_SCAN_IO) {
+		fputs(",\"io_error\":", f);
+		vgl_json_string(f, strerror(s->io_errno));
+	}
+	if (s->scan & SAMPLER_SCAN_THREADS) {
+		fputs(",\"threads\":[", f);
+		for (i = 0; i < s->nthreads; i++) {
+			const struct sampler_thread *t = &s->threads[i];
+
+			fprintf(f, "%s{\"tid\":%d,\"name\":", i ? "," : "",
+				(int)t->tid);
+			vgl_json_string(f, t->name);
+			fprintf(f, ",\"state\":\"%s\",\"new\":%s,\"cpu_user_us\":%"
+				PRIu64 ",\"cpu_sys_us\":%" PRIu64
+				",\"cpu_run_ns\":%" PRIu64
+				",\"cpu_run_delta_ns\":%" PRIu64 "}",
+				state_name(t->state, st),
+				t->is_new ? "true" : "false", t->user_us,
+				t->sys_us, t->run_ns, t->run_delta_ns);
+		}
+		fputs("],\"threads_ended\":[", f);
+		for (i = 0; i < s->nended; i++)
+			fprintf(f, "%s%d", i ? "," : "", (int)s->ended[i]);
+		fputc(']', f);
+	}
+	if (s->scan & SAMPLER_SCAN_STACKS) {
+		struct tallies ts = { 0 };
+
+		fprintf(f, ",\"frequency_hz\":%u,\"stack_samples\":%" PRIu64
+			",\"stack_lost\":%" PRIu64, s->frequency,
+			s->stack_samples, s->stack_lost);
+		fold_stacks(a, s, &ts, f);
+		fputs(",\"top\":[", f);
+		for (i = 0; i < ts.n && i < TOP_N; i++) {
+			fputs(i ? ",{\"function\":" : "{\"function\":", f);
+			vgl_json_string(f, ts.t[i].name);
+			fprintf(f, ",\"self\":%" PRIu64 ",\"total\":%" PRIu64 "}",
+				ts.t[i].self, ts.t[i].total);
+		}
+		fputc(']', f);
+		tallies_free(&ts);
+	}
+	if (s->scan & SAMPLER_SCAN_COUNTS)
+		write_json_counts(a, s);
+	fputs("}\n", f);
+}
+
+static int cmp_thread_cpu(const void *a, const void *b)
+{
+	const struct sampler_thread *x = a, *y = b;
+
+	if (x->run_delta_ns != y->run_delta_ns)
+		return x->run_delta_ns < y->run_delta_ns ? 1 : -1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* Like pidstat -t: one header line per sample, then threads by CPU share,
+ * then the top functions. */
+static void write_text_sample(struct attach *a, const struct sampler_sample *s)
+{
+	uint64_t span = s->mono_ns - a->prev_mono;
+	FILE *f = a->out;
+	size_t i;
+
+	if (!span)
+		span = 1;
+	fprintf(f, "# %.3fs pid %d state %c%s", (double)(s->mono_ns -
+		a->start_mono) / 1e9, (int)a->pid, s->state ? s->state : '?',
+		s->stopped ? " (stopped)" : "");
+	if (s->exe_changed)
+		fprintf(f, " exec %s", s->exe ? s->exe : "?");
+	if (s->scan & SAMPLER_SCAN_CPU)
+		fprintf(f, " usr %.1f%% sys %.1f%%",
+			100.0 * (double)s->cpu_user_delta_us * 1000 / (double)span,
+			100.0 * (double)s->cpu_sys_delta_us * 1000 / (double)span);
+	if (s->scan & SAMPLER_SCAN_MEMORY)
+		fprintf(f, " rss %.1fMiB anon %.1fMiB swap %.1fMiB vsz %.1fMiB",
+			(double)s->rss_bytes / 1048576, (double)s->anon_bytes / 1048576,
+			(double)s->swap_bytes / 1048576, (double)s->vsize_bytes / 1048576);
+	if (s->scan & SAMPLER_SCAN_HOST_MEMORY)
+		fprintf(f, " host-avail %.1fMiB",
+			(double)s->host_mem_available_bytes / 1048576);
+	if ((s->scan & SAMPLER_SCAN_IO) && s->io_ok)
+		fprintf(f, " read %" PRIu64 "B written %" PRIu64 "B",
+			s->io_read_bytes, s->io_write_bytes);
+	fputc('\n', f);
+	if (s->scan & SAMPLER_SCAN_THREADS) {
+		struct sampler_thread *t = malloc(s->nthreads * sizeof(*t) + 1);
+
+		if (t) {
+			if (s->nthreads)
+				memcpy(t, s->threads, s->nthreads * sizeof(*t));
+			qsort(t, s->nthreads, sizeof(*t), cmp_thread_cpu);
+			fprintf(f, "  %8s %-16s %s %6s\n", "TID", "NAME", "S", "%CPU");
+			/* The first sample has no previous one to share
+			 * CPU time since. */
+			for (i = 0; i < s->nthreads; i++) {
+				char cpu[32] = "-";
+
+				if (s->seq > 1)
+					snprintf(cpu, sizeof(cpu), "%.1f",
+						 100.0 * (double)t[i].run_delta_ns /
+						 (double)span);
+				fprintf(f, "  %8d %-16s %c %6s%s\n",
+					(int)t[i].tid, t[i].name, t[i].state,
+					cpu, t[i].is_new ? " new" : "");
+			}
+			free(t);
+		}
+		for (i = 0; i < s->nended; i++)
+			fprintf(f, "  %8d ended\n", (int)s->ended[i]);
+	}
+	if ((s->scan & SAMPLER_SCAN_STACKS) && s->stack_samples) {
+		struct tallies ts = { 0 };
+
+		fold_stacks(a, s, &ts, NULL);
+		fprintf(f, "  %6s %6s  %s (%" PRIu64 " stack samples)\n",
+			"SELF%", "TOTAL%", "FUNCTION", s->stack_samples);
+		for (i = 0; i < ts.n && i < TOP_N; i++)
+			fprintf(f, "  %6.1f %6.1f  %s\n",
+				100.0 * (double)ts.t[i].self / (double)s->stack_samples,
+				100.0 * (double)ts.t[i].total / (double)s->stack_samples,
+				ts.t[i].name);
+		tallies_free(&ts);
+	}
+	if (s->scan & SAMPLER_SCAN_COUNTS)
+		write_text_counts(a, s);
+}
+
+static void signal_end(struct attach *a)
+{
+	uint64_t one = 1;
+
+	if (write(a->endfd, &one, sizeof(one)) < 0) {
+		/* Full counter: the main loop is already told. */
+	}
+}
+
+/* The sampler's callback: on the sampler thread, with its lock held. */
+static void on_sample(const struct sampler_sample *s, void *arg)
+{
+	struct attach *a = arg;
+
+	pthread_mutex_lock(&a->out_lock);
+	if (s->kind == SAMPLER_ENDED) {
+		if (a->cb_reason == REASON_NONE) {
+			a->cb_reason = REASON_EXITED;
+			a->exit_known = s->exit_known;
+			a->exit_status = s->exit_status;
+		}
+		signal_end(a);
+		goto out;
+	}
+	/* Past --count, the run is ending: no more samples. */
+	if (a->cb_reason != REASON_NONE)
+		goto out;
+	if (s->exe_changed && a->syms) {
+		/* A new image: the old names mean nothing now. */
+		sampler_symbols_close(a->syms);
+		a->syms = sampler_symbols_open(a->pid);
+	}
+	if (a->format == FORMAT_JSONL)
+		write_json_sample(a, s);
+	else
+		write_text_sample(a, s);
+	a->prev_mono = s->mono_ns;
+	if (fflush(a->out) || ferror(a->out)) {
+		a->output_failed = 1;
+		signal_end(a);
+	}
+	if (++a->nsamples == a->count_max) {
+		a->cb_reason = REASON_COUNT;
+		signal_end(a);
+	}
+out:
+	pthread_mutex_unlock(&a->out_lock);
+}
+
+/* Writes one record from this thread: "control" or "error". */
+static void write_record(struct attach *a, const char *type, const char *line,
+			 const char *key, const char *value)
+{
+	pthread_mutex_lock(&a->out_lock);
+	if (a->format == FORMAT_JSONL) {
+		fprintf(a->out, "{\"type\":\"%s\",\"line\":", type);
+		vgl_json_string(a->out, line);
+		fprintf(a->out, ",\"%s\":", key);
+		vgl_json_string(a->out, value);
+		fputs("}\n", a->out);
+	} else {
+		fprintf(a->out, "# %s: %s: %s\n", type, line, value);
+	}
+	fflush(a->out);
+	pthread_mutex_unlock(&a->out_lock);
+}
+
+static void scan_list(unsigned scan, char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < 16; i++)
+		if ((scan & (1u << i)) && sampler_scan_name(1u << i) &&
+		    n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+					      n ? "," : "",
+					      sampler_scan_name(1u << i));
+}
+
+/* Parses a frequency in Hz; returns 0 or -EINVAL. */
+static int parse_hz(const char *s, unsigned *hz)
+{
+	unsigned long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < 1 || v > SAMPLER_FREQ_MAX)
+		return -EINVAL;
+	*hz = (unsigned)v;
+	return 0;
+}
+
+/*
+ * Acts on one control line.  Returns REASON_STOP for "stop", else
+ * REASON_NONE; a bad line gets one error record and changes nothing.
+ */
+static enum reason control(struct attach *a, char *line)
+{
+	char err[SAMPLER_ERR_LEN], buf[128];
+	char *cmd = line, *arg;
+	uint64_t ns;
+	unsigned v;
+	size_t len = strlen(line);
+
+	while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' ||
+		       line[len - 1] == '\t'))
+		line[--len] = 0;
+	while (*cmd == ' ' || *cmd == '\t')
+		cmd++;
+	if (!*cmd)
+		return REASON_NONE;
+	arg = strpbrk(cmd, " \t");
+	if (arg) {
+		*arg++ = 0;
+		while (*arg == ' ' || *arg == '\t')
+			arg++;
+	}
+	if (!strcmp(cmd, "stop") && !arg)
+		return REASON_STOP;
+	if (!strcmp(cmd, "sample") && !arg) {
+		sampler_sample_now(a->sampler);
+		write_record(a, "control", "sample", "ok", "sample");
+		return REASON_NONE;
+	}
+	if (!strcmp(cmd, "interval") && arg) {
+		int r = vgl_parse_duration(arg, &ns);
+
+		if (r)
+			snprintf(err, sizeof(err), "bad interval '%s' (like 250ms, 10s, 2m)", arg);
+		else
+			r = sampler_set_interval(a->sampler, ns, err, sizeof(err));
+		snprintf(buf, sizeof(buf), "interval %s", arg);
+		write_record(a, r ? "error" : "control", buf, r ? "error" : "ok",
+			     r ? err : "interval");
+		return REASON_NONE;
+	}
+	if (!strcmp(cmd, "scan") && arg) {
+		int r = sampler_parse_scan(arg, &v, err, sizeof(err));
+
+		if (!r)
+			r = sampler_set_scan(a->sampler, v, 0, err, sizeof(err));
+		if (!r)
+			a->scan = v;
+		snprintf(buf, sizeof(buf), "scan %s", arg);
+		write_record(a, r ? "error" : "control", buf, r ? "error" : "ok",
+			     r ? err : "scan");
+		return REASON_NONE;
+	}
+	if (!strcmp(cmd, "frequency") && arg) {
+		int r = parse_hz(arg, &v);
+
+		if (r)
+			snprintf(err, sizeof(err),
+				 "bad frequency '%s' (1 to %u Hz)", arg,
+				 SAMPLER_FREQ_MAX);
+		else
+			r = sampler_set_scan(a->sampler, a->scan, v, err,
+					     sizeof(err));
+		if (!r)
+			a->frequency = v;
+		snprintf(buf, sizeof(buf), "frequency %s", arg);
+		write_record(a, r ? "error" : "control", buf, r ? "error" : "ok",
+			     r ? err : "frequency");
+		return REASON_NONE;
+	}
+	snprintf(buf, sizeof(buf), "%s%s%s", cmd, arg ? " " : "", arg ? arg : "");
+	write_record(a, "error", buf, "error",
+		     "unknown control line (interval D, scan LIST, frequency HZ, sample, stop)");
+	return REASON_NONE;
+}
+
+static void write_end(struct attach *a, enum reason why, int sig)
+{
+	FILE *f = a->out;
+
+	pthread_mutex_lock(&a->out_lock);
+	if (a->format == FORMAT_JSONL) {
+		fprintf(f, "{\"type\":\"end\",\"reason\":\"%s\",\"pid\":%d,"
+			"\"samples\":%" PRIu64, reason_names[why], (int)a->pid,
+			a->nsamples);
+		if (why == REASON_SIGNAL)
+			fprintf(f, ",\"signal\":\"%s\"",
+				sig == SIGINT ? "SIGINT" : "SIGTERM");
+		if (why == REASON_EXITED) {
+			if (!a->exit_known)
+				fputs(",\"exit_code\":null,\"exit_signal\":null", f);
+			else if (WIFSIGNALED(a->exit_status))
+				fprintf(f, ",\"exit_code\":null,\"exit_signal\":%d",
+					WTERMSIG(a->exit_status));
+			else
+				fprintf(f, ",\"exit_code\":%d,\"exit_signal\":null",
+					WEXITSTATUS(a->exit_status));
+		}
+		fputs("}\n", f);
+	} else {
+		fprintf(f, "# end: %s", reason_names[why]);
+		if (why == REASON_EXITED && a->exit_known) {
+			if (WIFSIGNALED(a->exit_status))
+				fprintf(f, " (signal %d)", WTERMSIG(a->exit_status));
+			else
+				fprintf(f, " (exit %d)", WEXITSTATUS(a->exit_status));
+		}
+		fprintf(f, ", %" PRIu64 " samples\n", a->nsamples);
+	}
+	fflush(f);
+	pthread_mutex_unlock(&a->out_lock);
+}
+
+/* Lets us keep a descriptor per thread per CPU for stacks. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* Parses the command line into a and cfg; returns 0 or an exit status. */
+static int parse(int argc, char **argv, struct attach *a,
+		 struct sampler_config *cfg, uint64_t *duration)
+{
+	const char *pid = NULL, *pid2 = NULL, *interval = NULL, *scan = NULL,
+		   *freq = NULL, *dur = NULL, *count = NULL, *format = NULL;
+	const struct option_spec specs[] = {
+		{ "-p", &pid, NULL }, { "--pid", &pid2, NULL },
+		{ "--interval", &interval, NULL }, { "--scan", &scan, NULL },
+		{ "--frequency", &freq, NULL }, { "--duration", &dur, NULL },
+		{ "--count", &count, NULL }, { "--format", &format, NULL },
+		{ NULL, NULL, NULL },
+	};
+	char **operands, err[SAMPLER_ERR_LEN], *end;
+	int nops, ret;
+	long v;
+	unsigned long long c;
+
+	operands = calloc((size_t)argc + 1, sizeof(*operands));
+	if (!operands)
+		return usage_error("attach", "out of memory");
+	ret = parse_options("attach", argc, argv, specs, operands, &nops);
+	if (!ret && nops)
+		ret = usage_error("attach", "unexpected operand '%s'", operands[0]);
+	free(operands);
+	if (ret)
+		return ret;
+	if (pid2)
+		pid = pid2;
+	if (!pid)
+		return usage_error("attach", "no process given (-p PID)");
+	errno = 0;
+	v = strtol(pid, &end, 10);
+	if (errno || *end || end == pid || v <= 0 || v > 0x7fffffff)
+		return usage_error("attach", "bad pid '%s'", pid);
+	cfg->pid = (pid_t)v;
+	cfg->interval_ns = 1000000000ull;
+	if (interval && (vgl_parse_duration(interval, &cfg->interval_ns) ||
+			 cfg->interval_ns < SAMPLER_INTERVAL_MIN_NS ||
+			 cfg->interval_ns > SAMPLER_INTERVAL_MAX_NS))
+		return usage_error("attach", "bad --interval '%s' (1ms to 24h, like 250ms, 10s, 2m)",
+				   interval);
+	cfg->scan = SAMPLER_SCAN_DEFAULT;
+	if (scan && sampler_parse_scan(scan, &cfg->scan, err, sizeof(err)))
+		return usage_error("attach", "bad --scan '%s': %s", scan, err);
+	cfg->frequency = SAMPLER_FREQ_DEFAULT;
+	if (freq && parse_hz(freq, &cfg->frequency))
+		return usage_error("attach", "bad --frequency '%s' (1 to %u Hz)",
+				   freq, SAMPLER_FREQ_MAX);
+	*duration = 0;
+	if (dur && (vgl_parse_duration(dur, duration) || !*duration))
+		return usage_error("attach", "bad --duration '%s' (like 500ms, 10s, 2m)",
+				   dur);
+	a->count_max = 0;
+	if (count) {
+		errno = 0;
+		c = strtoull(count, &end, 10);
+		if (errno || *end || end == count || !c || count[0] == '-')
+			return usage_error("attach", "bad --count '%s' (a number of samples, 1 or more)",
+					   count);
+		a->count_max = c;
+	}
+	a->format = FORMAT_JSONL;
+	if (format && !strcmp(format, "text"))
+		a->format = FORMAT_TEXT;
+	else if (format && strcmp(format, "jsonl"))
+		return usage_error("attach", "bad --format '%s' (jsonl or text)",
+				   format);
+	a->scan = cfg->scan;
+	a->frequency = cfg->frequency;
+	return 0;
+}
+
+/* Arms a one-shot timerfd for --duration; -1 when there is none. */
+static int duration_fd(uint64_t ns)
+{
+	struct itimerspec it = { 0 };
+	int fd;
+
+	if (!ns)
+		return -1;
+	fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	it.it_value.tv_sec = (time_t)(ns / 1000000000ull);
+	it.it_value.tv_nsec = (long)(ns % 1000000000ull);
+	timerfd_settime(fd, 0, &it, NULL);
+	return fd;
+}
+
+/*
+ * Waits for the end of the run, acting on control lines meanwhile.
+ * Returns the reason, with *sig the signal for REASON_SIGNAL.
+ */
+static enum reason run_loop(struct attach *a, int sigfd, int durfd, int *sig)
+{
+	char buf[4096];
+	size_t have = 0;
+	struct pollfd pfd[4];
+	int stdin_open = 1;
+
+	for (;;) {
+		pfd[0] = (struct pollfd){ .fd = a->endfd, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
+		pfd[2] = (struct pollfd){ .fd = stdin_open ? 0 : -1,
+					  .events = POLLIN };
+		pfd[3] = (struct pollfd){ .fd = durfd, .events = POLLIN };
+		if (poll(pfd, 4, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return REASON_EOF;
+		}
+		if (pfd[0].revents) {
+			enum reason r;
+
+			pthread_mutex_lock(&a->out_lock);
+			r = a->cb_reason;
+			pthread_mutex_unlock(&a->out_lock);
+			/* Output that cannot be written ends us as if the
+			 * reader had closed our stdin. */
+			return r != REASON_NONE ? r : REASON_EOF;
+		}
+		if (pfd[1].revents) {
+			struct signalfd_siginfo si;
+
+			if (read(sigfd, &si, sizeof(si)) == sizeof(si))
+				*sig = (int)si.ssi_signo;
+			return REASON_SIGNAL;
+		}
+		if (pfd[3].revents)
+			return REASON_DURATION;
+		if (pfd[2].revents) {
+			ssize_t n = read(0, buf + have, sizeof(buf) - 1 - have);
+			char *nl, *p;
+
+			if (n < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			if (n <= 0)
+				return REASON_EOF;
+			have += (size_t)n;
+			buf[have] = 0;
+			p = buf;
+			while ((nl = memchr(p, '\n', have - (size_t)(p - buf)))) {
+				*nl = 0;
+				if (control(a, p) == REASON_STOP)
+					return REASON_STOP;
+				p = nl + 1;
+			}
+			have -= (size_t)(p - buf);
+			memmove(buf, p, have);
+			if (have == sizeof(buf) - 1) {
+				/* A line longer than any command: refuse it
+				 * whole and go on. */
+				write_record(a, "error", "(too long)", "error",
+					     "control line too long");
+				have = 0;
+			}
+		}
+	}
+}
+
+int cmd_attach(int argc, char **argv)
+{
+	struct sampler_config cfg = { 0 };
+	struct attach a;
+	char err[SAMPLER_ERR_LEN], scans[160];
+	sigset_t set;
+	uint64_t duration;
+	enum reason why;
+	int ret, sigfd = -1, durfd = -1, sig = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.out = stdout;
+	a.endfd = -1;
+	ret = parse(argc, argv, &a, &cfg, &duration);
+	if (ret)
+		return ret;
+	raise_nofile();
+	/* Signals arrive through a signalfd; blocked before the sampler
+	 * thread starts so that it inherits the mask. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	sigfd = signalfd(-1, &set, SFD_CLOEXEC);
+	a.endfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (sigfd < 0 || a.endfd < 0) {
+		fprintf(stderr, "vigil: attach: %s\n", strerror(errno));
+		ret = EXIT_BAD_FILE;
+		goto out;
+	}
+	pthread_mutex_init(&a.out_lock, NULL);
+	a.pid = cfg.pid;
+	a.start_mono = a.prev_mono = mono_ns();
+	a.syms = sampler_symbols_open(cfg.pid);
+	cfg.fn = on_sample;
+	cfg.arg = &a;
+	/* The attach record comes first although the sampler writes its
+	 * first sample at once: its callback waits for out_lock. */
+	pthread_mutex_lock(&a.out_lock);
+	ret = sampler_start(&a.sampler, &cfg, err, sizeof(err));
+	if (ret) {
+		pthread_mutex_unlock(&a.out_lock);
+		fprintf(stderr, "vigil: %s\n", err);
+		ret = EXIT_BAD_FILE;
+		goto out;
+	}
+	scan_list(cfg.scan, scans, sizeof(scans));
+	if (a.format == FORMAT_JSONL) {
+		fprintf(a.out, "{\"type\":\"attach\",\"pid\":%d,\"interval_us\":%"
+			PRIu64 ",\"scan\":\"%s\",\"frequency_hz\":%u}\n",
+			(int)cfg.pid, cfg.interval_ns / 1000, scans,
+			cfg.frequency);
+		fflush(a.out);
+	}
+	pthread_mutex_unlock(&a.out_lock);
+	durfd = duration_fd(duration);
+	why = run_loop(&a, sigfd, durfd, &sig);
+	sampler_stop(a.sampler);
+	write_end(&a, why, sig);
+	ret = 0;
+out:
+	sampler_symbols_close(a.syms);
+	if (durfd >= 0)
+		close(durfd);
+	if (a.endfd >= 0)
+		close(a.endfd);
+	if (sigfd >= 0)
+		close(sigfd);
+	return ret;
+}

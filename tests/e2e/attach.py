@@ -1,0 +1,816 @@
+#!/usr/bin/python3
+"""attach.py - end-to-end checks of `vigil attach` for the lit tests.
+
+Each subcommand starts a target (tests/lit/Inputs/attach_target.c, built
+by the test and given as --target) and `vigil attach` on it, both under
+subprocess with pipes, reads every record `vigil attach` writes (each must
+be one valid JSON object), and exits 0 when what it checks holds, else
+prints one line per problem and exits 1.  Times are measured with
+CLOCK_MONOTONIC in this process; bounds are generous except where the
+behaviour checked is time itself (an end within 0.5 s).
+
+  loop TARGET       debugserver's scenario: samples at 500 ms; "interval
+                    10s"; then SIGINT / "stop" / EOF each end it within
+                    0.5 s, and the target keeps printing, unstopped; a bad
+                    line gets one error record and changes nothing;
+                    "interval 100ms" during a 10 s wait gives the next
+                    sample within 0.3 s.
+  zombie TARGET     a child whose parent does not reap it: its end and
+                    exit status 7 are reported within 0.5 s of its exit.
+  pthread-exit TARGET  main thread gone, another running: not ended; the
+                    end (exit 3) comes when the process exits.
+  sigstop TARGET    a SIGSTOPped target is reported stopped; stop still
+                    returns within 0.5 s; the target runs on after SIGCONT.
+  threads TARGET    per-thread CPU time and names; a thread created mid-run
+                    appears as new, then is reported ended.
+  stacks TARGET     at 999 Hz, hot() has the largest self share, its
+                    callers are in its stacks, a thread started after the
+                    sampler is sampled.
+  main-exit TARGET  stacks on; the thread whose events own the ring
+                    buffers (the main one) calls pthread_exit while another
+                    spins: the spinning thread is still sampled, and vigil
+                    attach does not spin (under 10% of a CPU).
+  churn TARGET      threads born and ended at a high rate, sampled every
+                    1 ms for 10 s: exit 0, nothing on stderr, all valid.
+  exec TARGET       an exec mid-run is reported with the new image.
+  counts TARGET PLAIN  an instrumented TARGET (attach_counts.c) with
+                    VIGIL_FILE set, sampled every 2 ms: the per-sample
+                    deltas of every edge add up exactly to the counts in
+                    its final profile (`vigil report --json`), the last
+                    sample is the final one; an uninstrumented PLAIN gets
+                    counts_error and no edges.
+  records TARGET    the exact keys of every kind of record and scan, the
+                    answers to good and bad control lines, --count,
+                    --duration, --format text.
+"""
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+VIGIL = os.environ.get("VIGIL") or os.path.join(ROOT, "build", "vigil")
+
+problems = []
+
+
+def fail(msg):
+    problems.append(msg)
+    print("attach.py: FAIL: " + msg, file=sys.stderr)
+
+
+def now():
+    return time.monotonic()
+
+
+class Lines:
+    """Reads a pipe's lines on a thread, each with the time it arrived."""
+
+    def __init__(self, pipe, parse_json=False):
+        self.q = queue.Queue()
+        self.all = []
+        self.backlog = []
+        self.parse_json = parse_json
+        self.t = threading.Thread(target=self._run, args=(pipe,), daemon=True)
+        self.t.start()
+
+    def _run(self, pipe):
+        for line in pipe:
+            item = line.rstrip("\n")
+            if self.parse_json:
+                try:
+                    item = json.loads(item)
+                    if not isinstance(item, dict) or "type" not in item:
+                        raise ValueError("not an object with a type")
+                except ValueError as e:
+                    fail("not a JSON record (%s): %r" % (e, line[:200]))
+                    continue
+            self.all.append(item)
+            self.q.put((now(), item))
+        self.q.put((now(), None))
+
+    def matches(self, item, want):
+        if want is None:
+            return True
+        if self.parse_json:
+            return item.get("type") == want
+        return item.startswith(want)
+
+    def next(self, want=None, timeout=10.0):
+        """The next item (a record of type `want`, or a line starting with
+        it, if given), with its arrival time; (None, None) at EOF or
+        timeout.  Items passed over are kept, in order, for later calls:
+        two records written by two threads may come in either order."""
+        for i, (t, item) in enumerate(self.backlog):
+            if self.matches(item, want):
+                del self.backlog[i]
+                return t, item
+        end = now() + timeout
+        while True:
+            left = end - now()
+            if left <= 0:
+                return None, None
+            try:
+                t, item = self.q.get(timeout=left)
+            except queue.Empty:
+                return None, None
+            if item is None:
+                self.q.put((t, None))
+                return None, None
+            if self.matches(item, want):
+                return t, item
+            self.backlog.append((t, item))
+
+
+class Target:
+    def __init__(self, target, mode, *args):
+        self.p = subprocess.Popen([target, mode, *args], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.out = Lines(self.p.stdout)
+
+    def expect(self, prefix, timeout=10.0):
+        t, line = self.out.next(prefix, timeout)
+        if line is None:
+            fail("target: no line starting %r within %.0f s" % (prefix, timeout))
+        return t, line
+
+    def send(self, line):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+
+    def state(self, pid=None):
+        with open("/proc/%d/stat" % (pid or self.p.pid)) as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+
+    def kill(self):
+        if self.p.poll() is None:
+            os.kill(self.p.pid, signal.SIGCONT)
+            self.p.kill()
+        self.p.wait()
+
+
+class Attach:
+    def __init__(self, pid, *args):
+        self.p = subprocess.Popen([VIGIL, "attach", "-p", str(pid), *args],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.rec = Lines(self.p.stdout, parse_json=True)
+        self.err = Lines(self.p.stderr)
+
+    def next(self, want="sample", timeout=10.0):
+        t, r = self.rec.next(want, timeout)
+        if r is None:
+            fail("vigil attach: no %r record within %.1f s" % (want, timeout))
+        return t, r
+
+    def send(self, line):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+
+    def fresh_sample(self, timeout=3.0):
+        """Sends "sample" and returns the first sample taken after that
+        (by its time_ns), passing over older ones still in the pipe: a
+        periodic sample may have been taken before what the test waited
+        for happened."""
+        t_send = time.time_ns()
+        self.send("sample")
+        end = now() + timeout
+        while True:
+            t, r = self.next(timeout=max(end - now(), 0.01))
+            if r is None or r["time_ns"] >= t_send:
+                return t, r
+
+    def exit_within(self, t0, limit, what):
+        """vigil must exit within `limit` s of t0; returns its end record."""
+        try:
+            rc = self.p.wait(timeout=limit + 10)
+        except subprocess.TimeoutExpired:
+            fail("%s: vigil attach still running %.0f s later" % (what, limit + 10))
+            self.p.kill()
+            self.p.wait()
+            return None
+        took = now() - t0
+        if took > limit:
+            fail("%s: vigil attach took %.3f s to end, want <= %.1f s"
+                 % (what, took, limit))
+        if rc != 0:
+            fail("%s: vigil attach exit status %d, want 0" % (what, rc))
+        self.rec.t.join(5)
+        self.err.t.join(5)
+        if self.err.all:
+            fail("%s: vigil attach wrote to stderr: %s" % (what, self.err.all[:3]))
+        if not self.rec.all or self.rec.all[-1].get("type") != "end":
+            fail("%s: the last record is not an end record: %s"
+                 % (what, self.rec.all[-1:]))
+            return None
+        ends = [r for r in self.rec.all if r["type"] == "end"]
+        if len(ends) != 1:
+            fail("%s: %d end records, want 1" % (what, len(ends)))
+        return self.rec.all[-1]
+
+
+def check_end(end, what, **want):
+    if end is None:
+        return
+    for k, v in want.items():
+        if end.get(k) != v:
+            fail("%s: end record %s = %r, want %r (%s)"
+                 % (what, k, end.get(k), v, json.dumps(end)))
+
+
+def still_running(tg, what):
+    """The target prints its next tick, and is not stopped."""
+    st = tg.state()
+    if st in ("T", "t"):
+        fail("%s: target left in state %s" % (what, st))
+    t, line = tg.expect("tick", timeout=3)
+    if line is None:
+        fail("%s: target printed nothing after vigil ended" % what)
+
+
+# ---- 1. debugserver's scenario --------------------------------------------
+
+def cmd_loop(target):
+    for how in ("SIGINT", "stop", "EOF"):
+        what = "loop/" + how
+        tg = Target(target, "loop")
+        tg.expect("ready")
+        a = Attach(tg.p.pid, "--interval", "500ms")
+        _, att = a.next("attach")
+        if att and (att.get("interval_us") != 500000 or att.get("pid") != tg.p.pid):
+            fail("%s: attach record %s" % (what, json.dumps(att)))
+        t1, s1 = a.next()
+        t2, s2 = a.next()
+        if s1 and s2:
+            gap = t2 - t1
+            if not 0.3 <= gap <= 1.5:
+                fail("%s: samples %.3f s apart at a 500 ms interval" % (what, gap))
+            if [s1["seq"], s2["seq"]] != [1, 2]:
+                fail("%s: seq %s, %s" % (what, s1["seq"], s2["seq"]))
+        if how == "stop":
+            # A bad line: one error record, nothing changes.
+            a.send("interval 0")
+            _, e = a.next("error", timeout=2)
+            if e and e.get("line") != "interval 0":
+                fail("%s: error record %s" % (what, json.dumps(e)))
+            _, s3 = a.next(timeout=2)
+            if s3 and s3["interval_us"] != 500000:
+                fail("%s: interval changed by a bad line: %s" % (what, s3["interval_us"]))
+        a.send("interval 10s")
+        a.next("control", timeout=2)
+        time.sleep(0.7)   # well inside the 10 s wait
+        t0 = now()
+        if how == "SIGINT":
+            a.p.send_signal(signal.SIGINT)
+        elif how == "stop":
+            a.send("stop")
+        else:
+            a.p.stdin.close()
+        end = a.exit_within(t0, 0.5, what)
+        want = {"SIGINT": "signal", "stop": "stop", "EOF": "eof"}[how]
+        check_end(end, what, reason=want)
+        if how == "SIGINT":
+            check_end(end, what, signal="SIGINT")
+        still_running(tg, what)
+        tg.kill()
+
+    # interval 100ms sent during a 10 s wait: next sample within 0.3 s.
+    what = "loop/interval"
+    tg = Target(target, "loop")
+    tg.expect("ready")
+    a = Attach(tg.p.pid, "--interval", "10s")
+    a.next()
+    time.sleep(0.5)
+    t0 = now()
+    a.send("interval 100ms")
+    t1, s = a.next(timeout=5)
+    if s:
+        if t1 - t0 > 0.3:
+            fail("%s: next sample %.3f s after 'interval 100ms', want <= 0.3 s"
+                 % (what, t1 - t0))
+        if s["interval_us"] != 100000:
+            fail("%s: interval_us %s, want 100000" % (what, s["interval_us"]))
+    a.send("stop")
+    check_end(a.exit_within(now(), 0.5, what), what, reason="stop")
+    tg.kill()
+
+
+# ---- 2. ends, zombies, pthread_exit, SIGSTOP -------------------------------
+
+def cmd_zombie(target):
+    what = "zombie"
+    tg = Target(target, "zombie")
+    _, line = tg.expect("child")
+    child = int(line.split()[1])
+    a = Attach(child, "--interval", "10s")
+    a.next()
+    tg.send("exit")
+    t_exit, _ = tg.expect("exiting")
+    t_end, end = a.next("end", timeout=3)
+    if end:
+        if t_end - t_exit > 0.5:
+            fail("%s: end reported %.3f s after the exit, want <= 0.5 s"
+                 % (what, t_end - t_exit))
+        check_end(end, what, reason="exited", exit_code=7, exit_signal=None)
+    # Unreaped all along: the parent sleeps for 30 s.
+    try:
+        st = tg.state(child)
+        if st != "Z":
+            fail("%s: child in state %s, want Z (unreaped)" % (what, st))
+    except OSError:
+        fail("%s: the child was reaped; the test proves nothing" % what)
+    a.exit_within(t_end or now(), 1.0, what)
+    tg.kill()
+
+
+def cmd_pthread_exit(target):
+    what = "pthread-exit"
+    tg = Target(target, "pthread-exit")
+    tg.expect("ready")
+    a = Attach(tg.p.pid, "--interval", "100ms", "--scan", "threads")
+    t0 = now()
+    n = 0
+    while now() - t0 < 1.0:
+        _, r = a.rec.next(None, 0.5)
+        if r and r["type"] == "end":
+            fail("%s: reported ended while a thread still runs: %s"
+                 % (what, json.dumps(r)))
+            break
+        if r and r["type"] == "sample":
+            n += 1
+            if r["state"] == "Z":
+                fail("%s: process state Z while a thread runs" % what)
+            if len(r["threads"]) != 2:
+                fail("%s: %d threads listed, want 2 (the zombie main thread too)"
+                     % (what, len(r["threads"])))
+    if n < 3:
+        fail("%s: only %d samples in 1 s at 100 ms" % (what, n))
+    t_exit = now()
+    tg.send("exit")
+    t_end, end = a.next("end", timeout=3)
+    if end:
+        if t_end - t_exit > 0.5:
+            fail("%s: end reported %.3f s after the exit" % (what, t_end - t_exit))
+        # The parent (this script) has not reaped it yet.
+        check_end(end, what, reason="exited", exit_code=3)
+    a.exit_within(t_exit, 1.0, what)
+    tg.kill()
+
+
+def cmd_sigstop(target):
+    what = "sigstop"
+    tg = Target(target, "loop")
+    tg.expect("ready")
+    a = Attach(tg.p.pid, "--interval", "10s")
+    _, s = a.next()
+    if s and s["stopped"]:
+        fail("%s: running target reported stopped" % what)
+    os.kill(tg.p.pid, signal.SIGSTOP)
+    time.sleep(0.2)
+    _, s = a.fresh_sample()
+    if s and (not s["stopped"] or s["state"] != "T"):
+        fail("%s: stopped target reported state %s stopped %s"
+             % (what, s["state"], s["stopped"]))
+    t0 = now()
+    a.send("stop")
+    check_end(a.exit_within(t0, 0.5, what), what, reason="stop")
+    if tg.state() != "T":
+        fail("%s: vigil changed the target's state to %s" % (what, tg.state()))
+    os.kill(tg.p.pid, signal.SIGCONT)
+    still_running(tg, what)
+    tg.kill()
+
+
+# ---- 3. threads -------------------------------------------------------------
+
+def cmd_threads(target):
+    what = "threads"
+    tg = Target(target, "threads")
+    tg.expect("ready")
+    a = Attach(tg.p.pid, "--interval", "2s", "--scan", "threads,cpu")
+    _, first = a.next()
+    tg.send("go")
+    tg.expect("done", timeout=30)
+    _, s = a.fresh_sample()
+    if s:
+        by_name = {t["name"]: t for t in s["threads"]}
+        for i in range(4):
+            t = by_name.get("busy%d" % i)
+            if not t:
+                fail("%s: no thread busy%d in %s" % (what, i, sorted(by_name)))
+                continue
+            want = (i + 1) * 200e6
+            got = t["cpu_run_ns"]
+            if abs(got - want) > 0.15 * want:
+                fail("%s: busy%d ran %.0f ms, want %.0f ms +-15%%"
+                     % (what, i, got / 1e6, want / 1e6))
+            if abs(t["cpu_user_us"] + t["cpu_sys_us"] - got / 1e3) > 0.15 * want / 1e3 + 20000:
+                fail("%s: busy%d user+sys %d us far from %d ns on CPU"
+                     % (what, i, t["cpu_user_us"] + t["cpu_sys_us"], got))
+        sl = by_name.get("sleeper")
+        if not sl or sl["cpu_run_ns"] > 20e6 or sl["state"] != "S":
+            fail("%s: sleeper %s" % (what, sl))
+        # The deltas of all samples up to this one add up to the totals.
+        for i in range(4):
+            name = "busy%d" % i
+            samples = [r for r in a.rec.all
+                       if r["type"] == "sample" and r["seq"] <= s["seq"]]
+            deltas = sum(t["cpu_run_delta_ns"] for r in samples
+                         for t in r["threads"] if t["name"] == name)
+            if by_name.get(name) and deltas != by_name[name]["cpu_run_ns"]:
+                fail("%s: %s deltas add up to %d, total %d"
+                     % (what, name, deltas, by_name[name]["cpu_run_ns"]))
+    tg.send("late")
+    _, line = tg.expect("late started")
+    late = int(line.split()[2])
+    _, s = a.fresh_sample()
+    if s:
+        t = [t for t in s["threads"] if t["tid"] == late]
+        if len(t) != 1 or t[0]["name"] != "late" or not t[0]["new"]:
+            fail("%s: new thread %d not reported new and named: %s"
+                 % (what, late, t))
+        if [t for t in s["threads"] if t["new"] and t["tid"] != late]:
+            fail("%s: old threads reported new" % what)
+    tg.send("endlate")
+    tg.expect("late ended")
+    # pthread_join returns when the kernel clears the thread's tid, a
+    # little before it leaves /proc: it is reported ended in the first
+    # sample that no longer sees it running, within a second.
+    ended = []
+    for _ in range(20):
+        _, s = a.fresh_sample()
+        if not s:
+            break
+        ended += s["threads_ended"]
+        listed = [t for t in s["threads"] if t["tid"] == late]
+        if s["threads_ended"] or not listed:
+            break
+        time.sleep(0.05)
+    if ended != [late]:
+        fail("%s: threads_ended %s, want [%d]" % (what, ended, late))
+    if s and [t for t in s["threads"] if t["tid"] == late]:
+        fail("%s: ended thread still listed" % what)
+    a.send("stop")
+    a.exit_within(now(), 0.5, what)
+    tg.kill()
+
+
+# ---- 4. stacks --------------------------------------------------------------
+
+def cmd_stacks(target):
+    what = "stacks"
+    tg = Target(target, "hot")
+    tg.expect("ready")
+    a = Attach(tg.p.pid, "--interval", "500ms", "--scan", "stacks",
+               "--frequency", "999")
+    _, att = a.next("attach")
+    if att and att.get("frequency_hz") != 999:
+        fail("%s: attach record %s" % (what, json.dumps(att)))
+    a.next()
+    tg.send("go")
+    _, line = tg.expect("late")
+    late = int(line.split()[1])
+    time.sleep(1.5)
+    a.send("stop")
+    a.exit_within(now(), 0.5, what)
+    samples = [r for r in a.rec.all if r["type"] == "sample"]
+    self_ = {}
+    total = 0
+    late_count = 0
+    hot_with_callers = 0
+    hot_stacks = 0
+    for r in samples:
+        if r.get("frequency_hz") != 999:
+            fail("%s: frequency_hz %s" % (what, r.get("frequency_hz")))
+        if sum(s["count"] for s in r["stacks"]) != r["stack_samples"]:
+            fail("%s: stack counts do not add up to stack_samples" % what)
+        total += r["stack_samples"]
+        for s in r["stacks"]:
+            if s["frames"]:
+                self_[s["frames"][0]] = self_.get(s["frames"][0], 0) + s["count"]
+            if s["tid"] == late:
+                late_count += s["count"]
+            if s["frames"] and s["frames"][0] == "hot":
+                hot_stacks += s["count"]
+                f = s["frames"]
+                if "middle" in f and ("outer" in f or "late_worker" in f):
+                    hot_with_callers += s["count"]
+    if total < 300:
+        fail("%s: only %d stack samples in about 2 s at 999 Hz" % (what, total))
+    best = max(self_, key=self_.get) if self_ else None
+    if best != "hot":
+        fail("%s: the largest self share is %s, want hot: %s"
+             % (what, best, sorted(self_.items(), key=lambda x: -x[1])[:5]))
+    if hot_stacks and hot_with_callers < 0.9 * hot_stacks:
+        fail("%s: only %d of %d stacks in hot show middle and its caller"
+             % (what, hot_with_callers, hot_stacks))
+    if late_count < 50:
+        fail("%s: the thread started after the sampler has %d samples"
+             % (what, late_count))
+    tops = [r["top"][0]["function"] for r in samples[1:] if r["top"]]
+    if not tops or any(t != "hot" for t in tops):
+        fail("%s: per-sample top functions %s" % (what, tops))
+    tg.kill()
+
+
+def cpu_ticks(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def cmd_main_exit(target):
+    what = "main-exit"
+    tg = Target(target, "main-exit")
+    tg.expect("ready")
+    a = Attach(tg.p.pid, "--scan", "stacks", "--interval", "500ms",
+               "--frequency", "999")
+    a.next()
+    tg.send("exit")
+    time.sleep(0.3)
+    hz = os.sysconf("SC_CLK_TCK")
+    c0, t0 = cpu_ticks(a.p.pid), now()
+    time.sleep(1.5)
+    used = (cpu_ticks(a.p.pid) - c0) / hz / (now() - t0)
+    if used > 0.10:
+        fail("%s: vigil attach used %.0f%% of a CPU after the main thread "
+             "ended" % (what, used * 100))
+    a.send("stop")
+    a.exit_within(now(), 0.5, what)
+    samples = [r for r in a.rec.all if r["type"] == "sample"]
+    late = sum(r["stack_samples"] for r in samples[-2:])
+    if late < 50:
+        fail("%s: %d stack samples in the last two samples, want the "
+             "spinning thread sampled on" % (what, late))
+    tg.kill()
+
+
+# ---- 6. churn and exec ------------------------------------------------------
+
+def cmd_churn(target):
+    what = "churn"
+    tg = Target(target, "churn")
+    tg.expect("ready")
+    a = Attach(tg.p.pid, "--interval", "1ms", "--scan", "all",
+               "--duration", "10s")
+    t0 = now()
+    end = a.exit_within(t0, 12.0, what)
+    check_end(end, what, reason="duration")
+    samples = [r for r in a.rec.all if r["type"] == "sample"]
+    if len(samples) < 1000:
+        fail("%s: %d samples in 10 s at 1 ms" % (what, len(samples)))
+    if end and end.get("samples") != len(samples):
+        fail("%s: end says %s samples, %d written" % (what, end.get("samples"), len(samples)))
+    if [r for r in a.rec.all if r["type"] == "error"]:
+        fail("%s: error records" % what)
+    seqs = [r["seq"] for r in samples]
+    if seqs != list(range(1, len(seqs) + 1)):
+        fail("%s: seq not 1, 2, ... without gaps" % what)
+    born = sum(1 for r in samples for t in r["threads"] if t["new"])
+    ended = sum(len(r["threads_ended"]) for r in samples)
+    if born < 100 or ended < 100:
+        fail("%s: saw only %d threads born and %d ended" % (what, born, ended))
+    tg.kill()
+
+
+def cmd_exec(target):
+    what = "exec"
+    tg = Target(target, "exec", "/bin/sleep", "1")
+    tg.expect("ready")
+    a = Attach(tg.p.pid, "--interval", "50ms", "--scan", "cpu,threads,memory")
+    _, s = a.next()
+    if s and s["exe"] != os.path.realpath(target):
+        fail("%s: exe %s, want %s" % (what, s["exe"], os.path.realpath(target)))
+    tg.send("now")
+    t_end, end = a.next("end", timeout=5)
+    check_end(end, what, reason="exited", exit_code=0)
+    samples = [r for r in a.rec.all if r["type"] == "sample"]
+    changed = [r for r in samples if r["exe_changed"]]
+    sleep = os.path.realpath("/bin/sleep")
+    if len(changed) != 1 or changed[0]["exe"] != sleep:
+        fail("%s: exe_changed in %d samples (%s), want 1 with %s"
+             % (what, len(changed), [r["exe"] for r in changed], sleep))
+    if samples and samples[-1]["exe"] != sleep:
+        fail("%s: last sample's exe %s" % (what, samples[-1]["exe"]))
+    a.exit_within(t_end or now(), 1.0, what)
+    tg.kill()
+
+
+# ---- 5. counts ---------------------------------------------------------------
+
+def cmd_counts(target, plain):
+    what = "counts"
+    out = os.path.join(os.path.dirname(os.path.abspath(target)), "counts.vgl")
+    if os.path.exists(out):
+        os.unlink(out)
+    env = dict(os.environ, VIGIL_FILE=out)
+    p = subprocess.Popen([target], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True, env=env)
+    if p.stdout.readline().strip() != "ready":
+        fail("%s: target did not say ready" % what)
+    a = Attach(p.pid, "--interval", "2ms", "--scan", "counts")
+    a.next()
+    p.stdin.write("go\n")
+    p.stdin.flush()
+    _, end = a.next("end", timeout=30)
+    check_end(end, what, reason="exited", exit_code=0)
+    a.exit_within(now(), 2.0, what)
+    p.wait()
+    samples = [r for r in a.rec.all if r["type"] == "sample"]
+    sums = {}
+    for r in samples:
+        if "counts_error" in r:
+            fail("%s: counts_error %s" % (what, r["counts_error"]))
+            continue
+        if r["counts_file"] != out:
+            fail("%s: counts_file %s, want %s" % (what, r["counts_file"], out))
+        if sum(e["delta"] for e in r["edges"]) != r["calls_delta"]:
+            fail("%s: edge deltas do not add up to calls_delta" % what)
+        for e in r["edges"]:
+            k = (e["caller"], e["callee"])
+            sums[k] = sums.get(k, 0) + e["delta"]
+    growing = [r for r in samples if r.get("calls_delta")]
+    if len(growing) < 10:
+        fail("%s: only %d samples saw the counts grow" % (what, len(growing)))
+    finals = [r.get("counts_final") for r in samples]
+    if finals[-1:] != [True] or finals.count(True) != 1:
+        fail("%s: counts_final %s, want true in the last sample only"
+             % (what, finals[-5:]))
+    r = subprocess.run([VIGIL, "report", "--json", out], capture_output=True,
+                       text=True, timeout=30)
+    if r.returncode:
+        fail("%s: vigil report: %s" % (what, r.stderr))
+        return
+    want = {}
+    for e in json.loads(r.stdout)["edges"]:
+        k = (e["caller"], e["callee"])
+        want[k] = want.get(k, 0) + e["count"]
+    if sums != want:
+        fail("%s: deltas add up to %s, the final profile has %s"
+             % (what, sorted(sums.items()), sorted(want.items())))
+    if want.get(("worker", "work")) != 800000:
+        fail("%s: worker -> work %s, want 800000" % (what, want.get(("worker", "work"))))
+
+    # A target without vigil's runtime: an error in each sample, no edges.
+    tg = Target(plain, "loop")
+    tg.expect("ready")
+    a = Attach(tg.p.pid, "--interval", "1h", "--scan", "counts")
+    _, s = a.next()
+    if s and (s.get("counts_error") !=
+              "no .vgl profile mapped (not linked with vigil's runtime?)"
+              or "edges" in s):
+        fail("%s: uninstrumented target: %s" % (what, json.dumps(s)))
+    a.send("stop")
+    a.exit_within(now(), 0.5, what + "/plain")
+    tg.kill()
+
+
+# ---- the records' schema --------------------------------------------------
+
+BASE = ["type", "seq", "pid", "time_ns", "elapsed_us", "interval_us", "state",
+        "stopped", "exe", "exe_changed", "scan"]
+BY_SCAN = {
+    "cpu": ["cpu_user_us", "cpu_sys_us", "cpu_user_delta_us", "cpu_sys_delta_us"],
+    "host-cpu": ["host_user_us", "host_sys_us", "host_idle_us", "host_iowait_us"],
+    "memory": ["rss_bytes", "anon_bytes", "file_bytes", "shmem_bytes",
+               "swap_bytes", "vsize_bytes"],
+    "host-memory": ["host_mem_total_bytes", "host_mem_available_bytes"],
+    "io": ["io_read_bytes", "io_write_bytes", "io_rchar_bytes", "io_wchar_bytes"],
+    "threads": ["threads", "threads_ended"],
+    "stacks": ["frequency_hz", "stack_samples", "stack_lost", "stacks", "top"],
+    "counts": ["counts_error"],
+}
+ORDER = ["cpu", "host-cpu", "memory", "host-memory", "io", "threads", "stacks",
+         "counts"]
+THREAD = ["tid", "name", "state", "new", "cpu_user_us", "cpu_sys_us",
+          "cpu_run_ns", "cpu_run_delta_ns"]
+
+
+def check_keys(what, rec, want):
+    if rec is not None and list(rec) != want:
+        fail("%s: keys %s, want %s" % (what, list(rec), want))
+
+
+def cmd_records(target):
+    what = "records"
+    tg = Target(target, "loop")
+    tg.expect("ready")
+    pid = tg.p.pid
+    a = Attach(pid, "--interval", "1h", "--scan", "cpu")
+    _, att = a.next("attach")
+    check_keys(what + " attach", att, ["type", "pid", "interval_us", "scan",
+                                       "frequency_hz"])
+    if att and (att["pid"], att["interval_us"], att["scan"], att["frequency_hz"]) \
+            != (pid, 3600000000, "cpu", 99):
+        fail("%s: attach record %s" % (what, json.dumps(att)))
+    _, s = a.next()
+    check_keys(what + " cpu sample", s, BASE + BY_SCAN["cpu"])
+    if s and (s["seq"], s["pid"], s["scan"], s["exe"], s["exe_changed"]) != \
+            (1, pid, ["cpu"], os.path.realpath(target), False):
+        fail("%s: first sample %s" % (what, json.dumps(s)))
+    for scan in ORDER:
+        a.send("scan " + scan)
+        _, c = a.next("control", 2)
+        if c != {"type": "control", "line": "scan " + scan, "ok": "scan"}:
+            fail("%s: answer to 'scan %s': %s" % (what, scan, c))
+        a.send("sample")
+        _, c = a.next("control", 2)
+        if c != {"type": "control", "line": "sample", "ok": "sample"}:
+            fail("%s: answer to 'sample': %s" % (what, c))
+        _, s = a.next(timeout=2)
+        check_keys("%s %s sample" % (what, scan), s, BASE + BY_SCAN[scan])
+        if s and s["scan"] != [scan]:
+            fail("%s: scan %s, want [%s]" % (what, s["scan"], scan))
+        if s and scan == "threads":
+            if len(s["threads"]) != 1:
+                fail("%s: %d threads, want 1" % (what, len(s["threads"])))
+            check_keys(what + " thread", s["threads"][0], THREAD)
+            t = s["threads"][0]
+            if (t["tid"], t["name"], t["new"]) != \
+                    (pid, os.path.basename(target)[:15], False):
+                fail("%s: thread %s" % (what, t))
+    # Every scan at once, by mask, in the documented order.
+    a.send("scan 0x767")
+    a.next("control", 2)
+    a.send("sample")
+    a.next("control", 2)
+    _, s = a.next(timeout=2)
+    check_keys(what + " all", s, BASE + sum((BY_SCAN[k] for k in ORDER), []))
+    # Bad lines: one error record each, nothing changed.
+    bad = {
+        "interval 0": "interval must be between 1ms and 24h",
+        "interval soon": "bad interval 'soon' (like 250ms, 10s, 2m)",
+        "scan nothing": "unknown scan 'nothing' (known: host-cpu, cpu, threads, memory, host-memory, io, stacks, counts, all)",
+        "frequency 0": "bad frequency '0' (1 to 100000 Hz)",
+        "jump": "unknown control line (interval D, scan LIST, frequency HZ, sample, stop)",
+        "stop now": "unknown control line (interval D, scan LIST, frequency HZ, sample, stop)",
+    }
+    for line, msg in bad.items():
+        a.send(line)
+        _, e = a.next(None, 2)
+        if e != {"type": "error", "line": line, "error": msg}:
+            fail("%s: answer to %r: %s" % (what, line, e))
+    a.send("frequency 499")
+    _, c = a.next(None, 2)
+    if c != {"type": "control", "line": "frequency 499", "ok": "frequency"}:
+        fail("%s: answer to 'frequency 499': %s" % (what, c))
+    a.send("sample")
+    a.next("control", 2)
+    _, s = a.next(timeout=2)
+    if s and (s["interval_us"], s["frequency_hz"]) != (3600000000, 499):
+        fail("%s: after bad lines interval_us %s frequency_hz %s"
+             % (what, s["interval_us"], s["frequency_hz"]))
+    a.send("stop")
+    end = a.exit_within(now(), 0.5, what)
+    check_keys(what + " end", end, ["type", "reason", "pid", "samples"])
+    check_end(end, what, reason="stop", pid=pid, samples=11)
+
+    # --count 3 at 10 ms: exactly three samples, reason count.
+    a = Attach(pid, "--interval", "10ms", "--count", "3")
+    end = a.exit_within(now(), 2.0, "count")
+    check_end(end, "count", reason="count", samples=3)
+    if len([r for r in a.rec.all if r["type"] == "sample"]) != 3:
+        fail("count: %d samples written, want 3"
+             % len([r for r in a.rec.all if r["type"] == "sample"]))
+    # --duration 300ms at 1 h: the first sample only, reason duration.
+    t0 = now()
+    a = Attach(pid, "--interval", "1h", "--duration", "300ms")
+    end = a.exit_within(t0, 1.0, "duration")
+    check_end(end, "duration", reason="duration", samples=1)
+    # --format text: a header per sample, a thread table, an end line.
+    p = subprocess.Popen([VIGIL, "attach", "-p", str(pid), "--format", "text",
+                          "--interval", "10ms", "--count", "2"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate(timeout=10) if p.wait(timeout=10) == 0 else ("", "")
+    p.stderr = err
+    lines = out.splitlines()
+    if p.returncode or p.stderr or len(lines) != 7 \
+            or not lines[0].startswith("# 0.0") \
+            or lines[1].split() != ["TID", "NAME", "S", "%CPU"] \
+            or lines[2].split()[:4] != [str(pid), os.path.basename(target)[:15], "S", "-"] \
+            or lines[6] != "# end: count, 2 samples":
+        fail("text: exit %d, stderr %r, output %r" % (p.returncode, p.stderr, lines))
+    tg.kill()
+
+
+def main():
+    cmds = {"loop": cmd_loop, "zombie": cmd_zombie,
+            "pthread-exit": cmd_pthread_exit, "sigstop": cmd_sigstop,
+            "threads": cmd_threads, "stacks": cmd_stacks, "churn": cmd_churn,
+            "exec": cmd_exec, "main-exit": cmd_main_exit, "records": cmd_records, "counts": cmd_counts}
+    if len(sys.argv) < 3 or sys.argv[1] not in cmds:
+        print("usage: attach.py {%s} TARGET [PLAIN]" % "|".join(cmds),
+              file=sys.stderr)
+        return 2
+    cmds[sys.argv[1]](*sys.argv[2:])
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
