@@ -28,4 +28,7 @@ fi
 # The live sampler (vigil attach): stop latency, scan cost, attach time,
 # stack sampling cost beside perf record; see bench/attach/attach.py.
 /usr/bin/python3 bench/attach/attach.py || echo "bench: bench/attach/attach.py failed" >&2
+# The runtime's one-time and structural costs: 1M distinct edges, fork +
+# exec, instructions per known call; see bench/runtime.py.
+/usr/bin/python3 bench/runtime.py || echo "bench: bench/runtime.py failed" >&2
 exec /usr/bin/python3 bench/bench.py "$@"

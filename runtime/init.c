@@ -165,6 +165,12 @@ static void RT after_fork_child(void)
 static void RT take_over(struct rt *rt)
 {
 	rt->fork_pending = 0;
+	if (thread_after_fork_take_over() < 0) {
+		/* No index of its own: writing the parent's would corrupt
+		 * it, so the child counts nothing. */
+		rt->state = RT_OFF;
+		return;
+	}
 	store_reopen(rt, rt->pattern, 0, rt->fork_used);
 	if (rt->interval_ns && !rt->no_file && rt->state == RT_READY)
 		rt->start_interval = 1;

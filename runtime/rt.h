@@ -126,6 +126,7 @@ void thread_slow_enter(uintptr_t fn, uintptr_t site);
 int thread_key_init(void);
 uint64_t thread_skipped_calls(void);
 void thread_after_fork_child(void);
+int thread_after_fork_take_over(void);
 void thread_detach_index(void);
 void rt_block_signals(uint64_t *old);
 void rt_restore_signals(const uint64_t *old);
