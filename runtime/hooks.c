@@ -54,12 +54,12 @@ struct rt_thread {
 
 static struct vgl_edge empty_edge;
 
-/* The index of a thread that has no state yet: two slots (a shift of 64
- * would be no shift at all on x86-64), both the sentinel. */
+/* The index of a thread that has no state yet: two slots (a shift of 32
+ * would be no shift at all on a 32-bit word), both the sentinel. */
 static struct {
 	uint64_t shift;
 	struct vgl_edge *slot[2];
-} empty_index = { 63, { &empty_edge, &empty_edge } };
+} empty_index = { 31, { &empty_edge, &empty_edge } };
 
 #define EMPTY_SLOTS ((struct vgl_edge **)empty_index.slot)
 
@@ -94,25 +94,27 @@ static void (*enter_fn)(uintptr_t, uintptr_t) = enter_early;
 
 /*
  * The home slot of an edge: the key folded into one word (the site times
- * an odd constant, xored with the callee), then Fibonacci hashing: times
- * 2^64 / phi, whose top bits depend on every bit of the word, chosen by a
- * widening multiply with the table size.  The former hash,
- * ((fn >> 4) ^ site) & mask, used low bits only: 100,000 edges from a few
- * sites had 13,968 distinct home slots and about 44,000 probes per insert.
- * A 32-bit multiplier is not enough either: it moves a difference in the
- * key's low bits (call sites two bytes apart) up by 32 bits at most, never
- * into the top bits that pick the slot.
+ * an odd constant, xored with the callee), then Knuth's multiplicative
+ * hashing of its low 32 bits: times 2^32 / phi, the slot number taken from
+ * the top bits of the 32-bit product, which depend on every bit below
+ * them.  The former hash, ((fn >> 4) ^ site) & mask, used low bits only:
+ * 100,000 edges from a few sites had 13,968 distinct home slots and about
+ * 44,000 probes per insert.  Top bits of a 64-bit product would need a
+ * 64-bit constant (one more instruction); this costs what the old hash
+ * did: two multiplies, an xor and a shift against a move, a shift, an xor
+ * and an and.  Keys that differ only above bit 31 of both addresses share a
+ * home slot, which costs a probe.
  */
 static inline uint64_t RT edge_slot(uintptr_t fn, uintptr_t site,
 				    uint64_t shift)
 {
-	uint64_t h = ((uint64_t)site * 0x68e31da5ull ^ (uint64_t)fn) *
-		     0x9e3779b97f4a7c15ull;
+	uint32_t h = (uint32_t)((uint64_t)site * 0x68e31da5ull ^ (uint64_t)fn) *
+		     0x9e3779b1u;
 
 	return h >> shift;
 }
 
-/* The word before slot 0 holds 64 - log2(slots): the shift that takes a
+/* The word before slot 0 holds 32 - log2(slots): the shift that takes a
  * hash's top bits as a slot number. */
 static inline uint64_t RT index_shift(struct vgl_edge **slots)
 {
@@ -121,7 +123,7 @@ static inline uint64_t RT index_shift(struct vgl_edge **slots)
 
 static inline uint64_t RT index_size(struct vgl_edge **slots)
 {
-	return 1ull << (64 - index_shift(slots));
+	return 1ull << (32 - index_shift(slots));
 }
 
 /*
@@ -168,7 +170,7 @@ static void RT enter_hot(uintptr_t fn, uintptr_t site)
 			break;
 		/* Read again on this rare path rather than kept in a
 		 * register across the common one. */
-		i = (i + 1) & ((1ull << (64 - __atomic_load_n(
+		i = (i + 1) & ((1ull << (32 - __atomic_load_n(
 					  (uint64_t *)slots - 1,
 					  __ATOMIC_RELAXED))) - 1);
 	}
@@ -234,7 +236,7 @@ static struct vgl_edge **RT index_alloc(unsigned bits)
 		return NULL;
 	struct vgl_edge **s;
 
-	p[0] = 64 - bits;
+	p[0] = 32 - bits;
 	s = (struct vgl_edge **)(p + 1);
 	for (i = 0; i < n; i++)
 		s[i] = &empty_edge;
@@ -262,6 +264,9 @@ static int RT index_grow(struct rt_thread *t)
 	struct vgl_edge **old = t->slots, **s;
 	uint64_t n = index_size(old), i;
 
+	/* The hash has 32 bits; 2^30 slots is 8 GiB of index. */
+	if (__builtin_ctzll(n) >= 30)
+		return -ENOMEM;
 	s = index_alloc((unsigned)__builtin_ctzll(n) + 1);
 	if (!s)
 		return -ENOMEM;
