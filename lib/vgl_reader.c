@@ -287,15 +287,25 @@ static int add_module(struct vgl_reader *r, const unsigned char *b,
 	return 0;
 }
 
-static int cmp_edge(const void *a, const void *b)
+/* An edge as one block holds it, before threads are added up. */
+struct raw_edge {
+	uint64_t callee;
+	uint64_t site;
+	uint64_t count;
+	uint32_t callee_mod;
+	uint32_t site_mod;
+	uint32_t owner;
+};
+
+static int cmp_raw_edge(const void *a, const void *b)
 {
-	const struct vgl_edge_info *x = a, *y = b;
+	const struct raw_edge *x = a, *y = b;
 
 	if (x->callee != y->callee)
 		return x->callee < y->callee ? -1 : 1;
 	if (x->site != y->site)
 		return x->site < y->site ? -1 : 1;
-	return 0;
+	return x->owner < y->owner ? -1 : x->owner > y->owner;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -307,8 +317,9 @@ static int cmp_u32(const void *a, const void *b)
 
 /*
  * Walks the blocks of the arena twice: once to check them and count the
- * edges, once to copy the edges out.  Then sorts the edges and adds up the
- * ones that several threads hold.
+ * edges, once to copy the edges out.  Then sorts the edges and adds up
+ * first the ones one thread holds in several blocks, which gives the
+ * per-thread counts, then the ones that several threads hold.
  */
 static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 {
@@ -316,7 +327,8 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 	struct vgl_arena a;
 	uint64_t used, at, nedges = 0, nblocks = 0, k;
 	uint32_t *owners = NULL;
-	size_t i, n;
+	struct raw_edge *raw = NULL;
+	size_t i, n, nraw = 0;
 	int pass, err = 0;
 
 	memcpy(&a, base, sizeof(a));
@@ -382,18 +394,19 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 					owners[nblocks++] = b.owner;
 					for (k = 0; k < b.count; k++) {
 						struct vgl_edge e;
-						struct vgl_edge_info *ei;
+						struct raw_edge *ei;
 
 						memcpy(&e, base + at + sizeof(b) +
 							   k * sizeof(e), sizeof(e));
 						if (!e.count)
 							continue;
-						ei = &r->edges[r->nedges++];
+						ei = &raw[nraw++];
 						ei->callee = e.callee;
 						ei->site = e.site;
 						ei->count = e.count;
 						ei->callee_mod = e.callee_mod;
 						ei->site_mod = e.site_mod;
+						ei->owner = b.owner;
 					}
 				}
 			}
@@ -401,9 +414,9 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 		}
 		if (pass == 0) {
 			/* nedges <= used / 32, so these sizes cannot overflow. */
-			r->edges = malloc((nedges ? nedges : 1) * sizeof(*r->edges));
+			raw = malloc((nedges ? nedges : 1) * sizeof(*raw));
 			owners = malloc((nblocks ? nblocks : 1) * sizeof(*owners));
-			if (!r->edges || !owners) {
+			if (!raw || !owners) {
 				err = fail(r, -ENOMEM, "out of memory");
 				goto out;
 			}
@@ -411,17 +424,43 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 		}
 	}
 
-	n = vgl_sort_sum(r->edges, r->nedges, sizeof(*r->edges), cmp_edge,
-			 offsetof(struct vgl_edge_info, count), NULL);
-	r->nedges = n;
-	for (i = 0; i < n; i++)
-		r->total_calls = vgl_sat_add(r->total_calls, r->edges[i].count);
+	n = vgl_sort_sum(raw, nraw, sizeof(*raw), cmp_raw_edge,
+			 offsetof(struct raw_edge, count), NULL);
+	r->edges = malloc((n ? n : 1) * sizeof(*r->edges));
+	r->thread_counts = malloc((n ? n : 1) * sizeof(*r->thread_counts));
+	if (!r->edges || !r->thread_counts) {
+		err = fail(r, -ENOMEM, "out of memory");
+		goto out;
+	}
+	r->nthread_counts = n;
+	for (i = 0; i < n; i++) {
+		struct vgl_edge_info *ei = r->nedges ? &r->edges[r->nedges - 1] :
+				           NULL;
+
+		r->thread_counts[i].count = raw[i].count;
+		r->thread_counts[i].tid = raw[i].owner;
+		r->thread_counts[i].reserved = 0;
+		if (!ei || ei->callee != raw[i].callee || ei->site != raw[i].site) {
+			ei = &r->edges[r->nedges++];
+			ei->callee = raw[i].callee;
+			ei->site = raw[i].site;
+			ei->count = 0;
+			ei->callee_mod = raw[i].callee_mod;
+			ei->site_mod = raw[i].site_mod;
+			ei->first_thread = i;
+			ei->nthreads = 0;
+		}
+		ei->count = vgl_sat_add(ei->count, raw[i].count);
+		ei->nthreads++;
+		r->total_calls = vgl_sat_add(r->total_calls, raw[i].count);
+	}
 
 	qsort(owners, nblocks, sizeof(*owners), cmp_u32);
 	for (i = 0; i < nblocks; i++)
 		if (i == 0 || owners[i] != owners[i - 1])
 			r->nthreads++;
 out:
+	free(raw);
 	free(owners);
 	return err;
 }
@@ -454,6 +493,7 @@ static void reset(struct vgl_reader *r)
 	free(r->argv);
 	free(r->modules);
 	free(r->edges);
+	free(r->thread_counts);
 	memset(r, 0, offsetof(struct vgl_reader, err));
 }
 
