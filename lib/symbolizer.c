@@ -677,7 +677,8 @@ static int load_lines(struct vgl_symbolizer *s, struct sym_module *m)
 		if (err)
 			return err;
 	}
-	qsort(m->lines, m->nlines, sizeof(*m->lines), cmp_line);
+	if (m->nlines)
+		qsort(m->lines, m->nlines, sizeof(*m->lines), cmp_line);
 	return 0;
 }
 
