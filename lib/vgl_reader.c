@@ -1,11 +1,11 @@
 /*
  * vgl_reader.c - see vgl_reader.h.
  *
- * The whole file is read into memory first and parsed from there, so the
- * parser is one function over a buffer that the fuzzer drives directly.
- * Profiles are small (a few KiB to a few MiB), so reading them whole costs
- * nothing worth avoiding and keeps a live file's bytes from changing under
- * the parser.  Every structure is copied out with memcpy before use: the
+ * What the header says the file holds is read into memory first and
+ * parsed from there, so the parser is one function over a buffer that the
+ * fuzzer drives directly, and a live file's bytes cannot change under it.
+ * The header is read (and checked) before anything else, so a foreign or
+ * huge file costs one small read, not a read of the whole file.  Every structure is copied out with memcpy before use: the
  * buffer gives no alignment promise the compiler could rely on.
  *
  * Checks run in the order a person would want to hear about problems: is
@@ -545,13 +545,57 @@ int vgl_lock_holder(int fd, pid_t *pid)
 	return 1;
 }
 
-/* Reads fd to its end: a live file may have grown since fstat. */
-static int read_all(struct vgl_reader *r, int fd)
+/*
+ * Appends bytes [r->size, want) of fd to r->data (which has room for
+ * want), stopping early at the end of the file.
+ */
+static int read_upto(struct vgl_reader *r, int fd, size_t want)
 {
+	while (r->size < want) {
+		ssize_t n = pread(fd, r->data + r->size, want - r->size,
+				  (off_t)r->size);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail(r, -errno, "read: %s", strerror(errno));
+		if (n == 0)
+			break;
+		r->size += (size_t)n;
+	}
+	return 0;
+}
+
+/* Grows r->data to room for want bytes. */
+static int make_room(struct vgl_reader *r, size_t want)
+{
+	unsigned char *grown = realloc(r->data, want + 1);
+
+	if (!grown)
+		return fail(r, -ENOMEM, "out of memory");
+	r->data = grown;
+	return 0;
+}
+
+/*
+ * Reads what the header says the file holds, and no more: first the
+ * header, then the section table, then every byte up to the end of the
+ * last section (for ARENA, of its bytes in use).  A foreign or corrupt
+ * file is thus told from its first bytes, however large it is; a sparse
+ * file of 2 GB costs a read of 32 bytes.  Whenever the header or table is
+ * not what this reader can use, it stops and leaves the bytes it has to
+ * parse(), which says what is wrong; a section that claims more than the
+ * file has gets the whole file, so errors name the file's real size.
+ */
+static int read_needed(struct vgl_reader *r, int fd)
+{
+	struct vgl_header h;
+	struct vgl_section sec;
+	struct vgl_arena a;
 	struct stat st;
-	size_t cap, len = 0;
-	unsigned char *buf, *grown;
-	ssize_t n;
+	uint64_t extent, want;
+	uint32_t i;
+	int err;
 
 	if (fstat(fd, &st) < 0)
 		return fail(r, -errno, "%s", strerror(errno));
@@ -559,43 +603,57 @@ static int read_all(struct vgl_reader *r, int fd)
 		return fail(r, -EISDIR, "is a directory");
 	if (!S_ISREG(st.st_mode))
 		return fail(r, -EINVAL, "not a regular file");
-	if ((uint64_t)st.st_size > MAX_FILE_SIZE)
-		return fail(r, -EFBIG, "too large for a profile (%lld bytes)",
-			    (long long)st.st_size);
-	cap = (size_t)st.st_size + 4096;
-	buf = malloc(cap);
-	if (!buf)
-		return fail(r, -ENOMEM, "out of memory");
-	for (;;) {
-		if (len == cap) {
-			if (cap > MAX_FILE_SIZE) {
-				free(buf);
-				return fail(r, -EFBIG, "too large for a profile");
-			}
-			grown = realloc(buf, cap * 2);
-			if (!grown) {
-				free(buf);
-				return fail(r, -ENOMEM, "out of memory");
-			}
-			buf = grown;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
+	err = make_room(r, sizeof(h));
+	if (!err)
+		err = read_upto(r, fd, sizeof(h));
+	if (err || r->size < sizeof(h))
+		return err;
+	memcpy(&h, r->data, sizeof(h));
+	want = sizeof(h) + (uint64_t)h.nsections * sizeof(sec);
+	if (memcmp(h.magic, VGL_MAGIC, VGL_MAGIC_LEN) ||
+	    h.byte_order != VGL_BYTE_ORDER || h.version != VGL_VERSION ||
+	    h.nsections > VGL_MAX_SECTIONS || h.header_size != want)
+		return 0;
+	err = make_room(r, want);
+	if (!err)
+		err = read_upto(r, fd, want);
+	if (err || r->size < want)
+		return err;
 
-			free(buf);
-			return fail(r, -e, "read: %s", strerror(e));
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
+	extent = want;
+	for (i = 0; i < h.nsections; i++) {
+		uint64_t end;
+
+		memcpy(&sec, r->data + sizeof(h) + (size_t)i * sizeof(sec),
+		       sizeof(sec));
+		end = inside(sec.offset, sec.size, UINT64_MAX) ?
+		      sec.offset + sec.size : UINT64_MAX;
+		/* A live writer reserves ARENA ahead of what it wrote: read
+		 * its header, then only the bytes it says are in use. */
+		if (sec.kind == VGL_SEC_ARENA &&
+		    pread(fd, &a, sizeof(a), (off_t)sec.offset) == sizeof(a) &&
+		    a.used >= sizeof(a) && a.used < sec.size)
+			end = sec.offset + a.used;
+		if (end > extent)
+			extent = end;
 	}
-	r->data = buf;
-	r->size = len;
-	return 0;
+	/*
+	 * Sizes are taken after ARENA's used count was read: the writer
+	 * grows the file before it counts a block in, so every block counted
+	 * is inside this size.  Past the end, parse() reports the
+	 * truncation.
+	 */
+	if (fstat(fd, &st) < 0)
+		return fail(r, -errno, "%s", strerror(errno));
+	if ((uint64_t)st.st_size < extent)
+		extent = (uint64_t)st.st_size;
+	if (extent > MAX_FILE_SIZE)
+		return fail(r, -EFBIG, "too large for a profile (%llu bytes)",
+			    (unsigned long long)extent);
+	err = make_room(r, (size_t)extent);
+	if (!err)
+		err = read_upto(r, fd, (size_t)extent);
+	return err;
 }
 
 int vgl_reader_open(struct vgl_reader *r, const char *path)
@@ -606,12 +664,14 @@ int vgl_reader_open(struct vgl_reader *r, const char *path)
 	err = set_name(r, path);
 	if (err)
 		return err;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; anything
+	 * but a regular file is then refused by read_needed(). */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		err = fail(r, -errno, "%s", strerror(errno));
 		goto out;
 	}
-	err = read_all(r, fd);
+	err = read_needed(r, fd);
 	if (!err)
 		err = parse(r);
 	if (err || r->meta.state != VGL_STATE_RUNNING)
