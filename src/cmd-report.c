@@ -112,13 +112,14 @@ static void print_human(const struct vgl_profile *p, const char *path,
 static size_t print_function(const struct vgl_profile *p, const char *path,
 			     const char *name)
 {
-	size_t i, found = 0, rows = 0;
+	size_t i, found = 0, called = 0, rows = 0;
 
 	for (i = 0; i < p->nfuncs; i++) {
 		const struct vgl_pfunc *f = &p->funcs[i];
 
 		if (strcmp(f->name, name) && strcmp(f->label, name))
 			continue;
+		called += f->calls != 0;
 		if (!found++) {
 			print_head(p, path);
 			printf("\nCall graph:\n");
@@ -127,8 +128,7 @@ static size_t print_function(const struct vgl_profile *p, const char *path,
 	}
 	if (found)
 		printf("\nfolded away: %zu of %zu functions, %zu of %zu call edges (--function)\n",
-		       p->ncalled - (found < p->ncalled ? found : p->ncalled),
-		       p->ncalled, p->ncalls - rows, p->ncalls);
+		       p->ncalled - called, p->ncalled, p->ncalls - rows, p->ncalls);
 	return found;
 }
 
