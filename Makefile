@@ -3,6 +3,7 @@
 #   make            build the runtime (libvigil.a, libvigil.so) and `vigil`
 #   make demo       install missing packages, build, profile examples/demo
 #   make check      install missing packages, build, run the whole suite
+#   make check-unit, make check-lit   one layer of it
 #   make bench      install missing packages, build, time vigil and its peers
 #   make install    PREFIX=/usr/local DESTDIR= : library, header, command,
 #                   pkg-config file
@@ -99,6 +100,17 @@ check:
 	@$(MAKE) --no-print-directory all $(B)/asan/vigil $(UNIT_BIN)
 	@tests/run.sh
 
+# One layer of the suite; tests/run.sh FILTER runs any part of it.
+check-unit:
+	@scripts/install-deps.sh check
+	@$(MAKE) --no-print-directory $(UNIT_BIN)
+	@tests/run.sh --layer unit
+
+check-lit:
+	@scripts/install-deps.sh check
+	@$(MAKE) --no-print-directory all
+	@tests/run.sh --layer lit
+
 bench:
 	@scripts/install-deps.sh bench
 	@$(MAKE) --no-print-directory all
@@ -117,4 +129,4 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps demo check bench install clean
+.PHONY: all deps demo check check-unit check-lit bench install clean
