@@ -93,21 +93,21 @@ static int strcmp0(const char *a, const char *b)
 	return strcmp(a, b);
 }
 
-/* Function indexes by name, to find clashes. */
-static const struct vgl_pfunc *sort_funcs;
-
-static int cmp_by_name(const void *a, const void *b)
+/* Function indexes by name, to find clashes (qsort_r: arg is funcs). */
+static int cmp_by_name(const void *a, const void *b, void *arg)
 {
-	const struct vgl_pfunc *x = &sort_funcs[*(const size_t *)a];
-	const struct vgl_pfunc *y = &sort_funcs[*(const size_t *)b];
+	const struct vgl_pfunc *funcs = arg;
+	const struct vgl_pfunc *x = &funcs[*(const size_t *)a];
+	const struct vgl_pfunc *y = &funcs[*(const size_t *)b];
 
 	return strcmp(x->name, y->name);
 }
 
-static int cmp_func_calls(const void *a, const void *b)
+static int cmp_func_calls(const void *a, const void *b, void *arg)
 {
-	const struct vgl_pfunc *x = &sort_funcs[*(const uint32_t *)a];
-	const struct vgl_pfunc *y = &sort_funcs[*(const uint32_t *)b];
+	const struct vgl_pfunc *funcs = arg;
+	const struct vgl_pfunc *x = &funcs[*(const uint32_t *)a];
+	const struct vgl_pfunc *y = &funcs[*(const uint32_t *)b];
 	int c;
 
 	if (x->calls != y->calls)
@@ -133,8 +133,7 @@ static int label_clashes(struct vgl_profile *p)
 		idx[i] = i;
 		p->funcs[i].label = p->funcs[i].name;
 	}
-	sort_funcs = p->funcs;
-	qsort(idx, p->nfuncs, sizeof(*idx), cmp_by_name);
+	qsort_r(idx, p->nfuncs, sizeof(*idx), cmp_by_name, p->funcs);
 	for (i = 0; i < p->nfuncs; i = j) {
 		for (j = i + 1; j < p->nfuncs &&
 		     !strcmp(p->funcs[idx[i]].name, p->funcs[idx[j]].name); j++)
@@ -159,8 +158,6 @@ static int label_clashes(struct vgl_profile *p)
 	return 0;
 }
 
-static const struct vgl_profile *sort_profile;
-
 static int cmp_call_key(const void *a, const void *b)
 {
 	const struct vgl_pcall *x = a, *y = b;
@@ -175,11 +172,11 @@ static int cmp_call_key(const void *a, const void *b)
 }
 
 /* Most counted first; ties by caller, callee and site as people read them,
- * so the output is stable. */
-static int cmp_call_count(const void *a, const void *b)
+ * so the output is stable (qsort_r: arg is the functions). */
+static int cmp_call_count(const void *a, const void *b, void *arg)
 {
 	const struct vgl_pcall *x = a, *y = b;
-	const struct vgl_pfunc *f = sort_profile->funcs;
+	const struct vgl_pfunc *f = arg;
 	int c;
 
 	if (x->calls != y->calls)
@@ -283,8 +280,7 @@ static int make_calls(struct vgl_profile *p)
 	n = vgl_sort_sum(p->calls, p->nedges, sizeof(*p->calls), cmp_call_key,
 			 offsetof(struct vgl_pcall, calls), NULL);
 	p->ncalls = n;
-	sort_profile = p;
-	qsort(p->calls, n, sizeof(*p->calls), cmp_call_count);
+	qsort_r(p->calls, n, sizeof(*p->calls), cmp_call_count, p->funcs);
 
 	/* Calls into each function, kept in count order (a counting sort). */
 	p->into = malloc((n ? n : 1) * sizeof(*p->into));
@@ -374,8 +370,7 @@ static int order_funcs(struct vgl_profile *p)
 	}
 	for (i = 0; i < p->nfuncs; i++)
 		order[i] = (uint32_t)i;
-	sort_funcs = p->funcs;
-	qsort(order, p->nfuncs, sizeof(*order), cmp_func_calls);
+	qsort_r(order, p->nfuncs, sizeof(*order), cmp_func_calls, p->funcs);
 	for (i = 0; i < p->nfuncs; i++) {
 		nf[i] = p->funcs[order[i]];
 		newidx[order[i]] = (uint32_t)i;
