@@ -38,7 +38,7 @@ RT_CFLAGS := $(CFLAGS) $(WARN) -fvisibility=hidden \
 LIB_SRC  := $(wildcard lib/*.c)
 TOOL_SRC := $(wildcard src/*.c)
 TOOL_CFLAGS := $(CFLAGS) $(WARN) -Iinclude -Ilib -Isrc -D_GNU_SOURCE
-TOOL_LIBS := -ldw -lelf -lstdc++
+TOOL_LIBS := -ldw -lelf -lcapstone -lstdc++
 
 TOOL_OBJ := $(patsubst %.c,$(B)/tool/%.o,$(LIB_SRC) $(TOOL_SRC))
 

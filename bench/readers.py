@@ -38,7 +38,7 @@ SIZES = [int(x) for x in
 TIMEOUT = float(os.environ.get("BENCH_READER_TIMEOUT", "120"))
 SYM_SECONDS = os.environ.get("BENCH_SYM_SECONDS", "5")
 JOBS = str(os.cpu_count() or 1)
-TOOL_LIBS = ["-ldw", "-lelf", "-lstdc++"]
+TOOL_LIBS = ["-ldw", "-lelf", "-lcapstone", "-lstdc++"]
 
 
 def sh(cmd, **kw):

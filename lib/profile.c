@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callsite.h"
 #include "profile.h"
 #include "sortsum.h"
 
@@ -168,7 +169,9 @@ static int cmp_call_key(const void *a, const void *b)
 		return x->callee < y->callee ? -1 : 1;
 	if (x->site_file != y->site_file)
 		return (uintptr_t)x->site_file < (uintptr_t)y->site_file ? -1 : 1;
-	return x->site_line < y->site_line ? -1 : x->site_line > y->site_line;
+	if (x->site_line != y->site_line)
+		return x->site_line < y->site_line ? -1 : 1;
+	return x->inlined_in < y->inlined_in ? -1 : x->inlined_in > y->inlined_in;
 }
 
 /* Most counted first; ties by caller, callee and site as people read them,
@@ -275,6 +278,7 @@ static int make_calls(struct vgl_profile *p)
 		c->callee = e->callee;
 		c->site_file = e->site_file;
 		c->site_line = e->site_line;
+		c->inlined_in = e->inlined_in;
 		c->calls = e->calls;
 	}
 	n = vgl_sort_sum(p->calls, p->nedges, sizeof(*p->calls), cmp_call_key,
@@ -329,15 +333,32 @@ static int make_calls(struct vgl_profile *p)
 					const struct vgl_pcall *c = &p->calls[order[j]];
 					struct vgl_pcallee *ce;
 
-					if (seen[c->callee] != SIZE_MAX) {
+					if (c->inlined_in != VGL_PROFILE_NONE) {
+						/* Rare: a plain search of this
+						 * caller's callees so far. */
+						size_t q;
+
+						for (q = first; q < p->ncallees; q++)
+							if (p->callees[q].callee == c->callee &&
+							    p->callees[q].inlined_in == c->inlined_in)
+								break;
+						if (q < p->ncallees) {
+							ce = &p->callees[q];
+							ce->calls = vgl_sat_add(ce->calls,
+										c->calls);
+							continue;
+						}
+					} else if (seen[c->callee] != SIZE_MAX) {
 						ce = &p->callees[seen[c->callee]];
 						ce->calls = vgl_sat_add(ce->calls,
 									c->calls);
 						continue;
+					} else {
+						seen[c->callee] = p->ncallees;
 					}
-					seen[c->callee] = p->ncallees;
 					ce = &p->callees[p->ncallees++];
 					ce->callee = c->callee;
+					ce->inlined_in = c->inlined_in;
 					ce->calls = c->calls;
 				}
 				for (; start < j; start++)
@@ -380,6 +401,8 @@ static int order_funcs(struct vgl_profile *p)
 	for (i = 0; i < p->nedges; i++) {
 		p->edges[i].caller = newidx[p->edges[i].caller];
 		p->edges[i].callee = newidx[p->edges[i].callee];
+		if (p->edges[i].inlined_in != VGL_PROFILE_NONE)
+			p->edges[i].inlined_in = newidx[p->edges[i].inlined_in];
 	}
 	free(p->funcs);
 	p->funcs = nf;
@@ -414,21 +437,123 @@ static int make_threads(struct vgl_profile *p)
 	return 0;
 }
 
+/* Edge indexes by call site, to find the edges that share one. */
+static int cmp_by_site(const void *a, const void *b, void *arg)
+{
+	const struct vgl_pedge *e = arg;
+	const struct vgl_pedge *x = &e[*(const size_t *)a];
+	const struct vgl_pedge *y = &e[*(const size_t *)b];
+
+	if (x->site_mod != y->site_mod)
+		return x->site_mod < y->site_mod ? -1 : 1;
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	return 0;
+}
+
+/* At most this many callees at one indirect call site are matched against
+ * each other's DWARF: a dispatch site with hundreds of callees is a real
+ * indirect call, and the check costs a DWARF walk per pair. */
+#define MAX_SITE_CALLEES 8
+
+/*
+ * Step 1b: which edges are inlined copies, and in which host.  At a direct
+ * call site, the host is the call's target whenever that is a function
+ * other than the callee.  At an indirect site, another callee entered from
+ * the same site is the host if its DWARF holds an inlined instance of the
+ * callee.  Writes hk[i] (the host's key) and has_host[i].
+ */
+static int find_hosts(struct vgl_profile *p, struct vgl_callsite *cs,
+		      const struct fkey *ek, struct fkey *hk,
+		      unsigned char *has_host)
+{
+	struct vgl_symbolizer *sym = p->sym;
+	size_t i, j, k, n = p->nedges, *idx;
+
+	idx = malloc((n ? n : 1) * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, n, sizeof(*idx), cmp_by_site, p->edges);
+	for (i = 0; i < n; i = j) {
+		const struct vgl_pedge *e = &p->edges[idx[i]];
+		struct vgl_call_insn insn;
+		uint64_t bias;
+
+		for (j = i + 1; j < n && !cmp_by_site(&idx[i], &idx[j], p->edges); j++)
+			;
+		if (e->site_mod == VGL_PROFILE_NO_MODULE || !e->raw->site)
+			continue;
+		bias = vgl_symbolizer_module_bias(sym, e->site_mod);
+		if (vgl_callsite_find(cs, e->site_mod, e->site + bias, &insn))
+			continue;
+		if (insn.direct) {
+			struct fkey t;
+
+			/* A call into a PLT stub (or anything but a function's
+			 * first byte) says nothing about inlining. */
+			resolve(sym, e->site_mod, insn.target + bias, &t);
+			if (!t.known || t.addr != insn.target)
+				continue;
+			for (k = i; k < j; k++) {
+				const struct fkey *c = &ek[2 * idx[k]];
+
+				if (cmp_fkey(c, &t)) {
+					hk[idx[k]] = t;
+					has_host[idx[k]] = 1;
+				}
+			}
+			continue;
+		}
+		if (j - i < 2 || j - i > MAX_SITE_CALLEES)
+			continue;
+		for (k = i; k < j; k++) {
+			const struct fkey *c = &ek[2 * idx[k]];
+			size_t h;
+
+			if (!c->known)
+				continue;
+			for (h = i; h < j; h++) {
+				const struct fkey *hc = &ek[2 * idx[h]];
+
+				if (h == k || !hc->known ||
+				    !vgl_symbolizer_inlines(sym, hc->module,
+					hc->addr + vgl_symbolizer_module_bias(sym, hc->module),
+					c->sym->name))
+					continue;
+				hk[idx[k]] = *hc;
+				has_host[idx[k]] = 1;
+				break;
+			}
+		}
+	}
+	free(idx);
+	return 0;
+}
+
 int vgl_profile_build(struct vgl_profile *p, const struct vgl_reader *r,
 		      struct vgl_symbolizer *sym)
 {
-	struct fkey *keys = NULL, *ek = NULL;
-	size_t i, n = r->nedges;
+	struct fkey *keys = NULL, *ek = NULL, *hk = NULL;
+	unsigned char *has_host = NULL;
+	struct vgl_callsite *cs = NULL;
+	size_t i, n = r->nedges, nkeys;
 	int err = -ENOMEM;
 
 	memset(p, 0, sizeof(*p));
 	p->r = r;
 	p->sym = sym;
 	p->total_calls = r->total_calls;
-	keys = malloc((n ? 2 * n : 1) * sizeof(*keys));
+	keys = malloc((n ? 3 * n : 1) * sizeof(*keys));
 	ek = malloc((n ? 2 * n : 1) * sizeof(*ek));
+	hk = malloc((n ? n : 1) * sizeof(*hk));
+	has_host = calloc(n ? n : 1, 1);
 	p->edges = calloc(n ? n : 1, sizeof(*p->edges));
-	if (!keys || !ek || !p->edges)
+	if (!keys || !ek || !hk || !has_host || !p->edges)
+		goto out;
+	err = vgl_callsite_new(&cs, sym);
+	if (err)
 		goto out;
 	p->nedges = n;
 	/* Step 1: symbolize each edge's callee and call site once.  Edges
@@ -455,6 +580,7 @@ int vgl_profile_build(struct vgl_profile *p, const struct vgl_reader *r,
 			   e->site - vgl_symbolizer_module_bias(sym, sm) : e->site;
 		pe->calls = e->count;
 		pe->raw = e;
+		pe->inlined_in = VGL_PROFILE_NONE;
 		if (sm != VGL_PROFILE_NO_MODULE) {
 			err = vgl_symbolizer_line(sym, sm, call, &file, &line);
 			if (err == -ENOMEM)
@@ -465,8 +591,15 @@ int vgl_profile_build(struct vgl_profile *p, const struct vgl_reader *r,
 			}
 		}
 	}
+	err = find_hosts(p, cs, ek, hk, has_host);
+	if (err)
+		goto out;
 	memcpy(keys, ek, 2 * n * sizeof(*keys));
-	err = make_funcs(p, keys, 2 * n);
+	nkeys = 2 * n;
+	for (i = 0; i < n; i++)
+		if (has_host[i])
+			keys[nkeys++] = hk[i];
+	err = make_funcs(p, keys, nkeys);
 	if (err)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -474,6 +607,8 @@ int vgl_profile_build(struct vgl_profile *p, const struct vgl_reader *r,
 
 		pe->callee = (uint32_t)find_func(keys, p->nfuncs, &ek[2 * i]);
 		pe->caller = (uint32_t)find_func(keys, p->nfuncs, &ek[2 * i + 1]);
+		if (has_host[i])
+			pe->inlined_in = (uint32_t)find_func(keys, p->nfuncs, &hk[i]);
 		p->funcs[pe->callee].calls = vgl_sat_add(p->funcs[pe->callee].calls,
 							 pe->calls);
 	}
@@ -485,8 +620,11 @@ int vgl_profile_build(struct vgl_profile *p, const struct vgl_reader *r,
 	if (!err)
 		err = make_threads(p);
 out:
+	vgl_callsite_free(cs);
 	free(keys);
 	free(ek);
+	free(hk);
+	free(has_host);
 	if (err)
 		vgl_profile_release(p);
 	return err;

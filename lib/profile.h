@@ -23,6 +23,7 @@
 #include "vgl_reader.h"
 
 #define VGL_PROFILE_NO_MODULE UINT32_MAX
+#define VGL_PROFILE_NONE UINT32_MAX     /* no function */
 
 struct vgl_pfunc {
 	uint32_t module;        /* symbolizer module index, or
@@ -50,21 +51,27 @@ struct vgl_pedge {
 	const char *site_file;  /* of the call (site - 1), or NULL */
 	int site_line;
 	uint64_t calls;
+	uint32_t inlined_in;    /* the callee ran as an inlined copy in this
+	                         * function (see callsite.h), or
+	                         * VGL_PROFILE_NONE for a real call */
 	const struct vgl_edge_info *raw;  /* per-thread counts, in the reader */
 };
 
-/* Edges of one caller, callee and call-site line, added up. */
+/* Edges of one caller, callee, call-site line and host, added up. */
 struct vgl_pcall {
 	uint32_t caller;
 	uint32_t callee;
 	const char *site_file;  /* NULL when the line is unknown */
 	int site_line;
+	uint32_t inlined_in;    /* as in vgl_pedge */
 	uint64_t calls;
 };
 
-/* One callee of a function, all its call sites added up. */
+/* One callee of a function (as a real call, or inlined in one host), all
+ * its call sites added up. */
 struct vgl_pcallee {
 	uint32_t callee;
+	uint32_t inlined_in;
 	uint64_t calls;
 };
 

@@ -18,6 +18,7 @@
  * Every file is opened with O_NONBLOCK and used only if fstat calls it a
  * regular file, so a module path naming a FIFO or a device cannot block.
  */
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -70,7 +71,9 @@ struct sym_module {
 	size_t nfuncs;
 
 	int lines_loaded;
+	int dwfl_tried;
 	Dwfl *dwfl;
+	Dwfl_Module *dwmod;
 	struct line_row *lines;         /* sorted by (addr, order) */
 	size_t nlines;
 };
@@ -646,32 +649,45 @@ static int add_cu_lines(struct vgl_symbolizer *s, struct sym_module *m,
 	return 0;
 }
 
+/* The module's libdwfl handle, opened once; NULL when it has no DWARF
+ * reader (unusable module, libdw failure). */
+static Dwfl_Module *module_dwarf(struct sym_module *m)
+{
+	int fd;
+
+	if (m->dwfl_tried)
+		return m->dwmod;
+	m->dwfl_tried = 1;
+	if (!m->usable)
+		return NULL;
+	m->dwfl = dwfl_begin(&offline_callbacks);
+	if (!m->dwfl)
+		return NULL;
+	/* libdwfl takes the descriptor; ours stays with libelf. */
+	fd = dup(m->fd);
+	if (fd < 0)
+		return NULL;
+	dwfl_report_begin(m->dwfl);
+	/* Bias 0: we ask with ELF addresses, having taken off the module's. */
+	m->dwmod = dwfl_report_elf(m->dwfl, m->name, m->path, fd, 0, false);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (!m->dwmod)
+		close(fd);
+	return m->dwmod;
+}
+
 static int load_lines(struct vgl_symbolizer *s, struct sym_module *m)
 {
 	Dwfl_Module *mod;
 	Dwarf_Die *cu = NULL;
 	Dwarf_Addr bias;
 	size_t cap = 0;
-	int fd, err;
+	int err;
 
 	m->lines_loaded = 1;
-	if (!m->usable)
+	mod = module_dwarf(m);
+	if (!mod)
 		return 0;
-	m->dwfl = dwfl_begin(&offline_callbacks);
-	if (!m->dwfl)
-		return 0;
-	/* libdwfl takes the descriptor; ours stays with libelf. */
-	fd = dup(m->fd);
-	if (fd < 0)
-		return 0;
-	dwfl_report_begin(m->dwfl);
-	/* Bias 0: we ask with ELF addresses, having taken off the module's. */
-	mod = dwfl_report_elf(m->dwfl, m->name, m->path, fd, 0, false);
-	dwfl_report_end(m->dwfl, NULL, NULL);
-	if (!mod) {
-		close(fd);
-		return 0;
-	}
 	while ((cu = dwfl_module_nextcu(mod, cu, &bias))) {
 		err = add_cu_lines(s, m, cu, bias, &cap);
 		if (err)
@@ -720,6 +736,120 @@ int vgl_symbolizer_line(struct vgl_symbolizer *s, size_t mod, uint64_t addr,
 	*file = m->lines[lo - 1].file;
 	*line = m->lines[lo - 1].line;
 	return 0;
+}
+
+/* ---- code and inlining, for call-site analysis --------------------------- */
+
+int vgl_symbolizer_machine(struct vgl_symbolizer *s, size_t mod)
+{
+	struct sym_module *m;
+	GElf_Ehdr eh;
+
+	if (mod >= s->nmods)
+		return -ENOENT;
+	m = &s->mods[mod];
+	if (!m->loaded)
+		load_module(m);
+	if (!m->usable || !gelf_getehdr(m->elf, &eh))
+		return -ENOENT;
+	return eh.e_machine;
+}
+
+int vgl_symbolizer_code(struct vgl_symbolizer *s, size_t mod,
+			uint64_t elf_addr, size_t len, const uint8_t **bytes)
+{
+	struct sym_module *m;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	*bytes = NULL;
+	if (mod >= s->nmods)
+		return -ENOENT;
+	m = &s->mods[mod];
+	if (!m->loaded)
+		load_module(m);
+	if (!m->usable)
+		return -ENOENT;
+	while ((scn = elf_nextscn(m->elf, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || elf_addr < sh.sh_addr ||
+		    elf_addr - sh.sh_addr > sh.sh_size ||
+		    len > sh.sh_size - (elf_addr - sh.sh_addr))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || d->d_size != sh.sh_size)
+			return -ENOENT;
+		*bytes = (const uint8_t *)d->d_buf + (elf_addr - sh.sh_addr);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Does the DIE tree under die hold an inlined instance of name? */
+static int holds_inline(Dwarf_Die *die, const char *name, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 64 || dwarf_child(die, &child) != 0)
+		return 0;
+	do {
+		if (dwarf_tag(&child) == DW_TAG_inlined_subroutine) {
+			Dwarf_Attribute at;
+			Dwarf_Die origin;
+			const char *n = NULL;
+
+			if (dwarf_attr_integrate(&child, DW_AT_abstract_origin, &at) &&
+			    dwarf_formref_die(&at, &origin)) {
+				Dwarf_Attribute ln;
+
+				/* The linkage name is the symbol's name in C++. */
+				if (dwarf_attr_integrate(&origin, DW_AT_linkage_name, &ln))
+					n = dwarf_formstring(&ln);
+				if ((n && !strcmp(n, name)) ||
+				    ((n = dwarf_diename(&origin)) && !strcmp(n, name)))
+					return 1;
+			}
+		}
+		if (holds_inline(&child, name, depth + 1))
+			return 1;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+int vgl_symbolizer_inlines(struct vgl_symbolizer *s, size_t mod,
+			   uint64_t host, const char *name)
+{
+	struct sym_module *m;
+	Dwfl_Module *dm;
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Addr bias;
+	int n, i, found = 0;
+
+	if (mod >= s->nmods)
+		return 0;
+	m = &s->mods[mod];
+	if (!m->loaded)
+		load_module(m);
+	dm = module_dwarf(m);
+	if (!dm)
+		return 0;
+	/* Every CU is asked, not .debug_aranges (which Clang does not
+	 * emit: see load_lines). */
+	cu = NULL;
+	while ((cu = dwfl_module_nextcu(dm, cu, &bias)))
+		if (dwarf_haspc(cu, host - m->bias - bias) == 1)
+			break;
+	if (!cu)
+		return 0;
+	n = dwarf_getscopes(cu, host - m->bias - bias, &scopes);
+	/* The outermost subprogram around the host's first byte. */
+	for (i = n - 1; i >= 0 && !found; i--)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			found = holds_inline(&scopes[i], name, 0) ? 1 : -1;
+	free(scopes);
+	return found > 0;
 }
 
 /* ---- /proc/PID/maps ------------------------------------------------------ */

@@ -99,6 +99,27 @@ const char *vgl_func_sym_name(struct vgl_func_sym *f);
 int vgl_symbolizer_line(struct vgl_symbolizer *s, size_t mod, uint64_t addr,
 			const char **file, int *line);
 
+/* The ELF e_machine of module mod (EM_X86_64, ...), or -ENOENT when it
+ * cannot be read. */
+int vgl_symbolizer_machine(struct vgl_symbolizer *s, size_t mod);
+
+/*
+ * Points *bytes at the len bytes of module mod's code at ELF address
+ * elf_addr (inside one executable section of the file, which stays mapped
+ * as long as s).  Returns 0 or -ENOENT.
+ */
+int vgl_symbolizer_code(struct vgl_symbolizer *s, size_t mod,
+			uint64_t elf_addr, size_t len, const uint8_t **bytes);
+
+/*
+ * Whether the function of module mod whose first byte is at runtime
+ * address host holds an inlined copy of the function whose symbol is
+ * name, by its DWARF (DW_TAG_inlined_subroutine).  0 when it does not or
+ * nothing can tell.
+ */
+int vgl_symbolizer_inlines(struct vgl_symbolizer *s, size_t mod,
+			   uint64_t host, const char *name);
+
 /* Interns s in s's string table (copied once).  NULL on -ENOMEM. */
 const char *vgl_symbolizer_intern(struct vgl_symbolizer *s, const char *str);
 

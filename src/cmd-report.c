@@ -27,6 +27,10 @@ const char cmd_report_usage[] =
 	"its callers with the call site's file:line, and its callees).\n"
 	"Functions are told apart by module and address: where two have the\n"
 	"same name, each is shown with its source file, as \"helper (a.c)\".\n"
+	"A call counted in an inlined copy of a function is shown with its\n"
+	"host, as \"(inlined in HOST)\": the call instruction at the site\n"
+	"(decoded with capstone) calls HOST, or, at an indirect call, HOST's\n"
+	"DWARF holds the inlined copy.\n"
 	"\n"
 	"  --json           print one JSON object instead (its schema is in\n"
 	"                   docs/report-json.md): file, state, exit_status,\n"
@@ -56,21 +60,29 @@ static size_t print_entry(const struct vgl_profile *p, size_t f)
 	for (k = p->into_first[f]; k < p->into_first[f + 1]; k++) {
 		const struct vgl_pcall *c = &p->calls[p->into[k]];
 
+		printf("%12llu  %s  ", (unsigned long long)c->calls,
+		       p->funcs[c->caller].label);
 		if (c->site_file)
-			printf("%12llu  %s  %s:%d\n", (unsigned long long)c->calls,
-			       p->funcs[c->caller].label, c->site_file,
-			       c->site_line);
+			printf("%s:%d", c->site_file, c->site_line);
 		else
-			printf("%12llu  %s  ?\n", (unsigned long long)c->calls,
-			       p->funcs[c->caller].label);
+			putchar('?');
+		if (c->inlined_in != VGL_PROFILE_NONE)
+			printf("  (inlined in %s)", p->funcs[c->inlined_in].label);
+		putchar('\n');
 		rows++;
 	}
 	if (p->callees_first[f] == p->callees_first[f + 1])
 		return rows;
 	printf("  calls:\n");
-	for (k = p->callees_first[f]; k < p->callees_first[f + 1]; k++)
-		printf("%12llu  %s\n", (unsigned long long)p->callees[k].calls,
-		       p->funcs[p->callees[k].callee].label);
+	for (k = p->callees_first[f]; k < p->callees_first[f + 1]; k++) {
+		const struct vgl_pcallee *ce = &p->callees[k];
+
+		printf("%12llu  %s", (unsigned long long)ce->calls,
+		       p->funcs[ce->callee].label);
+		if (ce->inlined_in != VGL_PROFILE_NONE)
+			printf(" (inlined in %s)", p->funcs[ce->inlined_in].label);
+		putchar('\n');
+	}
 	return rows;
 }
 
@@ -221,6 +233,13 @@ static void print_json(const struct vgl_profile *p, const char *path)
 			vgl_json_str(&j, "site", site);
 		} else {
 			vgl_json_null(&j, "site");
+		}
+		if (c->inlined_in != VGL_PROFILE_NONE) {
+			vgl_json_str(&j, "inlined_in", p->funcs[c->inlined_in].name);
+			vgl_json_u64(&j, "inlined_in_id", c->inlined_in);
+		} else {
+			vgl_json_null(&j, "inlined_in");
+			vgl_json_null(&j, "inlined_in_id");
 		}
 		vgl_json_u64(&j, "calls", c->calls);
 		vgl_json_end_object(&j);

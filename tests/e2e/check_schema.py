@@ -26,7 +26,9 @@ SCHEMA = {
         "calls": (INT,),
     },
     "edges": {"caller": (STR,), "callee": (STR,), "caller_id": (INT,),
-              "callee_id": (INT,), "site": (STR, NULL), "calls": (INT,)},
+              "callee_id": (INT,), "site": (STR, NULL),
+              "inlined_in": (STR, NULL), "inlined_in_id": (INT, NULL),
+              "calls": (INT,)},
 }
 
 problems = []
@@ -62,7 +64,9 @@ def main():
             problems.append("$.functions[%d].id: %r" % (i, f.get("id")))
     n = len(doc.get("functions") or [])
     for i, e in enumerate(doc.get("edges") or []):
-        for k in ("caller_id", "callee_id"):
+        for k in ("caller_id", "callee_id", "inlined_in_id"):
+            if k == "inlined_in_id" and e.get(k) is None:
+                continue
             if not 0 <= e.get(k, -1) < n:
                 problems.append("$.edges[%d].%s out of range" % (i, k))
     for p in problems:
