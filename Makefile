@@ -5,6 +5,7 @@
 #                   missing, or stopping with one line naming them)
 #   make demo       install missing packages, build, profile examples/demo
 #   make check      install missing packages, build, run the whole suite
+#   make check-unit, make check-lit   one layer of it
 #   make bench      install missing packages, build, time vigil and its peers
 #   make install    PREFIX=/usr/local DESTDIR= : library, header, command,
 #                   pkg-config file
@@ -39,7 +40,7 @@ RT_CFLAGS := $(CFLAGS) $(WARN) -fvisibility=hidden \
 LIB_SRC  := $(wildcard lib/*.c)
 TOOL_SRC := $(wildcard src/*.c)
 TOOL_CFLAGS := $(CFLAGS) $(WARN) -Iinclude -Ilib -Isrc -D_GNU_SOURCE
-TOOL_LIBS := -ldw -lelf -lstdc++
+TOOL_LIBS := -ldw -lelf -lcapstone -lstdc++
 
 TOOL_OBJ := $(patsubst %.c,$(B)/tool/%.o,$(LIB_SRC) $(TOOL_SRC))
 # The live sampler (sampler/): a library of the tool, with its own header.
@@ -126,6 +127,17 @@ check:
 	@$(MAKE) --no-print-directory all $(B)/asan/vigil $(UNIT_BIN)
 	@tests/run.sh
 
+# One layer of the suite; tests/run.sh FILTER runs any part of it.
+check-unit:
+	@scripts/install-deps.sh check
+	@$(MAKE) --no-print-directory $(UNIT_BIN)
+	@tests/run.sh --layer unit
+
+check-lit:
+	@scripts/install-deps.sh check
+	@$(MAKE) --no-print-directory all
+	@tests/run.sh --layer lit
+
 bench:
 	@scripts/install-deps.sh bench
 	@$(MAKE) --no-print-directory all
@@ -144,4 +156,4 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all build-deps deps demo check bench install clean
+.PHONY: all build-deps deps demo check check-unit check-lit bench install clean

@@ -1,11 +1,11 @@
 /*
  * vgl_reader.c - see vgl_reader.h.
  *
- * The whole file is read into memory first and parsed from there, so the
- * parser is one function over a buffer that the fuzzer drives directly.
- * Profiles are small (a few KiB to a few MiB), so reading them whole costs
- * nothing worth avoiding and keeps a live file's bytes from changing under
- * the parser.  Every structure is copied out with memcpy before use: the
+ * What the header says the file holds is read into memory first and
+ * parsed from there, so the parser is one function over a buffer that the
+ * fuzzer drives directly, and a live file's bytes cannot change under it.
+ * The header is read (and checked) before anything else, so a foreign or
+ * huge file costs one small read, not a read of the whole file.  Every structure is copied out with memcpy before use: the
  * buffer gives no alignment promise the compiler could rely on.
  *
  * Checks run in the order a person would want to hear about problems: is
@@ -290,15 +290,25 @@ static int add_module(struct vgl_reader *r, const unsigned char *b,
 	return 0;
 }
 
-static int cmp_edge(const void *a, const void *b)
+/* An edge as one block holds it, before threads are added up. */
+struct raw_edge {
+	uint64_t callee;
+	uint64_t site;
+	uint64_t count;
+	uint32_t callee_mod;
+	uint32_t site_mod;
+	uint32_t owner;
+};
+
+static int cmp_raw_edge(const void *a, const void *b)
 {
-	const struct vgl_edge_info *x = a, *y = b;
+	const struct raw_edge *x = a, *y = b;
 
 	if (x->callee != y->callee)
 		return x->callee < y->callee ? -1 : 1;
 	if (x->site != y->site)
 		return x->site < y->site ? -1 : 1;
-	return 0;
+	return x->owner < y->owner ? -1 : x->owner > y->owner;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -310,8 +320,9 @@ static int cmp_u32(const void *a, const void *b)
 
 /*
  * Walks the blocks of the arena twice: once to check them and count the
- * edges, once to copy the edges out.  Then sorts the edges and adds up the
- * ones that several threads hold.
+ * edges, once to copy the edges out.  Then sorts the edges and adds up
+ * first the ones one thread holds in several blocks, which gives the
+ * per-thread counts, then the ones that several threads hold.
  */
 static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 {
@@ -319,7 +330,8 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 	struct vgl_arena a;
 	uint64_t used, at, nedges = 0, nblocks = 0, k;
 	uint32_t *owners = NULL;
-	size_t i, n;
+	struct raw_edge *raw = NULL;
+	size_t i, n, nraw = 0;
 	int pass, err = 0;
 
 	memcpy(&a, base, sizeof(a));
@@ -385,18 +397,19 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 					owners[nblocks++] = b.owner;
 					for (k = 0; k < b.count; k++) {
 						struct vgl_edge e;
-						struct vgl_edge_info *ei;
+						struct raw_edge *ei;
 
 						memcpy(&e, base + at + sizeof(b) +
 							   k * sizeof(e), sizeof(e));
 						if (!e.count)
 							continue;
-						ei = &r->edges[r->nedges++];
+						ei = &raw[nraw++];
 						ei->callee = e.callee;
 						ei->site = e.site;
 						ei->count = e.count;
 						ei->callee_mod = e.callee_mod;
 						ei->site_mod = e.site_mod;
+						ei->owner = b.owner;
 					}
 				}
 			}
@@ -404,9 +417,9 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 		}
 		if (pass == 0) {
 			/* nedges <= used / 32, so these sizes cannot overflow. */
-			r->edges = malloc((nedges ? nedges : 1) * sizeof(*r->edges));
+			raw = malloc((nedges ? nedges : 1) * sizeof(*raw));
 			owners = malloc((nblocks ? nblocks : 1) * sizeof(*owners));
-			if (!r->edges || !owners) {
+			if (!raw || !owners) {
 				err = fail(r, -ENOMEM, "out of memory");
 				goto out;
 			}
@@ -414,17 +427,43 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 		}
 	}
 
-	n = vgl_sort_sum(r->edges, r->nedges, sizeof(*r->edges), cmp_edge,
-			 offsetof(struct vgl_edge_info, count), NULL);
-	r->nedges = n;
-	for (i = 0; i < n; i++)
-		r->total_calls = vgl_sat_add(r->total_calls, r->edges[i].count);
+	n = vgl_sort_sum(raw, nraw, sizeof(*raw), cmp_raw_edge,
+			 offsetof(struct raw_edge, count), NULL);
+	r->edges = malloc((n ? n : 1) * sizeof(*r->edges));
+	r->thread_counts = malloc((n ? n : 1) * sizeof(*r->thread_counts));
+	if (!r->edges || !r->thread_counts) {
+		err = fail(r, -ENOMEM, "out of memory");
+		goto out;
+	}
+	r->nthread_counts = n;
+	for (i = 0; i < n; i++) {
+		struct vgl_edge_info *ei = r->nedges ? &r->edges[r->nedges - 1] :
+				           NULL;
+
+		r->thread_counts[i].count = raw[i].count;
+		r->thread_counts[i].tid = raw[i].owner;
+		r->thread_counts[i].reserved = 0;
+		if (!ei || ei->callee != raw[i].callee || ei->site != raw[i].site) {
+			ei = &r->edges[r->nedges++];
+			ei->callee = raw[i].callee;
+			ei->site = raw[i].site;
+			ei->count = 0;
+			ei->callee_mod = raw[i].callee_mod;
+			ei->site_mod = raw[i].site_mod;
+			ei->first_thread = i;
+			ei->nthreads = 0;
+		}
+		ei->count = vgl_sat_add(ei->count, raw[i].count);
+		ei->nthreads++;
+		r->total_calls = vgl_sat_add(r->total_calls, raw[i].count);
+	}
 
 	qsort(owners, nblocks, sizeof(*owners), cmp_u32);
 	for (i = 0; i < nblocks; i++)
 		if (i == 0 || owners[i] != owners[i - 1])
 			r->nthreads++;
 out:
+	free(raw);
 	free(owners);
 	return err;
 }
@@ -460,6 +499,7 @@ static void reset_data(struct vgl_reader *r)
 	free(r->argv);
 	free(r->modules);
 	free(r->edges);
+	free(r->thread_counts);
 	memset(r, 0, offsetof(struct vgl_reader, err));
 	r->name = name;
 }
@@ -584,13 +624,57 @@ int vgl_writer_alive(const struct vgl_meta *m, uint64_t dev, uint64_t ino)
 	return ret;
 }
 
-/* Reads fd to its end: a live file may have grown since fstat. */
-static int read_all(struct vgl_reader *r, int fd)
+/*
+ * Appends bytes [r->size, want) of fd to r->data (which has room for
+ * want), stopping early at the end of the file.
+ */
+static int read_upto(struct vgl_reader *r, int fd, size_t want)
 {
+	while (r->size < want) {
+		ssize_t n = pread(fd, r->data + r->size, want - r->size,
+				  (off_t)r->size);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail(r, -errno, "read: %s", strerror(errno));
+		if (n == 0)
+			break;
+		r->size += (size_t)n;
+	}
+	return 0;
+}
+
+/* Grows r->data to room for want bytes. */
+static int make_room(struct vgl_reader *r, size_t want)
+{
+	unsigned char *grown = realloc(r->data, want + 1);
+
+	if (!grown)
+		return fail(r, -ENOMEM, "out of memory");
+	r->data = grown;
+	return 0;
+}
+
+/*
+ * Reads what the header says the file holds, and no more: first the
+ * header, then the section table, then every byte up to the end of the
+ * last section (for ARENA, of its bytes in use).  A foreign or corrupt
+ * file is thus told from its first bytes, however large it is; a sparse
+ * file of 2 GB costs a read of 32 bytes.  Whenever the header or table is
+ * not what this reader can use, it stops and leaves the bytes it has to
+ * parse(), which says what is wrong; a section that claims more than the
+ * file has gets the whole file, so errors name the file's real size.
+ */
+static int read_needed(struct vgl_reader *r, int fd)
+{
+	struct vgl_header h;
+	struct vgl_section sec;
+	struct vgl_arena a;
 	struct stat st;
-	size_t cap, len = 0;
-	unsigned char *buf, *grown;
-	ssize_t n;
+	uint64_t extent, want;
+	uint32_t i;
+	int err;
 
 	if (fstat(fd, &st) < 0)
 		return fail(r, -errno, "%s", strerror(errno));
@@ -598,46 +682,61 @@ static int read_all(struct vgl_reader *r, int fd)
 		return fail(r, -EISDIR, "is a directory");
 	if (!S_ISREG(st.st_mode))
 		return fail(r, -EINVAL, "not a regular file");
-	if ((uint64_t)st.st_size > MAX_FILE_SIZE)
-		return fail(r, -EFBIG, "too large for a profile (%lld bytes)",
-			    (long long)st.st_size);
-	cap = (size_t)st.st_size + 4096;
-	buf = malloc(cap);
-	if (!buf)
-		return fail(r, -ENOMEM, "out of memory");
-	for (;;) {
-		if (len == cap) {
-			if (cap > MAX_FILE_SIZE) {
-				free(buf);
-				return fail(r, -EFBIG, "too large for a profile");
-			}
-			grown = realloc(buf, cap * 2);
-			if (!grown) {
-				free(buf);
-				return fail(r, -ENOMEM, "out of memory");
-			}
-			buf = grown;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
+	err = make_room(r, sizeof(h));
+	if (!err)
+		err = read_upto(r, fd, sizeof(h));
+	if (err || r->size < sizeof(h))
+		return err;
+	memcpy(&h, r->data, sizeof(h));
+	want = sizeof(h) + (uint64_t)h.nsections * sizeof(sec);
+	if (memcmp(h.magic, VGL_MAGIC, VGL_MAGIC_LEN) ||
+	    h.byte_order != VGL_BYTE_ORDER || h.version != VGL_VERSION ||
+	    h.nsections > VGL_MAX_SECTIONS || h.header_size != want)
+		return 0;
+	err = make_room(r, want);
+	if (!err)
+		err = read_upto(r, fd, want);
+	if (err || r->size < want)
+		return err;
 
-			free(buf);
-			return fail(r, -e, "read: %s", strerror(e));
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
+	extent = want;
+	for (i = 0; i < h.nsections; i++) {
+		uint64_t end;
+
+		memcpy(&sec, r->data + sizeof(h) + (size_t)i * sizeof(sec),
+		       sizeof(sec));
+		end = inside(sec.offset, sec.size, UINT64_MAX) ?
+		      sec.offset + sec.size : UINT64_MAX;
+		/* A live writer reserves ARENA ahead of what it wrote: read
+		 * its header, then only the bytes it says are in use. */
+		if (sec.kind == VGL_SEC_ARENA &&
+		    pread(fd, &a, sizeof(a), (off_t)sec.offset) == sizeof(a) &&
+		    a.used >= sizeof(a) && a.used < sec.size)
+			end = sec.offset + a.used;
+		if (end > extent)
+			extent = end;
 	}
-	r->data = buf;
-	r->size = len;
-	return 0;
+	/*
+	 * Sizes are taken after ARENA's used count was read: the writer
+	 * grows the file before it counts a block in, so every block counted
+	 * is inside this size.  Past the end, parse() reports the
+	 * truncation.
+	 */
+	if (fstat(fd, &st) < 0)
+		return fail(r, -errno, "%s", strerror(errno));
+	if ((uint64_t)st.st_size < extent)
+		extent = (uint64_t)st.st_size;
+	if (extent > MAX_FILE_SIZE)
+		return fail(r, -EFBIG, "too large for a profile (%llu bytes)",
+			    (unsigned long long)extent);
+	err = make_room(r, (size_t)extent);
+	if (!err)
+		err = read_upto(r, fd, (size_t)extent);
+	return err;
 }
 
-/* Opens path without blocking (a FIFO would) and reads it whole. */
+/* Opens path without blocking (a FIFO would: anything but a regular file
+ * is refused by read_needed()) and reads what its header says it holds. */
 static int load(struct vgl_reader *r, const char *path, struct stat *st)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), err;
@@ -649,7 +748,7 @@ static int load(struct vgl_reader *r, const char *path, struct stat *st)
 		close(fd);
 		return err;
 	}
-	err = read_all(r, fd);
+	err = read_needed(r, fd);
 	close(fd);
 	if (!err)
 		err = parse(r);

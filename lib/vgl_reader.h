@@ -38,6 +38,13 @@ struct vgl_module_info {
 	const char *path;           /* points into the reader's copy */
 };
 
+/* One edge's count in one thread: the owner of the EDGES blocks. */
+struct vgl_thread_count {
+	uint64_t count;             /* saturates at UINT64_MAX */
+	uint32_t tid;
+	uint32_t reserved;
+};
+
 /* One edge, summed over every block (thread) that holds it. */
 struct vgl_edge_info {
 	uint64_t callee;
@@ -45,6 +52,8 @@ struct vgl_edge_info {
 	uint64_t count;             /* saturates at UINT64_MAX */
 	uint32_t callee_mod;        /* a module id, or VGL_NO_MODULE */
 	uint32_t site_mod;
+	size_t first_thread;        /* its per-thread counts are */
+	size_t nthreads;            /* thread_counts[first_thread ..+nthreads) */
 };
 
 struct vgl_reader {
@@ -62,6 +71,8 @@ struct vgl_reader {
 	size_t nmodules;
 	struct vgl_edge_info *edges;      /* sorted by (callee, site) */
 	size_t nedges;
+	struct vgl_thread_count *thread_counts;  /* by edge, then tid */
+	size_t nthread_counts;
 	size_t nthreads;            /* distinct owners of EDGES blocks */
 	uint64_t total_calls;       /* sum of edge counts, saturating */
 

@@ -25,6 +25,7 @@ check_pkgs=(
 	llvm-14-tools                 # lit and FileCheck
 	python3 python3-psutil        # lit, and lit --timeout
 	libdw-dev libelf-dev          # symbolization in the vigil tool
+	libcapstone-dev               # call-site analysis in the vigil tool
 	libstdc++-12-dev              # C++ demangling
 	binutils pkg-config util-linux diffutils  # readelf; unshare and mount
 	strace                        # tests/lit/guest.test

@@ -1,327 +1,310 @@
 /*
- * cmd-report.c - `vigil report [--json] FILE`: the counted call edges,
- * symbolized, as a flat profile and a call graph for people, or as one JSON
- * object for programs.
+ * cmd-report.c - `vigil report [--json] [--top N] [--function NAME] FILE`:
+ * the counted call edges, symbolized, as a flat profile and a call graph
+ * for people, or as one JSON object for programs (schema in
+ * docs/report-json.md).
  *
- * An edge in the file is (callee address, call-site return address).  The
- * caller is the function that contains site - 1 (the call instruction; the
- * return address itself may already be the next function), and the site's
- * file:line is that of site - 1 too.  Edges are then added up by
- * (caller, callee, site line), since several addresses map to one name.
+ * Everything comes from the profile model (lib/profile.h), which
+ * identifies functions by module and address and lays out the calls into
+ * and out of each function once; this file only prints, so its cost is
+ * linear in what it prints.
  */
 #include <errno.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
-#include "sortsum.h"
-#include "symtab.h"
+#include "profile.h"
+#include "symbolizer.h"
 #include "vigil.h"
 
 const char cmd_report_usage[] =
-	"usage: vigil report [--json] FILE\n"
+	"usage: vigil report [--json] [--top N] [--function NAME] FILE\n"
 	"\n"
 	"Prints the flat profile of FILE (each function's calls and share of\n"
 	"all calls, most called first) and its call graph (for each function,\n"
 	"its callers with the call site's file:line, and its callees).\n"
+	"Functions are told apart by module and address: where two have the\n"
+	"same name, each is shown with its source file, as \"helper (a.c)\".\n"
+	"A call counted in an inlined copy of a function is shown with its\n"
+	"host, as \"(inlined in HOST)\": the call instruction at the site\n"
+	"(decoded with capstone) calls HOST, or, at an indirect call, HOST's\n"
+	"DWARF holds the inlined copy.\n"
 	"\n"
-	"  --json   print one JSON object instead: file, state, exit_status,\n"
-	"           pid, command, total_calls, lost_calls (calls tallied but\n"
-	"           not attributed to an edge: disk full, or a signal handler\n"
-	"           interrupting the runtime), functions [{name, module,\n"
-	"           calls}] and edges [{caller, callee, site, count}]\n";
-
-struct row {
-	const char *caller;
-	const char *callee;
-	const char *module;     /* the callee's */
-	char *site;             /* "file:line" (owned), or NULL */
-	uint64_t count;
-};
-
-struct func {
-	const char *name;
-	const char *module;
-	uint64_t calls;
-};
-
-static int strcmp0(const char *a, const char *b)
-{
-	if (!a || !b)
-		return a ? 1 : b ? -1 : 0;
-	return strcmp(a, b);
-}
-
-static void drop_row(void *rec)
-{
-	free(((struct row *)rec)->site);
-}
-
-static int cmp_row_key(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-	int c = strcmp(x->caller, y->caller);
-
-	if (!c)
-		c = strcmp(x->callee, y->callee);
-	if (!c)
-		c = strcmp0(x->module, y->module);
-	if (!c)
-		c = strcmp0(x->site, y->site);
-	return c;
-}
-
-/* Most counted first; ties in name order, so the output is stable. */
-static int cmp_row_count(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return cmp_row_key(a, b);
-}
-
-static int cmp_func_key(const void *a, const void *b)
-{
-	const struct func *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	return c ? c : strcmp0(x->module, y->module);
-}
-
-static int cmp_func_calls(const void *a, const void *b)
-{
-	const struct func *x = a, *y = b;
-
-	if (x->calls != y->calls)
-		return x->calls > y->calls ? -1 : 1;
-	return cmp_func_key(a, b);
-}
-
-struct report {
-	struct row *rows;
-	size_t nrows;
-	struct func *funcs;
-	size_t nfuncs;
-	uint64_t total;
-};
-
-static int build(struct report *rep, const struct vgl_reader *r,
-		 struct vgl_symtab *st)
-{
-	size_t i;
-	int err = 0;
-
-	rep->total = r->total_calls;
-	rep->rows = calloc(r->nedges ? r->nedges : 1, sizeof(*rep->rows));
-	rep->funcs = calloc(r->nedges ? r->nedges : 1, sizeof(*rep->funcs));
-	if (!rep->rows || !rep->funcs)
-		return -ENOMEM;
-	for (i = 0; i < r->nedges; i++) {
-		const struct vgl_edge_info *e = &r->edges[i];
-		struct row *row = &rep->rows[rep->nrows++];
-		struct vgl_sym callee, site;
-
-		err = vgl_symtab_lookup(st, e->callee_mod, e->callee, &callee);
-		if (!err)
-			err = vgl_symtab_lookup(st, e->site_mod,
-						e->site ? e->site - 1 : 0, &site);
-		if (err)
-			goto out;
-		row->caller = site.func;
-		row->callee = callee.func;
-		row->module = callee.module;
-		row->count = e->count;
-		if (site.file &&
-		    asprintf(&row->site, "%s:%d", site.file, site.line) < 0) {
-			row->site = NULL;
-			err = -ENOMEM;
-			goto out;
-		}
-	}
-	rep->nrows = vgl_sort_sum(rep->rows, rep->nrows, sizeof(*rep->rows),
-				  cmp_row_key, offsetof(struct row, count),
-				  drop_row);
-	qsort(rep->rows, rep->nrows, sizeof(*rep->rows), cmp_row_count);
-
-	for (i = 0; i < rep->nrows; i++) {
-		struct func *f = &rep->funcs[rep->nfuncs++];
-
-		f->name = rep->rows[i].callee;
-		f->module = rep->rows[i].module;
-		f->calls = rep->rows[i].count;
-	}
-	rep->nfuncs = vgl_sort_sum(rep->funcs, rep->nfuncs, sizeof(*rep->funcs),
-				   cmp_func_key, offsetof(struct func, calls),
-				   NULL);
-	qsort(rep->funcs, rep->nfuncs, sizeof(*rep->funcs), cmp_func_calls);
-out:
-	return err;
-}
-
-static void release(struct report *rep)
-{
-	size_t i;
-
-	if (rep->rows)
-		for (i = 0; i < rep->nrows; i++)
-			free(rep->rows[i].site);
-	free(rep->rows);
-	free(rep->funcs);
-}
+	"  --json           print one JSON object instead (its schema is in\n"
+	"                   docs/report-json.md): file, state, exit_status,\n"
+	"                   pid, command, total_calls, lost_calls (calls\n"
+	"                   tallied but not attributed to an edge), modules,\n"
+	"                   threads, functions and edges\n"
+	"  --top N          only the N most called functions, then a line\n"
+	"                   saying how many functions and call edges were left\n"
+	"                   out\n"
+	"  --function NAME  only the call graph entry of the function(s) named\n"
+	"                   NAME (a name, or a label such as \"helper (a.c)\")\n";
 
 static double percent(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-static void print_human(const struct report *rep, const struct vgl_reader *r,
-			const char *path)
+/* Prints funcs[f]'s entry of the call graph; returns the call rows
+ * (caller, callee, site line) it printed. */
+static size_t print_entry(const struct vgl_profile *p, size_t f)
 {
-	char state[128];
-	size_t i, j;
+	const struct vgl_pfunc *fn = &p->funcs[f];
+	size_t k, rows = 0;
 
-	printf("file: %s\n", path);
-	printf("state: %s\n", vgl_reader_state(r, state, sizeof(state)));
-	printf("total calls: %llu\n", (unsigned long long)rep->total);
-	printf("\nFlat profile:\n\n");
-	printf("%12s  %7s  %s\n", "calls", "%", "function");
-	for (i = 0; i < rep->nfuncs; i++)
-		printf("%12llu  %6.2f%%  %s\n",
-		       (unsigned long long)rep->funcs[i].calls,
-		       percent(rep->funcs[i].calls, rep->total),
-		       rep->funcs[i].name);
+	printf("\n%s (%llu calls)\n", fn->label, (unsigned long long)fn->calls);
+	printf("  called from:\n");
+	for (k = p->into_first[f]; k < p->into_first[f + 1]; k++) {
+		const struct vgl_pcall *c = &p->calls[p->into[k]];
 
-	printf("\nCall graph:\n");
-	for (i = 0; i < rep->nfuncs; i++) {
-		const struct func *f = &rep->funcs[i];
-		uint64_t sum;
-
-		printf("\n%s (%llu calls)\n", f->name,
-		       (unsigned long long)f->calls);
-		printf("  called from:\n");
-		/* Rows are in count order already. */
-		for (j = 0; j < rep->nrows; j++) {
-			const struct row *row = &rep->rows[j];
-
-			if (strcmp(row->callee, f->name) ||
-			    strcmp0(row->module, f->module))
-				continue;
-			printf("%12llu  %s  %s\n",
-			       (unsigned long long)row->count, row->caller,
-			       row->site ? row->site : "?");
-		}
-		/* Callees by name: rows of one (caller, callee) differ in
-		 * site only, and are added up here. */
-		sum = 0;
-		for (j = 0; j < rep->nrows; j++)
-			if (!strcmp(rep->rows[j].caller, f->name))
-				sum++;
-		if (!sum)
-			continue;
-		printf("  calls:\n");
-		for (j = 0; j < rep->nrows; j++) {
-			const struct row *row = &rep->rows[j];
-			uint64_t total = 0;
-			size_t k;
-			int seen = 0;
-
-			if (strcmp(row->caller, f->name))
-				continue;
-			for (k = 0; k < j && !seen; k++)
-				seen = !strcmp(rep->rows[k].caller, f->name) &&
-				       !strcmp(rep->rows[k].callee, row->callee);
-			if (seen)
-				continue;
-			for (k = j; k < rep->nrows; k++)
-				if (!strcmp(rep->rows[k].caller, f->name) &&
-				    !strcmp(rep->rows[k].callee, row->callee))
-					total = vgl_sat_add(total, rep->rows[k].count);
-			printf("%12llu  %s\n", (unsigned long long)total,
-			       row->callee);
-		}
+		printf("%12llu  %s  ", (unsigned long long)c->calls,
+		       p->funcs[c->caller].label);
+		if (c->site_file)
+			printf("%s:%d", c->site_file, c->site_line);
+		else
+			putchar('?');
+		if (c->inlined_in != VGL_PROFILE_NONE)
+			printf("  (inlined in %s)", p->funcs[c->inlined_in].label);
+		putchar('\n');
+		rows++;
 	}
+	if (p->callees_first[f] == p->callees_first[f + 1])
+		return rows;
+	printf("  calls:\n");
+	for (k = p->callees_first[f]; k < p->callees_first[f + 1]; k++) {
+		const struct vgl_pcallee *ce = &p->callees[k];
+
+		printf("%12llu  %s", (unsigned long long)ce->calls,
+		       p->funcs[ce->callee].label);
+		if (ce->inlined_in != VGL_PROFILE_NONE)
+			printf(" (inlined in %s)", p->funcs[ce->inlined_in].label);
+		putchar('\n');
+	}
+	return rows;
 }
 
-static void print_json(const struct report *rep, const struct vgl_reader *r,
-		       const char *path)
+static void print_head(const struct vgl_profile *p, const char *path)
 {
+	char state[128];
+
+	printf("file: %s\n", path);
+	printf("state: %s\n", vgl_reader_state(p->r, state, sizeof(state)));
+	printf("total calls: %llu\n", (unsigned long long)p->total_calls);
+}
+
+static void print_human(const struct vgl_profile *p, const char *path,
+			size_t top, int limited)
+{
+	size_t i, n = p->ncalled, rows = 0;
+
+	if (limited && top < n)
+		n = top;
+	print_head(p, path);
+	printf("\nFlat profile:\n\n");
+	printf("%12s  %7s  %s\n", "calls", "%", "function");
+	for (i = 0; i < n; i++)
+		printf("%12llu  %6.2f%%  %s\n",
+		       (unsigned long long)p->funcs[i].calls,
+		       percent(p->funcs[i].calls, p->total_calls),
+		       p->funcs[i].label);
+
+	printf("\nCall graph:\n");
+	for (i = 0; i < n; i++)
+		rows += print_entry(p, i);
+	if (limited)
+		printf("\nfolded away: %zu of %zu functions, %zu of %zu call edges (--top %zu)\n",
+		       p->ncalled - n, p->ncalled, p->ncalls - rows, p->ncalls,
+		       top);
+}
+
+/* The entries of every function named (or labelled) name; 0 if none. */
+static size_t print_function(const struct vgl_profile *p, const char *path,
+			     const char *name)
+{
+	size_t i, found = 0, called = 0, rows = 0;
+
+	for (i = 0; i < p->nfuncs; i++) {
+		const struct vgl_pfunc *f = &p->funcs[i];
+
+		if (strcmp(f->name, name) && strcmp(f->label, name))
+			continue;
+		called += f->calls != 0;
+		if (!found++) {
+			print_head(p, path);
+			printf("\nCall graph:\n");
+		}
+		rows += print_entry(p, i);
+	}
+	if (found)
+		printf("\nfolded away: %zu of %zu functions, %zu of %zu call edges (--function)\n",
+		       p->ncalled - called, p->ncalled, p->ncalls - rows, p->ncalls);
+	return found;
+}
+
+static void print_json(const struct vgl_profile *p, const char *path)
+{
+	const struct vgl_reader *r = p->r;
+	struct vgl_json j;
 	size_t i;
 
-	printf("{\"file\":");
-	vgl_json_string(stdout, path);
-	printf(",\"state\":");
-	vgl_json_string(stdout, vgl_liveness_name(r->liveness));
+	vgl_json_init(&j, stdout);
+	vgl_json_begin_object(&j, NULL);
+	vgl_json_u64(&j, "schema_version", 1);
+	vgl_json_str(&j, "file", path);
+	vgl_json_str(&j, "state", vgl_liveness_name(r->liveness));
 	if (r->liveness == VGL_LIVENESS_FINISHED)
-		printf(",\"exit_status\":%d", r->meta.exit_status);
+		vgl_json_i64(&j, "exit_status", r->meta.exit_status);
 	else
-		printf(",\"exit_status\":null");
-	printf(",\"pid\":%llu,\"command\":[", (unsigned long long)r->meta.pid);
-	for (i = 0; i < r->argc; i++) {
-		if (i)
-			putchar(',');
-		vgl_json_string(stdout, r->argv[i]);
+		vgl_json_null(&j, "exit_status");
+	vgl_json_u64(&j, "pid", r->meta.pid);
+	vgl_json_begin_array(&j, "command");
+	for (i = 0; i < r->argc; i++)
+		vgl_json_str(&j, NULL, r->argv[i]);
+	vgl_json_end_array(&j);
+	vgl_json_u64(&j, "start_time_ns", r->meta.start_ns);
+	vgl_json_u64(&j, "end_time_ns", r->meta.end_ns);
+	vgl_json_u64(&j, "total_calls", p->total_calls);
+	vgl_json_u64(&j, "lost_calls", r->meta.lost_calls);
+
+	vgl_json_begin_array(&j, "modules");
+	for (i = 0; i < r->nmodules; i++) {
+		const struct vgl_module_info *m = &r->modules[i];
+
+		vgl_json_begin_object(&j, NULL);
+		vgl_json_u64(&j, "id", i);
+		vgl_json_str(&j, "path", m->path);
+		vgl_json_bytes_hex(&j, "build_id", m->build_id, m->build_id_len);
+		vgl_json_hex(&j, "load_bias", m->bias);
+		vgl_json_end_object(&j);
 	}
-	printf("],\"total_calls\":%llu,\"lost_calls\":%llu,\"functions\":[",
-	       (unsigned long long)rep->total,
-	       (unsigned long long)r->meta.lost_calls);
-	for (i = 0; i < rep->nfuncs; i++) {
-		printf("%s{\"name\":", i ? "," : "");
-		vgl_json_string(stdout, rep->funcs[i].name);
-		printf(",\"module\":");
-		vgl_json_string(stdout, rep->funcs[i].module);
-		printf(",\"calls\":%llu}",
-		       (unsigned long long)rep->funcs[i].calls);
+	vgl_json_end_array(&j);
+
+	vgl_json_begin_array(&j, "threads");
+	for (i = 0; i < p->nthreads; i++) {
+		vgl_json_begin_object(&j, NULL);
+		vgl_json_u64(&j, "tid", p->threads[i].tid);
+		vgl_json_u64(&j, "calls", p->threads[i].calls);
+		vgl_json_end_object(&j);
 	}
-	printf("],\"edges\":[");
-	for (i = 0; i < rep->nrows; i++) {
-		printf("%s{\"caller\":", i ? "," : "");
-		vgl_json_string(stdout, rep->rows[i].caller);
-		printf(",\"callee\":");
-		vgl_json_string(stdout, rep->rows[i].callee);
-		printf(",\"site\":");
-		vgl_json_string(stdout, rep->rows[i].site);
-		printf(",\"count\":%llu}", (unsigned long long)rep->rows[i].count);
+	vgl_json_end_array(&j);
+
+	vgl_json_begin_array(&j, "functions");
+	for (i = 0; i < p->nfuncs; i++) {
+		const struct vgl_pfunc *f = &p->funcs[i];
+
+		vgl_json_begin_object(&j, NULL);
+		vgl_json_u64(&j, "id", i);
+		vgl_json_str(&j, "name", f->name);
+		vgl_json_str(&j, "label", f->label);
+		if (f->module != VGL_PROFILE_NO_MODULE)
+			vgl_json_u64(&j, "module_id", f->module);
+		else
+			vgl_json_null(&j, "module_id");
+		vgl_json_str(&j, "module", f->module_name);
+		vgl_json_hex(&j, "address", f->addr);
+		vgl_json_u64(&j, "size_bytes", f->size);
+		vgl_json_str(&j, "file", f->file);
+		if (f->file)
+			vgl_json_i64(&j, "line", f->line);
+		else
+			vgl_json_null(&j, "line");
+		vgl_json_u64(&j, "calls", f->calls);
+		vgl_json_end_object(&j);
 	}
-	printf("]}\n");
+	vgl_json_end_array(&j);
+
+	vgl_json_begin_array(&j, "edges");
+	for (i = 0; i < p->ncalls; i++) {
+		const struct vgl_pcall *c = &p->calls[i];
+
+		vgl_json_begin_object(&j, NULL);
+		vgl_json_str(&j, "caller", p->funcs[c->caller].name);
+		vgl_json_str(&j, "callee", p->funcs[c->callee].name);
+		vgl_json_u64(&j, "caller_id", c->caller);
+		vgl_json_u64(&j, "callee_id", c->callee);
+		if (c->site_file) {
+			char site[4096];
+
+			snprintf(site, sizeof(site), "%s:%d", c->site_file,
+				 c->site_line);
+			vgl_json_str(&j, "site", site);
+		} else {
+			vgl_json_null(&j, "site");
+		}
+		if (c->inlined_in != VGL_PROFILE_NONE) {
+			vgl_json_str(&j, "inlined_in", p->funcs[c->inlined_in].name);
+			vgl_json_u64(&j, "inlined_in_id", c->inlined_in);
+		} else {
+			vgl_json_null(&j, "inlined_in");
+			vgl_json_null(&j, "inlined_in_id");
+		}
+		vgl_json_u64(&j, "calls", c->calls);
+		vgl_json_end_object(&j);
+	}
+	vgl_json_end_array(&j);
+	vgl_json_end_object(&j);
+	putchar('\n');
 }
 
 int cmd_report(int argc, char **argv)
 {
 	struct vgl_reader r;
-	struct vgl_symtab st;
-	struct report rep = { 0 };
+	struct vgl_symbolizer *sym = NULL;
+	struct vgl_profile p;
 	int json = 0, status = 0, err, nfiles;
+	const char *top_arg = NULL, *function = NULL;
 	const struct option_spec specs[] = {
 		{ "--json", NULL, &json },
+		{ "--top", &top_arg, NULL },
+		{ "--function", &function, NULL },
 		{ NULL, NULL, NULL },
 	};
 	char *files[argc];
 	const char *path;
+	size_t top = 0;
 
 	if (parse_options("report", argc, argv, specs, files, &nfiles))
 		return EXIT_USAGE;
+	if (top_arg) {
+		char *end;
+
+		errno = 0;
+		top = strtoul(top_arg, &end, 10);
+		if (errno || end == top_arg || *end || top_arg[0] == '-')
+			return usage_error("report", "--top needs a number, not '%s'",
+					   top_arg);
+	}
+	if (json && (top_arg || function))
+		return usage_error("report", "--top and --function apply to the text report, not --json");
+	if (top_arg && function)
+		return usage_error("report", "give --top or --function, not both");
 	path = one_operand("report", files, nfiles);
 	if (!path)
 		return EXIT_USAGE;
 	if (vgl_reader_open(&r, path) < 0)
 		return file_error(&r, path);
-	err = vgl_symtab_init(&st, &r);
+	err = vgl_symbolizer_from_reader(&sym, &r);
+	if (!err)
+		err = vgl_profile_build(&p, &r, sym);
 	if (!err) {
-		err = build(&rep, &r, &st);
-		if (!err && json)
-			print_json(&rep, &r, path);
-		else if (!err)
-			print_human(&rep, &r, path);
-		release(&rep);
-		vgl_symtab_release(&st);
+		if (json)
+			print_json(&p, path);
+		else if (function && !print_function(&p, path, function)) {
+			fprintf(stderr, "vigil: %s: no function named '%s'\n",
+				path, function);
+			status = EXIT_BAD_FILE;
+		} else if (!function)
+			print_human(&p, path, top, top_arg != NULL);
+		vgl_profile_release(&p);
 	}
 	if (err) {
 		fprintf(stderr, "vigil: %s: %s\n", path, strerror(-err));
 		status = EXIT_BAD_FILE;
 	}
+	vgl_symbolizer_free(sym);
 	vgl_reader_close(&r);
 	return status;
 }

@@ -2,6 +2,7 @@
  * vigil.c - the `vigil` command: finds the subcommand in the one table
  * below and runs it.  Adding a command is one file (cmd-NAME.c) and one row.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -97,6 +98,21 @@ static const struct cmd *find_or_complain(const char *name)
 	return c;
 }
 
+/*
+ * Every command's last step: what it printed must have reached stdout.  A
+ * full disk or a closed pipe is one line and a non-zero exit, never a
+ * silent success with half the output missing.
+ */
+static int check_stdout(int status)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	fprintf(stderr, "vigil: write error on standard output: %s\n",
+		strerror(errno ? errno : EIO));
+	return status ? status : EXIT_BAD_FILE;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cmd *c;
@@ -119,7 +135,7 @@ int main(int argc, char **argv)
 		if (!c)
 			return EXIT_USAGE;
 		fputs(c->usage, stdout);
-		return 0;
+		return check_stdout(0);
 	}
 	c = find_or_complain(argv[1]);
 	if (!c)
@@ -128,7 +144,7 @@ int main(int argc, char **argv)
 	for (i = 2; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(c->usage, stdout);
-			return 0;
+			return check_stdout(0);
 		}
-	return c->fn(argc - 1, argv + 1);
+	return check_stdout(c->fn(argc - 1, argv + 1));
 }

@@ -14,13 +14,66 @@
 #
 # Ends with exactly one line "N passed, N failed"; exits non-zero if any
 # test failed.  Expects `make all build/asan/vigil` and the unit binaries to
-# be built already (make check does that).
+# be built already (make check does that).  Every failure is followed by a
+# "rerun:" line with the command that runs that test alone.
+#
+# Part of the suite:
+#   tests/run.sh --layer unit|corpus|lit|fuzz   one layer (make check-unit,
+#                                               make check-lit)
+#   tests/run.sh FILTER ...   only the tests whose path or name contains a
+#                             FILTER: tests/lit/samename.test, symbolizer
+#                             (build/unit/test_symbolizer), endings/, ...
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
 B=build
-LIT=(/usr/bin/python3 /usr/lib/llvm-14/build/utils/lit/lit.py)
+
+layers="unit corpus lit fuzz"
+filters=()
+while (($#)); do
+	case $1 in
+	--layer)
+		layers=${2:-}
+		shift 2 || { echo "run.sh: --layer needs unit, corpus, lit or fuzz" >&2; exit 2; }
+		;;
+	--layer=*) layers=${1#--layer=}; shift ;;
+	-h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+	*) filters+=("${1#./}"); shift ;;
+	esac
+done
+for l in $layers; do
+	case $l in
+	unit|corpus|lit|fuzz) ;;
+	*) echo "run.sh: unknown layer '$l' (unit, corpus, lit, fuzz)" >&2; exit 2 ;;
+	esac
+done
+want_layer() { [[ " $layers " == *" $1 "* ]]; }
+# Does path/name $1 match one of the filters (or are there none)?
+selected() {
+	local f
+	((${#filters[@]} == 0)) && return 0
+	for f in "${filters[@]}"; do
+		[[ $1 == *"$f"* ]] && return 0
+	done
+	return 1
+}
+
+# lit: on PATH (lit, llvm-lit), else where Debian's llvm-14-tools puts it.
+find_lit() {
+	local c
+	for c in lit llvm-lit; do
+		if command -v "$c" >/dev/null 2>&1; then
+			LIT=("$(command -v "$c")")
+			return 0
+		fi
+	done
+	for c in /usr/lib/llvm-*/build/utils/lit/lit.py; do
+		[[ -f $c ]] && LIT=(/usr/bin/python3 "$c")
+	done
+	((${#LIT[@]}))
+}
+LIT=()
 # Each run keeps its logs and the lit tests' files in a directory of its
 # own, so two runs in one tree (two developers, or make check while lit
 # runs by hand) never overwrite each other's files.  Kept when a test
@@ -40,10 +93,12 @@ section() { echo "== $* =="; }
 start=$SECONDS
 
 # ---- 1. unit tests ---------------------------------------------------------
-section "unit tests"
 shopt -s nullglob
+if want_layer unit; then
+section "unit tests"
 for src in tests/unit/test_*.c; do
 	name=$(basename "$src" .c)
+	selected "$src" || selected "$B/unit/$name" || continue
 	if [[ ! -x $B/unit/$name ]]; then
 		fail "$name: not built ($B/unit/$name missing)"
 	fi
@@ -51,6 +106,7 @@ done
 for bin in $B/unit/test_*; do
 	[[ -x $bin ]] || continue
 	name=$(basename "$bin")
+	selected "$bin" || selected "tests/unit/$name.c" || continue
 	log=$out/$name.log
 	timeout 300 "$bin" >"$log" 2>&1
 	rc=$?
@@ -59,6 +115,7 @@ for bin in $B/unit/test_*; do
 	passed=$((passed + p))
 	failed=$((failed + f))
 	grep '^FAIL: ' "$log"
+	((f)) && echo "rerun: $bin"
 	if ((rc >= 124)); then
 		fail "$name: crashed or hung (status $rc); see $log"
 		tail -n 5 "$log" | sed 's/^/    /'
@@ -69,8 +126,10 @@ for bin in $B/unit/test_*; do
 	fi
 	echo "$name: $p passed, $f failed"
 done
+fi
 
 # ---- 2. corpus of bad files -----------------------------------------------
+if want_layer corpus; then
 section "corpus"
 if [[ ! -x $B/asan/vigil ]]; then
 	fail "corpus: $B/asan/vigil not built"
@@ -78,6 +137,7 @@ else
 	ncorpus=0
 	for file in tests/corpus/bad/*; do
 		[[ -f $file ]] || continue
+		selected "$file" || continue
 		for cmd in show report; do
 			ncorpus=$((ncorpus + 1))
 			err=$out/corpus.err
@@ -95,30 +155,50 @@ else
 				fail "vigil $cmd $file: stderr does not start 'vigil: ' and name the file: $first"
 			else
 				pass
+				continue
 			fi
+			echo "rerun: $B/asan/vigil $cmd $file"
 		done
 	done
 	echo "corpus: $ncorpus checks"
 fi
+fi
 
 # ---- 3. lit ----------------------------------------------------------------
+lit_tests=()
+for t in $(find tests/lit -name '*.test' -not -path '*/Inputs/*' -not -path '*/Output/*' | sort); do
+	selected "$t" && lit_tests+=("$t")
+done
+if want_layer lit && ((${#lit_tests[@]})); then
 section "lit"
 json=$out/lit.json
 rm -f "$json"
-"${LIT[@]}" -sv --timeout 300 -o "$json" tests/lit
+if ! find_lit; then
+	fail "lit: not found on PATH (lit, llvm-lit) nor in /usr/lib/llvm-*/build/utils/lit (scripts/install-deps.sh installs llvm-14-tools)"
+else
+# All of tests/lit when nothing filters, so lit finds its config once.
+if ((${#filters[@]} == 0)); then
+	lit_args=(tests/lit)
+else
+	lit_args=("${lit_tests[@]}")
+fi
+"${LIT[@]}" -sv --timeout 300 -o "$json" "${lit_args[@]}"
 lit_rc=$?
 if [[ ! -s $json ]]; then
 	fail "lit: no results (exit status $lit_rc)"
 else
-	read -r lp lf < <(/usr/bin/python3 - "$json" <<-'EOF'
-	import json, sys
+	read -r lp lf < <(/usr/bin/python3 - "$json" "$root" <<-'EOF'
+	import json, os, sys
 	ok = {"PASS", "XFAIL"}
 	tests = json.load(open(sys.argv[1]))["tests"]
 	good = sum(1 for t in tests if t["code"] in ok)
 	skipped = [t for t in tests if t["code"] == "UNSUPPORTED"]
 	for t in tests:
 	    if t["code"] not in ok and t["code"] != "UNSUPPORTED":
+	        # "vigil :: endings/exit.test" -> tests/lit/endings/exit.test
+	        path = os.path.join("tests/lit", t["name"].split(" :: ", 1)[-1])
 	        print("FAIL: lit: %s: %s" % (t["name"], t["code"]), file=sys.stderr)
+	        print("rerun: tests/run.sh %s" % path, file=sys.stderr)
 	for t in skipped:
 	    print("skipped: lit: %s (unsupported here)" % t["name"], file=sys.stderr)
 	for t in tests:
@@ -134,8 +214,11 @@ else
 	fi
 	echo "lit: $lp passed, $lf failed"
 fi
+fi
+fi
 
 # ---- 4. fuzz smoke ---------------------------------------------------------
+if want_layer fuzz && selected tests/fuzz/run.sh; then
 section "fuzz smoke"
 if [[ ! -x tests/fuzz/run.sh ]]; then
 	fail "fuzz: tests/fuzz/run.sh missing"
@@ -145,8 +228,14 @@ elif tests/fuzz/run.sh 20 >"$out/fuzz.log" 2>&1; then
 else
 	fail "fuzz: tests/fuzz/run.sh 20 failed; see $out/fuzz.log"
 	tail -n 20 "$out/fuzz.log" | sed 's/^/    /'
+	echo "rerun: tests/fuzz/run.sh 20"
+fi
 fi
 
+if ((passed + failed == 0 && ${#filters[@]})); then
+	echo "run.sh: no test matches ${filters[*]}" >&2
+	exit 2
+fi
 echo "suite took $((SECONDS - start)) s"
 if ((failed == 0)); then
 	rm -rf "$out"

@@ -649,7 +649,7 @@ def cmd_counts(target, plain):
     want = {}
     for e in json.loads(r.stdout)["edges"]:
         k = (e["caller"], e["callee"])
-        want[k] = want.get(k, 0) + e["count"]
+        want[k] = want.get(k, 0) + e["calls"]
     if sums != want:
         fail("%s: deltas add up to %s, the final profile has %s"
              % (what, sorted(sums.items()), sorted(want.items())))

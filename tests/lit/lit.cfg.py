@@ -6,8 +6,8 @@
 # command.  Counts are checked exactly, through `vigil show` + FileCheck or
 # through tests/e2e/vtest.py, which reads `vigil report --json`.
 #
-# Run with tests/run.sh (which passes --timeout), or directly:
-#   /usr/bin/python3 /usr/lib/llvm-14/build/utils/lit/lit.py -sv tests/lit
+# Run with tests/run.sh (which finds lit and passes --timeout; give it a
+# test's path to run that one alone), or with lit directly.
 
 import os
 import subprocess
@@ -34,10 +34,24 @@ build = os.environ.get("VIGIL_BUILD") or os.path.join(root, "build")
 vigil = os.path.join(build, "vigil")
 vcc = os.path.join(e2e, "vcc")
 
-# FileCheck, not and count from llvm-14-tools are not on PATH in Debian.
-llvm_bin = "/usr/lib/llvm-14/bin"
-config.environment["PATH"] = os.pathsep.join(
-    [llvm_bin, os.environ.get("PATH", "/usr/bin:/bin")])
+# FileCheck, not and count: from PATH when they are there, else from the
+# newest /usr/lib/llvm-N/bin that has them (Debian's llvm-N-tools does not
+# put them on PATH).
+import glob
+import shutil
+
+path = os.environ.get("PATH", "/usr/bin:/bin")
+if not shutil.which("FileCheck", path=path):
+    def _llvm_version(d):
+        try:
+            return int(d.split("llvm-")[1].split("/")[0])
+        except ValueError:
+            return 0
+    found = sorted(glob.glob("/usr/lib/llvm-*/bin/FileCheck"),
+                   key=_llvm_version)
+    if found:
+        path = os.pathsep.join([os.path.dirname(found[-1]), path])
+config.environment["PATH"] = path
 # The tests own these: nothing from the caller's environment leaks in.
 for var in ("VIGIL_FILE", "VIGIL_INTERVAL"):
     config.environment.pop(var, None)

@@ -1,0 +1,45 @@
+/*
+ * callsite.h - call-site analysis: the call instruction that precedes a
+ * return address, decoded with a disassembler (capstone), not guessed from
+ * instruction lengths, and that call's target when it is direct.
+ *
+ * The profile model uses it to tell a real call edge from an inlined one:
+ * GCC's and Clang's -finstrument-functions also instrument the inlined
+ * copies of a function, whose hook reports the host's caller and call site.
+ * When the direct target of the call at the site is not the edge's callee,
+ * the callee ran inlined in that target.
+ *
+ * x86-64 only for now: on other machines every lookup says -ENOTSUP.
+ */
+#ifndef VGL_CALLSITE_H
+#define VGL_CALLSITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbolizer.h"
+
+struct vgl_call_insn {
+	uint64_t addr;          /* ELF address of the call instruction */
+	uint32_t size;          /* its length in bytes */
+	int direct;             /* 1 when the target is in the instruction */
+	uint64_t target;        /* the target's ELF address, when direct */
+};
+
+struct vgl_callsite;
+
+/* Prepares a decoder over the modules of sym (which must outlive it).
+ * Returns 0 or -ENOMEM. */
+int vgl_callsite_new(struct vgl_callsite **out, struct vgl_symbolizer *sym);
+void vgl_callsite_free(struct vgl_callsite *cs);
+
+/*
+ * Finds the call instruction of module mod that ends at the runtime return
+ * address ret.  Returns 0 and fills *out; -ENOENT when no call instruction
+ * ends there (or the module's code cannot be read); -ENOTSUP on a machine
+ * the decoder does not know.
+ */
+int vgl_callsite_find(struct vgl_callsite *cs, size_t mod, uint64_t ret,
+		      struct vgl_call_insn *out);
+
+#endif

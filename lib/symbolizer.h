@@ -1,0 +1,126 @@
+/*
+ * symbolizer.h - turn addresses of a process into functions and source
+ * lines, for a list of modules (path, build-id, load bias) that can come
+ * from a .vgl file or from /proc/PID/maps.
+ *
+ * Tuned for a report of a million edges: each module's ELF symbol table is
+ * read once into an array sorted by address, and every lookup is a binary
+ * search in it; the line table is read only when a line is first asked for
+ * in that module, again into one sorted array.  Names are never copied per
+ * address: function names point into the ELF string table (kept mapped),
+ * file names are interned so that equal names are equal pointers, and a
+ * C++ name is demangled once per function.
+ *
+ * A module that cannot be read (missing, not a regular file, not ELF) or
+ * whose build-id differs from the one recorded is named in one warning on
+ * stderr, and has no functions: its callers show its addresses as
+ * module+0xoffset.
+ */
+#ifndef VGL_SYMBOLIZER_H
+#define VGL_SYMBOLIZER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "vgl_reader.h"
+
+/* One module as the caller knows it. */
+struct vgl_symbolizer_module {
+	const char *path;           /* copied */
+	const uint8_t *build_id;    /* copied; NULL or length 0: not checked */
+	size_t build_id_len;
+	uint64_t bias;              /* runtime address minus ELF address */
+};
+
+/* A function of a module's symbol table. */
+struct vgl_func_sym {
+	uint64_t start;             /* ELF address of its first byte */
+	uint64_t size;              /* bytes; 0 when the symbol gives none */
+	const char *name;           /* as in the symbol table (mangled) */
+	const char *demangled;      /* NULL until vgl_func_sym_name() */
+};
+
+struct vgl_symbolizer;
+
+/*
+ * Prepares to symbolize addresses of the n modules at mods (index i of the
+ * array is module i below).  Nothing is read until a module is first used.
+ * Returns 0 or -ENOMEM; *out is released with vgl_symbolizer_free().
+ */
+int vgl_symbolizer_new(struct vgl_symbolizer **out,
+		       const struct vgl_symbolizer_module *mods, size_t n);
+
+/* Builds the module list from a .vgl file's modules, in file order. */
+int vgl_symbolizer_from_reader(struct vgl_symbolizer **out,
+			       const struct vgl_reader *r);
+
+/*
+ * Builds the module list of a running process from /proc/PID/maps: every
+ * mapped regular file whose first mapping has offset 0, with the bias
+ * computed from its ELF program headers (build-ids are not checked: the
+ * mapped file is the one on disk).  Returns 0 or a negative errno.
+ */
+int vgl_symbolizer_from_pid(struct vgl_symbolizer **out, pid_t pid);
+
+void vgl_symbolizer_free(struct vgl_symbolizer *s);
+
+size_t vgl_symbolizer_count(const struct vgl_symbolizer *s);
+
+/* The base name of module mod's path. */
+const char *vgl_symbolizer_module_name(const struct vgl_symbolizer *s,
+				       size_t mod);
+
+/* The full path and load bias of module mod. */
+const char *vgl_symbolizer_module_path(const struct vgl_symbolizer *s,
+				       size_t mod);
+uint64_t vgl_symbolizer_module_bias(const struct vgl_symbolizer *s,
+				    size_t mod);
+
+/*
+ * The function of module mod that holds the runtime address addr, or NULL
+ * when the module is unusable or no function symbol covers addr (a sized
+ * symbol covers [start, start + size); a sizeless one, up to the next
+ * symbol).  Loads the module's symbols on first use.  The result lives as
+ * long as s.
+ */
+struct vgl_func_sym *vgl_symbolizer_func(struct vgl_symbolizer *s,
+					 size_t mod, uint64_t addr);
+
+/* f's name for people: demangled when it is a C++ name (done once). */
+const char *vgl_func_sym_name(struct vgl_func_sym *f);
+
+/*
+ * The source file (base name, interned: equal names are equal pointers)
+ * and line of runtime address addr in module mod.  Returns 0, -ENOENT when
+ * nothing is known, or -ENOMEM.  Loads the module's line table on first
+ * use.
+ */
+int vgl_symbolizer_line(struct vgl_symbolizer *s, size_t mod, uint64_t addr,
+			const char **file, int *line);
+
+/* The ELF e_machine of module mod (EM_X86_64, ...), or -ENOENT when it
+ * cannot be read. */
+int vgl_symbolizer_machine(struct vgl_symbolizer *s, size_t mod);
+
+/*
+ * Points *bytes at the len bytes of module mod's code at ELF address
+ * elf_addr (inside one executable section of the file, which stays mapped
+ * as long as s).  Returns 0 or -ENOENT.
+ */
+int vgl_symbolizer_code(struct vgl_symbolizer *s, size_t mod,
+			uint64_t elf_addr, size_t len, const uint8_t **bytes);
+
+/*
+ * Whether the function of module mod whose first byte is at runtime
+ * address host holds an inlined copy of the function whose symbol is
+ * name, by its DWARF (DW_TAG_inlined_subroutine).  0 when it does not or
+ * nothing can tell.
+ */
+int vgl_symbolizer_inlines(struct vgl_symbolizer *s, size_t mod,
+			   uint64_t host, const char *name);
+
+/* Interns s in s's string table (copied once).  NULL on -ENOMEM. */
+const char *vgl_symbolizer_intern(struct vgl_symbolizer *s, const char *str);
+
+#endif

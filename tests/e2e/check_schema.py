@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""check_schema.py FILE.json - check one `vigil report --json` document
+against docs/report-json.md: every object has exactly the documented keys,
+each of the documented type.  Prints one line per problem; exits 1 if any.
+"""
+import json
+import sys
+
+INT, STR, NULL, LIST = int, str, type(None), list
+
+SCHEMA = {
+    "top": {
+        "schema_version": (INT,), "file": (STR,), "state": (STR,),
+        "exit_status": (INT, NULL), "pid": (INT,), "command": (LIST,),
+        "start_time_ns": (INT,), "end_time_ns": (INT,),
+        "total_calls": (INT,), "lost_calls": (INT,), "modules": (LIST,),
+        "threads": (LIST,), "functions": (LIST,), "edges": (LIST,),
+    },
+    "modules": {"id": (INT,), "path": (STR,), "build_id": (STR,),
+                "load_bias": (STR,)},
+    "threads": {"tid": (INT,), "calls": (INT,)},
+    "functions": {
+        "id": (INT,), "name": (STR,), "label": (STR,),
+        "module_id": (INT, NULL), "module": (STR, NULL), "address": (STR,),
+        "size_bytes": (INT,), "file": (STR, NULL), "line": (INT, NULL),
+        "calls": (INT,),
+    },
+    "edges": {"caller": (STR,), "callee": (STR,), "caller_id": (INT,),
+              "callee_id": (INT,), "site": (STR, NULL),
+              "inlined_in": (STR, NULL), "inlined_in_id": (INT, NULL),
+              "calls": (INT,)},
+}
+
+problems = []
+
+
+def check(obj, kind, where):
+    want = SCHEMA[kind]
+    if not isinstance(obj, dict):
+        problems.append("%s: not an object" % where)
+        return
+    if set(obj) != set(want):
+        problems.append("%s: keys %s, want %s"
+                        % (where, sorted(obj), sorted(want)))
+    for k, types in want.items():
+        v = obj.get(k)
+        # bool is an int in Python; JSON true/false is never allowed here.
+        if k in obj and (not isinstance(v, types) or isinstance(v, bool)):
+            problems.append("%s.%s: %r is not %s"
+                            % (where, k, v, "/".join(t.__name__ for t in types)))
+
+
+def main():
+    doc = json.load(open(sys.argv[1]))
+    check(doc, "top", "$")
+    if doc.get("schema_version") != 1:
+        problems.append("$.schema_version: %r, want 1"
+                        % doc.get("schema_version"))
+    for kind in ("modules", "threads", "functions", "edges"):
+        for i, o in enumerate(doc.get(kind) or []):
+            check(o, kind, "$.%s[%d]" % (kind, i))
+    for i, f in enumerate(doc.get("functions") or []):
+        if f.get("id") != i:
+            problems.append("$.functions[%d].id: %r" % (i, f.get("id")))
+    n = len(doc.get("functions") or [])
+    for i, e in enumerate(doc.get("edges") or []):
+        for k in ("caller_id", "callee_id", "inlined_in_id"):
+            if k == "inlined_in_id" and e.get(k) is None:
+                continue
+            if not 0 <= e.get(k, -1) < n:
+                problems.append("$.edges[%d].%s out of range" % (i, k))
+    for p in problems:
+        print("check_schema: " + p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,333 @@
+/*
+ * test_symbolizer.c - lib/symbolizer.c against small shared objects built
+ * here with gcc: an address at a function's first byte, at its last byte,
+ * between two functions, in a stripped module (only .dynsym left), in a
+ * module whose symbols and lines are in a separate debug file found by
+ * .gnu_debuglink, with a mismatched build-id, and a module path naming a
+ * FIFO.  The expected addresses and sizes come from binutils' nm, not from
+ * the code under test.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "symbolizer.h"
+
+static char dir[] = "/tmp/vigil-symtest.XXXXXX";
+
+/* Line numbers below are those of this text. */
+static const char fixture[] =
+	"/* fixture */\n"                                            /* 1 */
+	"volatile int sink;\n"                                       /* 2 */
+	"__attribute__((noinline, aligned(64))) int alpha(int x)\n"  /* 3 */
+	"{\n"                                                        /* 4 */
+	"\treturn x + sink;\n"                                       /* 5 */
+	"}\n"                                                        /* 6 */
+	"__attribute__((noinline, aligned(64))) static int hidden(int x)\n"
+	"{\n"                                                        /* 8 */
+	"\treturn x * sink;\n"                                       /* 9 */
+	"}\n"                                                        /* 10 */
+	"__attribute__((aligned(64))) int beta(int x)\n"             /* 11 */
+	"{\n"                                                        /* 12 */
+	"\treturn hidden(x) + 1;\n"                                  /* 13 */
+	"}\n";
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+/* Address and size of sym in path, from nm. */
+static int nm_sym(const char *path, const char *sym, uint64_t *addr,
+		  uint64_t *size)
+{
+	char cmd[1024], line[512], name[256], type;
+	unsigned long long a, s;
+	FILE *p;
+	int found = 0;
+
+	snprintf(cmd, sizeof(cmd), "nm -S %s", path);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%llx %llx %c %255s", &a, &s, &type, name) == 4 &&
+		    !strcmp(name, sym)) {
+			*addr = a;
+			*size = s;
+			found = 1;
+		}
+	pclose(p);
+	return found ? 0 : -1;
+}
+
+/* The line addr2line (binutils) gives for addr in path, or -1. */
+static int addr2line(const char *path, uint64_t addr)
+{
+	char cmd[1024], line[512], *colon;
+	FILE *p;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "addr2line -e %s 0x%llx", path,
+		 (unsigned long long)addr);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	if (fgets(line, sizeof(line), p) && (colon = strrchr(line, ':')))
+		n = atoi(colon + 1);
+	pclose(p);
+	return n;
+}
+
+/* Runs f with stderr going to a file; returns what was written there. */
+static char *capture_stderr(void (*f)(void *), void *arg)
+{
+	char path[256], *buf = calloc(1, 4096);
+	int saved = dup(2), fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	fflush(stderr);
+	dup2(fd, 2);
+	f(arg);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	lseek(fd, 0, SEEK_SET);
+	n = read(fd, buf, 4095);
+	if (n < 0)
+		n = 0;
+	buf[n] = '\0';
+	close(fd);
+	return buf;
+}
+
+static struct vgl_symbolizer *open1(const char *path, const uint8_t *bid,
+				    size_t bid_len, uint64_t bias)
+{
+	struct vgl_symbolizer_module m = { path, bid, bid_len, bias };
+	struct vgl_symbolizer *s = NULL;
+
+	if (vgl_symbolizer_new(&s, &m, 1))
+		return NULL;
+	return s;
+}
+
+struct lookup {
+	struct vgl_symbolizer *s;
+	uint64_t addr;
+	struct vgl_func_sym *f;
+};
+
+static void do_lookup(void *arg)
+{
+	struct lookup *l = arg;
+
+	l->f = vgl_symbolizer_func(l->s, 0, l->addr);
+	/* A second lookup must not warn again. */
+	vgl_symbolizer_func(l->s, 0, l->addr);
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+int main(void)
+{
+	char src[512], so[512], stripped[512], dbg[512], linked[512], fifo[512];
+	int a_line;
+	uint64_t a_addr, a_size, b_addr, b_size, h_addr, h_size;
+	const uint64_t bias = 0x7f0000000000ull;
+	struct vgl_symbolizer *s;
+	struct vgl_func_sym *f;
+	const char *file;
+	char *err;
+	int line;
+	FILE *out;
+
+	if (!mkdtemp(dir)) {
+		CHECK("symbolizer setup", 0, "mkdtemp: %s", strerror(errno));
+		return check_status();
+	}
+	snprintf(src, sizeof(src), "%s/fixture.c", dir);
+	snprintf(so, sizeof(so), "%s/fixture.so", dir);
+	snprintf(stripped, sizeof(stripped), "%s/stripped.so", dir);
+	snprintf(dbg, sizeof(dbg), "%s/fixture.debug", dir);
+	snprintf(linked, sizeof(linked), "%s/linked.so", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	out = fopen(src, "w");
+	fputs(fixture, out);
+	fclose(out);
+	if (sh("gcc -g -O1 -fPIC -shared -Wl,--build-id %s -o %s", src, so) ||
+	    sh("strip --strip-all %s -o %s", so, stripped) ||
+	    sh("objcopy --only-keep-debug %s %s", so, dbg) ||
+	    sh("cd %s && objcopy --add-gnu-debuglink=fixture.debug stripped.so linked.so",
+	       dir) ||
+	    nm_sym(so, "alpha", &a_addr, &a_size) ||
+	    nm_sym(so, "beta", &b_addr, &b_size) ||
+	    nm_sym(so, "hidden", &h_addr, &h_size) ||
+	    mkfifo(fifo, 0600)) {
+		CHECK("symbolizer setup", 0, "could not build the fixtures in %s",
+		      dir);
+		return check_status();
+	}
+	{
+		uint64_t end = a_addr + a_size;
+
+		CHECK("symbolizer fixture has a gap after alpha",
+		      !(end >= h_addr && end < h_addr + h_size) &&
+		      !(end >= b_addr && end < b_addr + b_size),
+		      "alpha ends at %llx", (unsigned long long)end);
+	}
+	a_line = addr2line(so, a_addr);
+
+	/* The full module, loaded at a bias. */
+	s = open1(so, NULL, 0, bias);
+	f = vgl_symbolizer_func(s, 0, bias + a_addr);
+	CHECK("symbolizer first byte", f && !strcmp(f->name, "alpha") &&
+	      f->start == a_addr && f->size == a_size,
+	      "got %s", f ? f->name : "nothing");
+	f = vgl_symbolizer_func(s, 0, bias + a_addr + a_size - 1);
+	CHECK("symbolizer last byte", f && !strcmp(f->name, "alpha"),
+	      "got %s", f ? f->name : "nothing");
+	f = vgl_symbolizer_func(s, 0, bias + a_addr + a_size);
+	CHECK("symbolizer between functions", f == NULL, "got %s",
+	      f ? f->name : "");
+	f = vgl_symbolizer_func(s, 0, bias + h_addr + 1);
+	CHECK("symbolizer static function", f && !strcmp(f->name, "hidden") &&
+	      f->start == h_addr, "got %s", f ? f->name : "nothing");
+	f = vgl_symbolizer_func(s, 0, bias + b_addr + b_size - 1);
+	CHECK("symbolizer last function", f && !strcmp(f->name, "beta"),
+	      "got %s", f ? f->name : "nothing");
+	CHECK("symbolizer line of first byte",
+	      vgl_symbolizer_line(s, 0, bias + a_addr, &file, &line) == 0 &&
+	      !strcmp(file, "fixture.c") && line == a_line,
+	      "got %s:%d, addr2line says %d", file ? file : "?", line, a_line);
+	CHECK("symbolizer line inside", vgl_symbolizer_line(s, 0,
+	      bias + h_addr + h_size - 2, &file, &line) == 0 &&
+	      !strcmp(file, "fixture.c") && line >= 9 && line <= 10,
+	      "got %s:%d", file ? file : "?", line);
+	{
+		const char *f2;
+		int l2;
+
+		vgl_symbolizer_line(s, 0, bias + b_addr, &f2, &l2);
+		CHECK("symbolizer file names interned", f2 == file,
+		      "%p != %p", (void *)f2, (void *)file);
+	}
+	CHECK("symbolizer module name",
+	      !strcmp(vgl_symbolizer_module_name(s, 0), "fixture.so"),
+	      "got %s", vgl_symbolizer_module_name(s, 0));
+	vgl_symbolizer_free(s);
+
+	/* Stripped: .dynsym still names the exported functions. */
+	s = open1(stripped, NULL, 0, 0);
+	f = vgl_symbolizer_func(s, 0, a_addr);
+	CHECK("symbolizer stripped: exported", f && !strcmp(f->name, "alpha"),
+	      "got %s", f ? f->name : "nothing");
+	f = vgl_symbolizer_func(s, 0, h_addr);
+	CHECK("symbolizer stripped: static unknown", f == NULL,
+	      "got %s", f ? f->name : "");
+	CHECK("symbolizer stripped: no line",
+	      vgl_symbolizer_line(s, 0, a_addr, &file, &line) == -ENOENT,
+	      "got %s:%d", file ? file : "?", line);
+	vgl_symbolizer_free(s);
+
+	/* Stripped with a .gnu_debuglink: symbols and lines from the debug
+	 * file next to it. */
+	s = open1(linked, NULL, 0, 0);
+	f = vgl_symbolizer_func(s, 0, h_addr);
+	CHECK("symbolizer debug file: static", f && !strcmp(f->name, "hidden"),
+	      "got %s", f ? f->name : "nothing");
+	CHECK("symbolizer debug file: line",
+	      vgl_symbolizer_line(s, 0, a_addr, &file, &line) == 0 &&
+	      !strcmp(file, "fixture.c") && line == a_line,
+	      "got %s:%d, addr2line says %d", file ? file : "?", line, a_line);
+	vgl_symbolizer_free(s);
+
+	/* A build-id that is not the file's: one warning, no names. */
+	{
+		static const uint8_t wrong[20] = { 1, 2, 3 };
+		struct lookup l = { open1(so, wrong, sizeof(wrong), 0), a_addr, NULL };
+
+		err = capture_stderr(do_lookup, &l);
+		CHECK("symbolizer mismatched build-id: no name", l.f == NULL,
+		      "got %s", l.f ? l.f->name : "");
+		CHECK("symbolizer mismatched build-id: one warning",
+		      count_lines(err) == 1 && strstr(err, so) &&
+		      strstr(err, "build-id differs"), "stderr: %s", err);
+		free(err);
+		vgl_symbolizer_free(l.s);
+	}
+
+	/* A FIFO: refused at once, never opened for a blocking read. */
+	{
+		struct lookup l = { open1(fifo, NULL, 0, 0), 0x1000, NULL };
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		err = capture_stderr(do_lookup, &l);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		CHECK("symbolizer FIFO: refused", l.f == NULL &&
+		      count_lines(err) == 1 && strstr(err, "not a regular file"),
+		      "stderr: %s", err);
+		CHECK("symbolizer FIFO: at once", t1.tv_sec - t0.tv_sec < 2,
+		      "took %lld s", (long long)(t1.tv_sec - t0.tv_sec));
+		free(err);
+		vgl_symbolizer_free(l.s);
+	}
+
+	/* A missing module: one warning naming it. */
+	{
+		struct lookup l = { open1("/nonexistent/libx.so", NULL, 0, 0),
+				    0x1000, NULL };
+
+		err = capture_stderr(do_lookup, &l);
+		CHECK("symbolizer missing module", l.f == NULL &&
+		      count_lines(err) == 1 && strstr(err, "/nonexistent/libx.so"),
+		      "stderr: %s", err);
+		free(err);
+		vgl_symbolizer_free(l.s);
+	}
+
+	/* This process, from /proc/self/maps: libc's malloc is found. */
+	{
+		struct vgl_symbolizer *ps = NULL;
+		size_t i, n;
+		int ok = 0;
+
+		if (vgl_symbolizer_from_pid(&ps, getpid()) == 0) {
+			n = vgl_symbolizer_count(ps);
+			for (i = 0; i < n && !ok; i++) {
+				f = vgl_symbolizer_func(ps, i, (uint64_t)(uintptr_t)&mkfifo);
+				ok = f && !strcmp(f->name, "mkfifo");
+			}
+		}
+		CHECK("symbolizer from /proc/PID/maps", ok, "mkfifo not found");
+		vgl_symbolizer_free(ps);
+	}
+
+	sh("rm -rf %s", dir);
+	return check_status();
+}
