@@ -7,7 +7,8 @@
 # `make all` to have built build/libvigil.a (make bench does).
 #
 # Then bench/readers.py: vigil report on generated programs of 20k, 200k
-# and 1M call edges, beside a baseline built from `main` in the same run
+# and 1M call edges, beside a baseline built in the same run from the commit before the
+# readers' rewrite (BENCH_BASE)
 # (see its docstring for BENCH_BASE, BENCH_EDGES, ...).  BENCH_READERS_ONLY=1
 # runs only that part.
 #
