@@ -2,7 +2,7 @@
 """The reader benchmark: `vigil report` and `vigil report --json` on
 generated programs of 20k, 200k and 1M distinct call edges, and the
 symbolization rate, for this tree and for a baseline built in the same run
-from another revision (default `main`), side by side.
+from another revision (the code before issue 7), side by side.
 
 For each size, bench/gen_edges.py writes the C sources (into build/, never
 committed), they are compiled with -finstrument-functions, linked with
@@ -16,8 +16,8 @@ A measurement, not a test: it prints, and exits 0 whatever the numbers
 are.  Targets (issue 7): 20k edges under 0.5 s; 1M edges under 10 s and
 1 GiB; above 1,000,000 addresses/s.
 
-Environment: BENCH_BASE (git revision of the baseline, default main; empty
-to skip it), BENCH_EDGES (default 20000,200000,1000000),
+Environment: BENCH_BASE (git revision of the baseline, default the last
+commit before the readers' rewrite; empty to skip it), BENCH_EDGES (default 20000,200000,1000000),
 BENCH_READER_TIMEOUT (seconds per report, default 120: the baseline is
 quadratic and would take hours on 1M edges), BENCH_SYM_SECONDS (default 5).
 """
@@ -32,7 +32,10 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "build", "bench-readers")
 CC = os.environ.get("CC", "gcc")
-BASE = os.environ.get("BENCH_BASE", "main")
+# The baseline: the last commit before the readers were rebuilt on the
+# profile model and the symbolizer (issue 7), so the comparison stays
+# meaningful once this work is merged into main.
+BASE = os.environ.get("BENCH_BASE", "8fbc1450d8f228bafbe1e34006633caa8aae14c9")
 SIZES = [int(x) for x in
          os.environ.get("BENCH_EDGES", "20000,200000,1000000").split(",") if x]
 TIMEOUT = float(os.environ.get("BENCH_READER_TIMEOUT", "120"))
@@ -168,7 +171,7 @@ def main():
     print()
     print("Reader benchmark: vigil report on generated programs "
           "(wall seconds, peak RSS)")
-    print("baseline: %s" % (BASE if base else "none"))
+    print("baseline: %s" % (BASE[:12] if base else "none"))
     print("%-9s %-14s %-26s %-26s %s" % ("edges", "command", "baseline",
                                          "this tree", "speed-up"))
     rates = []

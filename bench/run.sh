@@ -13,7 +13,8 @@
 #                           the uninstrumented build (BENCH_* settings)
 #   bench/readers.py        vigil report on generated programs of 20k, 200k
 #                           and 1M call edges, beside a baseline built from
-#                           `main` (see its docstring for BENCH_BASE, ...)
+#                           the commit before the readers' rewrite
+#                           (see its docstring for BENCH_BASE, ...)
 # BENCH_READERS_ONLY=1 runs only the last.  Expects `make all` to have built
 # build/libvigil.a (make bench does).
 #

@@ -1,0 +1,207 @@
+/*
+ * vgl_writer.c - see vgl_writer.h.
+ *
+ * Layout: the header and a table of three sections (META, STRINGS,
+ * ARENA), then the sections in that order, each 8-byte aligned.  The
+ * arena holds every MODULE block, then every EDGES block, each filled to
+ * its capacity (count == capacity), so its `used` is its size.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crc32.h"
+#include "vgl_writer.h"
+
+#define NSECTIONS 3
+
+static size_t str_size(const char *s)
+{
+	return s ? strlen(s) + 1 : 0;
+}
+
+int vgl_writer_buffer(const struct vgl_writer *w, unsigned char **buf,
+		      size_t *len)
+{
+	struct vgl_header h;
+	struct vgl_section sec[NSECTIONS];
+	struct vgl_meta meta = w->meta;
+	struct vgl_arena arena;
+	size_t strings = 0, arena_size = sizeof(arena), off, i, at;
+	unsigned char *b;
+
+	*buf = NULL;
+	*len = 0;
+	strings += str_size(w->exe) + str_size(w->host);
+	for (i = 0; i < w->argc; i++)
+		strings += strlen(w->argv[i]) + 1;
+	if (strings > UINT32_MAX - 8)
+		return -EINVAL;
+	for (i = 0; i < w->nmodules; i++) {
+		const struct vgl_writer_module *m = &w->modules[i];
+
+		if (m->build_id_len > VGL_BUILD_ID_MAX || m->id == VGL_NO_MODULE ||
+		    strlen(m->path) > UINT32_MAX - 1)
+			return -EINVAL;
+		arena_size += VGL_ALIGN(sizeof(struct vgl_block) +
+					sizeof(struct vgl_module) +
+					strlen(m->path) + 1);
+	}
+	for (i = 0; i < w->nblocks; i++)
+		arena_size += sizeof(struct vgl_block) +
+			      w->blocks[i].nedges * sizeof(struct vgl_edge);
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, VGL_MAGIC, VGL_MAGIC_LEN);
+	h.version = VGL_VERSION;
+	h.byte_order = VGL_BYTE_ORDER;
+	h.nsections = NSECTIONS;
+	h.header_size = sizeof(h) + NSECTIONS * sizeof(struct vgl_section);
+	off = VGL_ALIGN(h.header_size);
+	memset(sec, 0, sizeof(sec));
+	sec[0].kind = VGL_SEC_META;
+	sec[0].offset = off;
+	sec[0].size = sizeof(meta);
+	off += VGL_ALIGN(sizeof(meta));
+	sec[1].kind = VGL_SEC_STRINGS;
+	sec[1].offset = off;
+	sec[1].size = VGL_ALIGN(strings);
+	off += VGL_ALIGN(strings);
+	sec[2].kind = VGL_SEC_ARENA;
+	sec[2].offset = off;
+	sec[2].size = arena_size;
+	off += arena_size;
+
+	b = calloc(1, off);
+	if (!b)
+		return -ENOMEM;
+	memcpy(b + sizeof(h), sec, sizeof(sec));
+
+	/* STRINGS, and META's offsets into it. */
+	at = 0;
+	meta.exe = meta.host = meta.cmdline = VGL_NO_STRING;
+	meta.cmdline_len = 0;
+	if (w->exe) {
+		meta.exe = (uint32_t)at;
+		memcpy(b + sec[1].offset + at, w->exe, str_size(w->exe));
+		at += str_size(w->exe);
+	}
+	if (w->host) {
+		meta.host = (uint32_t)at;
+		memcpy(b + sec[1].offset + at, w->host, str_size(w->host));
+		at += str_size(w->host);
+	}
+	if (w->argc) {
+		meta.cmdline = (uint32_t)at;
+		for (i = 0; i < w->argc; i++) {
+			size_t n = strlen(w->argv[i]) + 1;
+
+			memcpy(b + sec[1].offset + at, w->argv[i], n);
+			at += n;
+		}
+		meta.cmdline_len = (uint32_t)(at - meta.cmdline);
+	}
+	memcpy(b + sec[0].offset, &meta, sizeof(meta));
+
+	/* ARENA. */
+	memset(&arena, 0, sizeof(arena));
+	arena.used = arena_size;
+	memcpy(b + sec[2].offset, &arena, sizeof(arena));
+	at = sec[2].offset + sizeof(arena);
+	for (i = 0; i < w->nmodules; i++) {
+		const struct vgl_writer_module *m = &w->modules[i];
+		size_t plen = strlen(m->path);
+		struct vgl_block blk = { VGL_BLOCK_MODULE, 0, 0, 1, 0 };
+		struct vgl_module mod;
+
+		blk.size = VGL_ALIGN(sizeof(blk) + sizeof(mod) + plen + 1);
+		memset(&mod, 0, sizeof(mod));
+		mod.id = m->id;
+		mod.build_id_len = m->build_id_len;
+		mod.bias = m->bias;
+		mod.lo = m->lo;
+		mod.hi = m->hi;
+		if (m->build_id_len)
+			memcpy(mod.build_id, m->build_id, m->build_id_len);
+		mod.path_len = (uint32_t)plen;
+		memcpy(b + at, &blk, sizeof(blk));
+		memcpy(b + at + sizeof(blk), &mod, sizeof(mod));
+		memcpy(b + at + sizeof(blk) + sizeof(mod), m->path, plen + 1);
+		at += blk.size;
+	}
+	for (i = 0; i < w->nblocks; i++) {
+		const struct vgl_writer_block *wb = &w->blocks[i];
+		struct vgl_block blk = { VGL_BLOCK_EDGES, wb->owner, 0,
+					 wb->nedges, 0 };
+
+		blk.size = sizeof(blk) + wb->nedges * sizeof(struct vgl_edge);
+		memcpy(b + at, &blk, sizeof(blk));
+		if (wb->nedges)
+			memcpy(b + at + sizeof(blk), wb->edges,
+			       wb->nedges * sizeof(struct vgl_edge));
+		at += blk.size;
+	}
+
+	/* The checksum covers header and table, its own field as zero. */
+	memcpy(b, &h, sizeof(h));
+	h.checksum = vgl_crc32(0, b, h.header_size);
+	memcpy(b, &h, sizeof(h));
+	*buf = b;
+	*len = off;
+	return 0;
+}
+
+int vgl_writer_file(const struct vgl_writer *w, const char *path)
+{
+	unsigned char *buf;
+	size_t len, done = 0;
+	char tmp[PATH_MAX];
+	int fd, err;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	err = vgl_writer_buffer(w, &buf, &len);
+	if (err)
+		return err;
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	/* mkstemp makes the file 0600; a profile is as readable as any file
+	 * this process creates. */
+	{
+		mode_t mask = umask(0);
+
+		umask(mask);
+		if (fchmod(fd, 0666 & ~mask) < 0)
+			err = -errno;
+	}
+	while (done < len) {
+		ssize_t n = write(fd, buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		done += (size_t)n;
+	}
+	if (!err && fsync(fd) < 0)
+		err = -errno;
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	if (!err && rename(tmp, path) < 0)
+		err = -errno;
+	if (err)
+		unlink(tmp);
+out:
+	free(buf);
+	return err;
+}
