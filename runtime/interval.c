@@ -178,10 +178,9 @@ static int RT write_window(struct rt *rt, int final, int status)
 	/* One reading of each arena's size for the whole window: a block
 	 * added meanwhile (a dlopen) waits for the next one. */
 	uint64_t used = arena_used(&rt->arena), lost, calls = 0;
-	char name[RT_PATH_MAX + 32], tmp[RT_PATH_MAX + 64];
+	char name[RT_PATH_MAX], tmp[RT_PATH_MAX];
 	size_t len = strlen(rt->path), stem;
-	struct rt_text t, tt;
-	int i;
+	struct rt_text t;
 	struct rlimit rl;
 	int fd, ret;
 
@@ -259,20 +258,7 @@ static int RT write_window(struct rt *rt, int final, int status)
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    total > rl.rlim_cur)
 		return -EFBIG;
-	/* Exclusively, never through a link planted at the name: a name
-	 * someone else holds is skipped for the next. */
-	for (i = 0, fd = -EEXIST; i < 100 && fd == -EEXIST; i++) {
-		rt_text_init(&tt, tmp, sizeof(tmp));
-		rt_text_str(&tt, name);
-		rt_text_str(&tt, ".");
-		rt_text_u64(&tt, (uint64_t)getpid(), 1);
-		rt_text_str(&tt, ".");
-		rt_text_u64(&tt, (uint64_t)i, 1);
-		rt_text_str(&tt, ".tmp");
-		if (tt.overflow)
-			return -ENAMETOOLONG;
-		fd = store_create(tmp);
-	}
+	fd = store_create_tmp(name, tmp);
 	if (fd < 0)
 		return fd;
 	ret = put(fd, &hdr, sizeof(hdr));

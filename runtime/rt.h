@@ -110,8 +110,9 @@ uint64_t arena_used(struct rt_arena *a);
 struct vgl_block *arena_at(struct rt_arena *a, uint64_t used);
 struct vgl_block *arena_next(struct rt_arena *a, struct vgl_block *b,
 			     uint64_t used);
-/* Creates a file exclusively, never through a link; -errno on failure. */
-int store_create(const char *path);
+/* Creates PATH.PID.N.tmp exclusively, never through a link; returns the
+ * descriptor (its name in tmp, RT_PATH_MAX bytes) or -errno. */
+int store_create_tmp(const char *path, char *tmp);
 /* Removes temporary files that dead processes left in path's directory. */
 void store_clean_leftovers(const char *path);
 

@@ -405,15 +405,32 @@ static int RT claim(const char *tmp, const char *want, char *out)
 }
 
 /*
- * Creates path exclusively, never following a link: a link planted at the
- * name (in a shared directory such as /tmp) is refused, not followed.
+ * Creates path's temporary sibling PATH.PID.N.tmp (the first N free) into
+ * tmp (RT_PATH_MAX bytes), exclusively and never through a link: a link
+ * planted at the name (in a shared directory such as /tmp) is skipped,
+ * never followed.  Returns the descriptor or a negative errno.
  */
-int RT store_create(const char *path)
+int RT store_create_tmp(const char *path, char *tmp)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		      0644);
+	struct rt_text t;
+	int fd = -EEXIST, i;
 
-	return fd < 0 ? -errno : fd;
+	for (i = 0; i < 100 && fd == -EEXIST; i++) {
+		rt_text_init(&t, tmp, RT_PATH_MAX);
+		rt_text_str(&t, path);
+		rt_text_str(&t, ".");
+		rt_text_u64(&t, (uint64_t)getpid(), 1);
+		rt_text_str(&t, ".");
+		rt_text_u64(&t, (uint64_t)i, 1);
+		rt_text_str(&t, ".tmp");
+		if (t.overflow)
+			return -ENAMETOOLONG;
+		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+				       O_CLOEXEC, 0644);
+		if (fd < 0)
+			fd = -errno;
+	}
+	return fd;
 }
 
 /*
@@ -460,21 +477,8 @@ static int RT create_tmp(struct rt *rt, const char *path, char *tmp,
 			 uint64_t size)
 {
 	struct stat st = { 0 };
-	struct rt_text t;
-	int fd = -EEXIST, ret, i;
+	int fd = store_create_tmp(path, tmp), ret;
 
-	for (i = 0; i < 100 && fd == -EEXIST; i++) {
-		rt_text_init(&t, tmp, RT_PATH_MAX);
-		rt_text_str(&t, path);
-		rt_text_str(&t, ".");
-		rt_text_u64(&t, (uint64_t)getpid(), 1);
-		rt_text_str(&t, ".");
-		rt_text_u64(&t, (uint64_t)i, 1);
-		rt_text_str(&t, ".tmp");
-		if (t.overflow)
-			return -ENAMETOOLONG;
-		fd = store_create(tmp);
-	}
 	if (fd < 0)
 		return fd;
 	rt->fd = fd;
