@@ -50,6 +50,8 @@ struct rt_thread {
 	uint64_t blk_size;         /* bytes of blk, to size the next one */
 	struct rt_thread *next;    /* on the free list, once its thread ended */
 	uint32_t tid;
+	uint32_t pid;              /* the process whose index `slots` is: a
+	                            * fork child copies it before writing */
 };
 
 static struct vgl_edge empty_edge;
@@ -222,8 +224,8 @@ static void *RT map_anon(size_t len)
  * An index of 1 << bits empty slots, its shift in the word before them.
  * Shared anonymous memory: fork copies no page table of it (a program with
  * 20,000 edges forked 12% slower than without vigil when the index was
- * private, 5% with this), and a fork child that counts copies the index it
- * uses before it writes to it (thread_after_fork_take_over).
+ * private, 5% with this), and a fork child that counts copies an index
+ * before it writes to it (index_own).
  */
 static struct vgl_edge **RT index_alloc(unsigned bits)
 {
@@ -357,6 +359,8 @@ static struct rt_thread *RT thread_new(void)
 			munmap(t, sizeof(*t));
 			return NULL;
 		}
+		/* Before the runtime is set up, vgl_rt.pid is not yet. */
+		t->pid = (uint32_t)getpid();
 	}
 	t->next = NULL;
 	/* Blocks this thread adds are marked with its id. */
@@ -457,33 +461,30 @@ void RT thread_after_fork_child(void)
 {
 	pthread_mutex_init(&vgl_rt.lock, NULL);
 	vgl_in_slow = 0;
+	vgl_rt.pid = (uint32_t)syscall(SYS_getpid);
 	if (vgl_self)
 		vgl_self->tid = (uint32_t)syscall(SYS_gettid);
 }
 
 /*
- * A fork child's first call, before it counts: the index arrays are shared
- * with the parent (see index_alloc), so this thread gets a copy of its own,
- * and the states of threads that ended in the parent, whose arrays are
- * shared too, are forgotten.  Called with vgl_rt.lock held.
+ * Gives t an index of this process's own.  Index arrays are shared
+ * anonymous memory (see index_alloc), so a thread state that came through
+ * fork (the forking thread's, or an ended thread's on the free list) still
+ * shares its array with the parent: it is copied before it is written.
+ * Called with vgl_rt.lock held.
  */
-int RT thread_after_fork_take_over(void)
+static int RT index_own(struct rt_thread *t)
 {
-	struct rt_thread *t = vgl_self;
-	struct vgl_edge **s, **old;
-	uint64_t n, i;
+	struct vgl_edge **s, **old = t->slots;
+	uint64_t n = index_size(old), i;
 
-	free_threads = NULL;
-	if (!t)
-		return 0;
-	old = t->slots;
-	n = index_size(old);
 	s = index_alloc((unsigned)__builtin_ctzll(n));
 	if (!s)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		s[i] = old[i];
 	t->slots = s;
+	t->pid = vgl_rt.pid;
 	return 0;
 }
 
@@ -528,6 +529,8 @@ void RT thread_slow_enter(uintptr_t fn, uintptr_t site)
 		pthread_mutex_unlock(&vgl_rt.lock);
 		goto unblock;
 	}
+	if (t && t->pid != vgl_rt.pid && index_own(t) < 0)
+		t = NULL;
 	if (t && !(e = index_find(t->slots, fn, site)))
 		e = edge_new(t, fn, site);
 	if (e)

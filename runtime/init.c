@@ -165,12 +165,6 @@ static void RT after_fork_child(void)
 static void RT take_over(struct rt *rt)
 {
 	rt->fork_pending = 0;
-	if (thread_after_fork_take_over() < 0) {
-		/* No index of its own: writing the parent's would corrupt
-		 * it, so the child counts nothing. */
-		rt->state = RT_OFF;
-		return;
-	}
 	store_reopen(rt, rt->pattern, 0, rt->fork_used);
 	if (rt->interval_ns && !rt->no_file && rt->state == RT_READY)
 		rt->start_interval = 1;
@@ -205,6 +199,7 @@ int RT rt_ensure_init(void)
 	if (rt->state == RT_OFF)
 		return -1;
 	rt->start_ns = rt_now_ns();
+	rt->pid = (uint32_t)getpid();
 	rt_find_exe();
 	if (gethostname(rt->host, sizeof(rt->host) - 1) < 0)
 		strcpy(rt->host, "unknown");

@@ -62,7 +62,7 @@ struct rt {
 	uint64_t start_ns;
 	uint64_t interval_ns;    /* 0: no window snapshots */
 	uint64_t fork_used;      /* the arena's size when fork was called */
-	uint32_t fork_mods;      /* modules in the file when fork was called */
+	uint32_t pid;            /* this process (updated in a fork child) */
 };
 
 enum { RT_UNINIT = 0, RT_READY = 1, RT_OFF = 2 };
@@ -127,7 +127,6 @@ void thread_slow_enter(uintptr_t fn, uintptr_t site);
 int thread_key_init(void);
 uint64_t thread_skipped_calls(void);
 void thread_after_fork_child(void);
-int thread_after_fork_take_over(void);
 void thread_detach_index(void);
 void rt_block_signals(uint64_t *old);
 void rt_restore_signals(const uint64_t *old);

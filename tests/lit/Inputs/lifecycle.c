@@ -14,8 +14,13 @@
  *   chdir DIR N    f() N times, chdir to DIR, f() N more times, sleeping
  *                  1 ms between calls
  *   spin           f() for ever, printing "ready" after 100 ms
+ *   forkthread     (nfns >= 300) threads that end, fns[0..100), then fork:
+ *                  the child's first calls come from a new thread
+ *                  (fns[100..200)), then its main thread (fns[200..300),
+ *                  fns[0..100)); the parent then calls fns[0..300)
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +37,53 @@ volatile long sink;
 static int dtor_calls;
 
 __attribute__((noinline)) void f(void) { sink++; }
+
+static void *call_f(void *arg)
+{
+	(void)arg;
+	f();
+	return NULL;
+}
+
+static void *call_range(void *arg)
+{
+	int *r = arg, i;
+
+	for (i = r[0]; i < r[1]; i++)
+		fns[i]();
+	return NULL;
+}
+
+static int forkthread(void)
+{
+	static int second[2] = { 100, 200 };
+	pthread_t th;
+	int i, status;
+	pid_t c;
+
+	for (i = 0; i < 3; i++) {
+		pthread_create(&th, NULL, call_f, NULL);
+		pthread_join(th, NULL);
+	}
+	for (i = 0; i < 100; i++)
+		fns[i]();
+	c = fork();
+	if (c == 0) {
+		pthread_create(&th, NULL, call_range, second);
+		pthread_join(th, NULL);
+		for (i = 200; i < 300; i++)
+			fns[i]();
+		for (i = 0; i < 100; i++)
+			fns[i]();
+		exit(0);
+	}
+	if (c < 0 || waitpid(c, &status, 0) != c || status)
+		return 1;
+	for (i = 0; i < 300; i++)
+		fns[i]();
+	printf("parent %d\nchild %d\n", (int)getpid(), (int)c);
+	return 0;
+}
 
 static void wait_eof(void)
 {
@@ -110,6 +162,8 @@ int main(int argc, char **argv)
 		printf("forked %d\n", n);
 		return 0;
 	}
+	if (!strcmp(argv[1], "forkthread"))
+		return forkthread();
 	if (!strcmp(argv[1], "spin")) {
 		struct timespec t0, t;
 
