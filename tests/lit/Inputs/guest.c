@@ -78,7 +78,9 @@ int main(int argc, char **argv)
 		sa.sa_flags = SA_RESTART;
 		sigaction(SIGPROF, &sa, NULL);
 		setitimer(ITIMER_PROF, &it, NULL);
-		for (i = 0; i < 300; i++) {
+		/* At least 300 threads, and on until the timer has fired 20
+		 * times (a loaded machine gives the program less CPU time). */
+		for (i = 0; i < 300 || (handled < 20 && i < 100000); i++) {
 			if (pthread_create(&t, NULL, worker, NULL))
 				return 1;
 			pthread_join(t, NULL);
