@@ -14,12 +14,15 @@
  *   chdir DIR N    f() N times, chdir to DIR, f() N more times, sleeping
  *                  1 ms between calls
  *   spin           f() for ever, printing "ready" after 100 ms
+ *   forktasks      fork; the child counts its threads (libc calls only,
+ *                  no instrumented call) and prints "child tasks N"
  *   forkthread     (nfns >= 300) threads that end, fns[0..100), then fork:
  *                  the child's first calls come from a new thread
  *                  (fns[100..200)), then its main thread (fns[200..300),
  *                  fns[0..100)); the parent then calls fns[0..300)
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,6 +167,26 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "forkthread"))
 		return forkthread();
+	if (!strcmp(argv[1], "forktasks")) {
+		pid_t c;
+
+		f();
+		c = fork();
+		if (c == 0) {
+			DIR *d = opendir("/proc/self/task");
+			struct dirent *e;
+			int tasks = 0;
+
+			while (d && (e = readdir(d)))
+				tasks += e->d_name[0] != '.';
+			printf("child tasks %d\n", tasks);
+			fflush(stdout);
+			_exit(0);
+		}
+		if (c < 0 || waitpid(c, &status, 0) != c || status)
+			return 1;
+		return 0;
+	}
 	if (!strcmp(argv[1], "spin")) {
 		struct timespec t0, t;
 
