@@ -193,8 +193,8 @@ void merge_summary(const struct vgl_merge *m, size_t bad, char *buf,
 		n += (size_t)snprintf(buf + n, len - n,
 				      ", %zu unreadable skipped", bad);
 	if (m->windows_skipped && n < len)
-		snprintf(buf + n, len - n, ", %zu window snapshots left out",
-			 m->windows_skipped);
+		snprintf(buf + n, len - n, ", %zu window snapshot%s left out",
+			 m->windows_skipped, m->windows_skipped == 1 ? "" : "s");
 }
 
 void merge_by_path_warning(const struct vgl_merge *m)
