@@ -37,12 +37,15 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "sampler.h"
+#include "tree-sampler.h"
 #include "vgl_merge.h"
 #include "vigil.h"
 
 const char cmd_run_usage[] =
-	"usage: vigil run [-o DIR] [--linger DURATION] [--keep-files] --\n"
-	"                 CMD [ARGS...]\n"
+	"usage: vigil run [-o DIR] [--linger DURATION] [--keep-files]\n"
+	"                 [--scan LIST] [--frequency HZ] [--interval D]\n"
+	"                 -- CMD [ARGS...]\n"
 	"\n"
 	"Runs CMD with every instrumented process it starts (its children,\n"
 	"theirs, ...) writing its profile into DIR (VIGIL_FILE=DIR/%e.%p.vgl),\n"
@@ -60,6 +63,16 @@ const char cmd_run_usage[] =
 	"                its remaining descendants; those still running then\n"
 	"                are named in one warning and left running, never\n"
 	"                killed.  Their profiles are merged as they are.\n"
+	"  --scan LIST   also sample every process of the tree, rebuilt or\n"
+	"                not, every --interval (default 1s), as 'vigil attach'\n"
+	"                does (LIST as there: cpu, threads, memory, io, stacks,\n"
+	"                ...; default cpu,threads,memory), into\n"
+	"                DIR/samples.jsonl: one JSON line per sample, naming\n"
+	"                its process (pid, exe), and one {\"type\":\"ended\"}\n"
+	"                line per process.  Processes are looked for every\n"
+	"                20 ms: one that lives shorter may not be sampled.\n"
+	"  --frequency HZ  sample CPU stacks at HZ (adds stacks to the scans)\n"
+	"  --interval D  the sampling interval (1ms to 24h)\n"
 	"\n"
 	"When VIGIL_FILE is set already, it is left as it is and nothing is\n"
 	"merged.  CMD gets vigil's stdin, stdout, stderr, process group, signal\n"
@@ -365,9 +378,49 @@ static void warn_left(const struct proc *ps, size_t n, const char *linger)
 	fprintf(stderr, "%s\n", line);
 }
 
+/* The pids of the tree now, for the tree sampler; n = 0 when /proc
+ * cannot be read. */
+static void update_sampler(struct tree_sampler *ts)
+{
+	struct proc *ps;
+	pid_t *pids;
+	size_t n, i;
+
+	if (!ts || descendants(&ps, &n) < 0)
+		return;
+	pids = calloc(n ? n : 1, sizeof(*pids));
+	if (pids) {
+		for (i = 0; i < n; i++)
+			pids[i] = ps[i].pid;
+		tree_sampler_update(ts, pids, n);
+	}
+	free(pids);
+	free(ps);
+}
+
+static int parse_hz(const char *s, unsigned *hz)
+{
+	unsigned long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < 1 || v > SAMPLER_FREQ_MAX)
+		return -EINVAL;
+	*hz = (unsigned)v;
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	const char *out = NULL, *linger = "1s", *user_file;
+	const char *scan_arg = NULL, *freq_arg = NULL, *interval_arg = NULL;
+	struct tree_sampler *tsam = NULL;
+	unsigned scan = SAMPLER_SCAN_DEFAULT, freq = 0;
+	uint64_t interval_ns = 1000000000ull;
+	char serr[SAMPLER_ERR_LEN], spath[4200];
 	int keep = 0, i, status = 0, cmd_done = 0, sig;
 	uint64_t linger_ns, deadline;
 	char dir[4096], *abs = NULL, *file = NULL;
@@ -396,6 +449,12 @@ int cmd_run(int argc, char **argv)
 			out = argv[i] + 9;
 		else if (!strcmp(argv[i], "--keep-files"))
 			keep = 1;
+		else if (!strcmp(argv[i], "--scan"))
+			val = &scan_arg;
+		else if (!strcmp(argv[i], "--frequency"))
+			val = &freq_arg;
+		else if (!strcmp(argv[i], "--interval"))
+			val = &interval_arg;
 		else
 			return usage_error("run", "unknown option '%s'",
 					   argv[i]);
@@ -410,11 +469,28 @@ int cmd_run(int argc, char **argv)
 		return usage_error("run", "no command given");
 	if (vgl_parse_duration(linger, &linger_ns) < 0)
 		return usage_error("run", "'%s' is not a duration", linger);
+	if (scan_arg && sampler_parse_scan(scan_arg, &scan, serr,
+					   sizeof(serr)) < 0)
+		return usage_error("run", "%s", serr);
+	if (freq_arg) {
+		if (parse_hz(freq_arg, &freq) < 0)
+			return usage_error("run", "'%s' is not a frequency "
+					   "(1 to %u Hz)", freq_arg,
+					   SAMPLER_FREQ_MAX);
+		scan |= SAMPLER_SCAN_STACKS;
+	}
+	if (interval_arg &&
+	    (vgl_parse_duration(interval_arg, &interval_ns) < 0 ||
+	     interval_ns < SAMPLER_INTERVAL_MIN_NS ||
+	     interval_ns > SAMPLER_INTERVAL_MAX_NS))
+		return usage_error("run", "'%s' is not an interval (1ms to "
+				   "24h)", interval_arg);
 
 	user_file = getenv("VIGIL_FILE");
 	if (user_file && !*user_file)
 		user_file = NULL;
-	if (!user_file) {
+	/* The samples need DIR even when VIGIL_FILE sends profiles elsewhere. */
+	if (!user_file || scan_arg || freq_arg || interval_arg) {
 		int err = 0;
 
 		if (out) {
@@ -438,7 +514,16 @@ int cmd_run(int argc, char **argv)
 				strerror(errno));
 			return EXIT_BAD_FILE;
 		}
-		setenv("VIGIL_FILE", file, 1);
+		if (!user_file)
+			setenv("VIGIL_FILE", file, 1);
+	}
+	if (scan_arg || freq_arg || interval_arg) {
+		snprintf(spath, sizeof(spath), "%s/samples.jsonl", dir);
+		if (tree_sampler_start(&tsam, spath, scan, freq, interval_ns,
+				       serr, sizeof(serr)) < 0) {
+			fprintf(stderr, "vigil: %s\n", serr);
+			return EXIT_BAD_FILE;
+		}
 	}
 
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
@@ -472,9 +557,15 @@ int cmd_run(int argc, char **argv)
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 
-	/* Until CMD ends: reap, and pass signals on. */
+	/* Until CMD ends: reap, and pass signals on; when sampling, look for
+	 * new processes every 20 ms too. */
+	update_sampler(tsam);
 	while (!cmd_done) {
-		sig = sigwaitinfo(&set, &si);
+		const struct timespec tick = { 0, 20000000 };
+
+		sig = tsam ? sigtimedwait(&set, &si, &tick)
+			   : sigwaitinfo(&set, &si);
+		update_sampler(tsam);
 		if (sig < 0)
 			continue;
 		if (sig == SIGCHLD) {
@@ -508,6 +599,7 @@ int cmd_run(int argc, char **argv)
 			break;
 		}
 		free(ps);
+		update_sampler(tsam);
 		/* A grandchild's end sends us nothing: look again soon. */
 		step = deadline - now < 10000000ull ? deadline - now
 						    : 10000000ull;
@@ -516,6 +608,19 @@ int cmd_run(int argc, char **argv)
 		sigtimedwait(&set, &si, &ts);
 	}
 
+	if (tsam) {
+		size_t nproc;
+		uint64_t nsamples;
+
+		if (tree_sampler_stop(tsam, &nproc, &nsamples) < 0)
+			fprintf(stderr, "vigil: %s: cannot write the samples\n",
+				spath);
+		else
+			fprintf(stderr, "vigil run: %llu samples of %zu "
+				"process%s -> %s\n",
+				(unsigned long long)nsamples, nproc,
+				nproc == 1 ? "" : "es", spath);
+	}
 	if (!user_file) {
 		merge_dir(dir, &old, keep);
 	} else {

@@ -16,6 +16,11 @@ Popen(stdout=PIPE, stderr=PIPE).communicate(), and on a terminal.
     runtest.py sigint --dir DIR -- CMD...
         CMD prints "ready"; SIGINT is sent to vigil run (not its group);
         prints CMD's stdout and vigil's exit status.
+    runtest.py samples FILE EXE
+        checks DIR/samples.jsonl of `vigil run --scan`: every line a JSON
+        object of type sample or ended naming its pid; prints how many
+        processes whose exe ends in /EXE were sampled, and whether each
+        has its "ended" line.
     runtest.py tty --dir DIR -- CMD...
         the same on a pseudo-terminal: Ctrl-C typed once reaches the
         whole foreground process group, vigil and CMD; CMD must get it
@@ -154,10 +159,36 @@ def cmd_tty(a):
     print("vigil run: exit %d" % os.waitstatus_to_exitcode(status))
 
 
+def cmd_samples(a):
+    import json
+    pids, ended = set(), set()
+    with open(a.file) as f:
+        for n, line in enumerate(f, 1):
+            try:
+                doc = json.loads(line)
+            except ValueError:
+                fail("%s:%d: not JSON: %r" % (a.file, n, line))
+                continue
+            if doc.get("type") not in ("sample", "ended") or \
+                    not isinstance(doc.get("pid"), int):
+                fail("%s:%d: not a sample or ended record: %r"
+                     % (a.file, n, line))
+                continue
+            if doc["type"] == "ended":
+                ended.add(doc["pid"])
+            elif (doc.get("exe") or "").endswith("/" + a.exe):
+                pids.add(doc["pid"])
+    print("%s processes sampled: %d, ended: %d"
+          % (a.exe, len(pids), len(pids & ended)))
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="sub", required=True)
-    for name in ("same", "linger", "sigint", "tty"):
+    c = sub.add_parser("samples")
+    c.add_argument("file")
+    c.add_argument("exe")
+    for name in ("same", "linger", "sigint", "tty"):  # samples: above
         c = sub.add_parser(name)
         c.add_argument("--dir", required=True)
         if name == "same":
@@ -167,10 +198,10 @@ def main():
             c.add_argument("--pidfile", required=True)
         c.add_argument("cmd", nargs=argparse.REMAINDER)
     a = p.parse_args()
-    if a.cmd and a.cmd[0] == "--":
+    if getattr(a, "cmd", None) and a.cmd[0] == "--":
         a.cmd = a.cmd[1:]
     {"same": cmd_same, "linger": cmd_linger, "sigint": cmd_sigint,
-     "tty": cmd_tty}[a.sub](a)
+     "tty": cmd_tty, "samples": cmd_samples}[a.sub](a)
     return 1 if problems else 0
 
 
