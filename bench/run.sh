@@ -15,6 +15,9 @@
 #                           and 1M call edges, beside a baseline built from
 #                           the commit before the readers' rewrite
 #                           (see its docstring for BENCH_BASE, ...)
+#   bench/run_merge.py      vigil run around a shell loop of 1000 short
+#                           instrumented programs vs. the loop alone, and
+#                           vigil merge of 1000 profiles of 10k edges
 # BENCH_READERS_ONLY=1 runs only the last.  Expects `make all` to have built
 # build/libvigil.a (make bench does).
 #
@@ -42,6 +45,7 @@ if [ "${BENCH_READERS_ONLY:-}" != 1 ]; then
 	/usr/bin/python3 bench/attach/attach.py || status=1
 	/usr/bin/python3 bench/runtime.py || status=1
 	/usr/bin/python3 bench/bench.py "$@" || status=1
+	/usr/bin/python3 bench/run_merge.py || status=1
 fi
 /usr/bin/python3 bench/readers.py || status=1
 exit $status

@@ -28,6 +28,10 @@ static const struct cmd commands[] = {
 	  cmd_check_usage },
 	{ "attach", cmd_attach, "watch a running process live (CPU, threads, memory, stacks)",
 	  cmd_attach_usage },
+	{ "merge", cmd_merge, "add up profiles of the same program into one",
+	  cmd_merge_usage },
+	{ "run", cmd_run, "run a command, profile its whole process tree, merge",
+	  cmd_run_usage },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

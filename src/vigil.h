@@ -19,12 +19,16 @@ int cmd_report(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 extern const char cmd_show_usage[];
 extern const char cmd_report_usage[];
 extern const char cmd_wait_usage[];
 extern const char cmd_check_usage[];
 extern const char cmd_attach_usage[];
+extern const char cmd_merge_usage[];
+extern const char cmd_run_usage[];
 
 /* Prints "vigil CMD: <message> (see 'vigil CMD --help')" and returns
  * EXIT_USAGE. */
@@ -57,5 +61,14 @@ int file_error(const struct vgl_reader *r, const char *path);
 /* Formats ns since the epoch as ISO-8601 UTC with milliseconds, or "-" for
  * 0.  Returns buf. */
 const char *format_time(uint64_t ns, char *buf, size_t len);
+
+/* Shared by merge and run (cmd-merge.c): the summary of a merge, "N
+ * profiles of P programs, C calls, ..." with what was special about them
+ * (bad: unreadable inputs skipped), and the warning about modules matched
+ * by path, if any. */
+struct vgl_merge;
+void merge_summary(const struct vgl_merge *m, size_t bad, char *buf,
+		   size_t len);
+void merge_by_path_warning(const struct vgl_merge *m);
 
 #endif

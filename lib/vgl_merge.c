@@ -1,0 +1,540 @@
+/*
+ * vgl_merge.c - add up .vgl profiles, one program at a time (see
+ * vgl_merge.h for what a merged file keeps).
+ *
+ * Tuned for thousands of small-to-medium inputs of a few programs: each
+ * input is looked at once, its modules mapped to the group's (a linear
+ * search: a process has tens of modules, not thousands) and its edges
+ * summed into an open-addressing hash table keyed by (module, ELF-relative
+ * address) pairs, which never holds more than the distinct edges seen.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vgl_merge.h"
+#include "vgl_writer.h"
+
+struct out_module {
+	uint8_t build_id[VGL_BUILD_ID_MAX];
+	uint32_t build_id_len;
+	uint64_t bias, lo, hi;
+	char *path;
+};
+
+/* One distinct edge; addresses are in the group's address space (the
+ * first load address seen of each module). */
+struct slot {
+	uint64_t callee, site, count;
+	uint32_t callee_mod, site_mod;
+	int used;
+};
+
+struct vgl_merge_group {
+	uint8_t build_id[VGL_BUILD_ID_MAX];   /* of the main executable */
+	uint32_t build_id_len;
+	char *key_path;          /* its path, the key when no build-id */
+	char *first;             /* the first input's name */
+	char *exe, *host;
+	char **argv;
+	size_t argc;
+	struct vgl_meta meta;    /* accumulated */
+	int all_finished;
+
+	struct out_module *mods;
+	size_t nmods;
+
+	struct slot *slots;
+	size_t cap, used;        /* cap is a power of two */
+	uint64_t calls;
+};
+
+void vgl_merge_init(struct vgl_merge *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+static void group_free(struct vgl_merge_group *g)
+{
+	size_t i;
+
+	if (!g)
+		return;
+	for (i = 0; i < g->nmods; i++)
+		free(g->mods[i].path);
+	for (i = 0; i < g->argc; i++)
+		free(g->argv[i]);
+	free(g->argv);
+	free(g->mods);
+	free(g->slots);
+	free(g->key_path);
+	free(g->first);
+	free(g->exe);
+	free(g->host);
+	free(g);
+}
+
+void vgl_merge_release(struct vgl_merge *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->ngroups; i++)
+		group_free(m->groups[i]);
+	free(m->groups);
+	m->groups = NULL;
+	m->ngroups = 0;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* splitmix64's finalizer: cheap, and spreads addresses that differ only
+ * in a few low bits (neighbouring functions) over the whole table. */
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static uint64_t slot_hash(uint64_t callee, uint64_t site, uint32_t cm,
+			  uint32_t sm)
+{
+	return mix(callee ^ mix(site ^ ((uint64_t)cm << 32 | sm)));
+}
+
+static struct slot *find_slot(struct slot *slots, size_t cap,
+			      uint64_t callee, uint64_t site, uint32_t cm,
+			      uint32_t sm)
+{
+	size_t i = (size_t)slot_hash(callee, site, cm, sm) & (cap - 1);
+
+	for (;; i = (i + 1) & (cap - 1)) {
+		struct slot *s = &slots[i];
+
+		if (!s->used || (s->callee == callee && s->site == site &&
+				 s->callee_mod == cm && s->site_mod == sm))
+			return s;
+	}
+}
+
+/* Keeps the table at most half full, so probes stay short. */
+static int grow(struct vgl_merge_group *g)
+{
+	size_t cap = g->cap ? g->cap * 2 : 1024, i;
+	struct slot *n = calloc(cap, sizeof(*n)), *s;
+
+	if (!n)
+		return -ENOMEM;
+	for (i = 0; i < g->cap; i++) {
+		if (!g->slots[i].used)
+			continue;
+		s = find_slot(n, cap, g->slots[i].callee, g->slots[i].site,
+			      g->slots[i].callee_mod, g->slots[i].site_mod);
+		*s = g->slots[i];
+	}
+	free(g->slots);
+	g->slots = n;
+	g->cap = cap;
+	return 0;
+}
+
+static int add_edge(struct vgl_merge_group *g, uint64_t callee,
+		    uint64_t site, uint32_t cm, uint32_t sm, uint64_t count)
+{
+	struct slot *s;
+	int err;
+
+	if ((g->used + 1) * 2 > g->cap) {
+		err = grow(g);
+		if (err)
+			return err;
+	}
+	s = find_slot(g->slots, g->cap, callee, site, cm, sm);
+	if (!s->used) {
+		s->used = 1;
+		s->callee = callee;
+		s->site = site;
+		s->callee_mod = cm;
+		s->site_mod = sm;
+		g->used++;
+	}
+	s->count = sat_add(s->count, count);
+	g->calls = sat_add(g->calls, count);
+	return 0;
+}
+
+/* The module of r that is its main executable: the one with META's exe
+ * path, else the first loaded one; NULL when r names no module. */
+static const struct vgl_module_info *main_module(const struct vgl_reader *r)
+{
+	size_t i;
+
+	if (r->exe)
+		for (i = 0; i < r->nmodules; i++)
+			if (r->modules[i].path &&
+			    !strcmp(r->modules[i].path, r->exe))
+				return &r->modules[i];
+	return r->nmodules ? &r->modules[0] : NULL;
+}
+
+static int same_module(const struct out_module *o, const uint8_t *bid,
+		       uint32_t bid_len, const char *path)
+{
+	if (bid_len || o->build_id_len)
+		return bid_len == o->build_id_len &&
+		       !memcmp(bid, o->build_id, bid_len);
+	return !strcmp(o->path, path ? path : "");
+}
+
+static int group_matches(const struct vgl_merge_group *g,
+			 const uint8_t *bid, uint32_t bid_len,
+			 const char *path)
+{
+	if (bid_len || g->build_id_len)
+		return bid_len == g->build_id_len &&
+		       !memcmp(bid, g->build_id, bid_len);
+	return !strcmp(g->key_path, path);
+}
+
+static void hex(const uint8_t *b, uint32_t len, char *out, size_t outlen)
+{
+	size_t i;
+
+	if (!len) {
+		snprintf(out, outlen, "none");
+		return;
+	}
+	out[0] = 0;
+	for (i = 0; i < len && 2 * i + 2 < outlen; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+static int set_err(struct vgl_merge *m, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int set_err(struct vgl_merge *m, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m->err, sizeof(m->err), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+static struct vgl_merge_group *new_group(const struct vgl_reader *r,
+					 const char *name,
+					 const struct vgl_module_info *mm)
+{
+	struct vgl_merge_group *g = calloc(1, sizeof(*g));
+	size_t i;
+
+	if (!g)
+		return NULL;
+	if (mm) {
+		memcpy(g->build_id, mm->build_id, mm->build_id_len);
+		g->build_id_len = mm->build_id_len;
+	}
+	g->key_path = strdup(mm && mm->path ? mm->path :
+			     r->exe ? r->exe : "");
+	g->first = strdup(name);
+	g->exe = r->exe ? strdup(r->exe) : NULL;
+	g->host = r->host ? strdup(r->host) : NULL;
+	g->argv = calloc(r->argc ? r->argc : 1, sizeof(char *));
+	if (!g->key_path || !g->first || (r->exe && !g->exe) ||
+	    (r->host && !g->host) || !g->argv)
+		goto fail;
+	for (i = 0; i < r->argc; i++) {
+		g->argv[i] = strdup(r->argv[i]);
+		if (!g->argv[i])
+			goto fail;
+		g->argc++;
+	}
+	g->meta = r->meta;
+	g->meta.kind = VGL_KIND_MERGED;
+	g->meta.lost_calls = 0;
+	g->meta.skipped_calls = 0;
+	g->meta.flags = 0;
+	g->meta.exit_status = 0;
+	g->meta.end_ns = 0;
+	g->meta.windows = 0;
+	g->meta.windowed_calls = 0;
+	g->all_finished = 1;
+	return g;
+fail:
+	group_free(g);
+	return NULL;
+}
+
+/* The group's index of r's module mi, added to the group if new; or -1
+ * for no memory. */
+static long map_module(struct vgl_merge *m, struct vgl_merge_group *g,
+		       const struct vgl_module_info *mi)
+{
+	struct out_module *o;
+	size_t i;
+
+	for (i = 0; i < g->nmods; i++)
+		if (same_module(&g->mods[i], mi->build_id, mi->build_id_len,
+				mi->path))
+			return (long)i;
+	o = realloc(g->mods, (g->nmods + 1) * sizeof(*o));
+	if (!o)
+		return -1;
+	g->mods = o;
+	o = &g->mods[g->nmods];
+	memset(o, 0, sizeof(*o));
+	o->path = strdup(mi->path ? mi->path : "");
+	if (!o->path)
+		return -1;
+	memcpy(o->build_id, mi->build_id, mi->build_id_len);
+	o->build_id_len = mi->build_id_len;
+	o->bias = mi->bias;
+	o->lo = mi->lo;
+	o->hi = mi->hi;
+	if (!mi->build_id_len) {
+		m->by_path_matches++;
+		if (!m->by_path_example[0])
+			snprintf(m->by_path_example,
+				 sizeof(m->by_path_example), "%s", o->path);
+	}
+	return (long)g->nmods++;
+}
+
+/* An address of r's module id translated into the group's copy of that
+ * module, and the group's module index in *gm. */
+static uint64_t translate(const struct vgl_reader *r,
+			  const struct vgl_merge_group *g, const long *map,
+			  uint32_t id, uint64_t addr, uint32_t *gm)
+{
+	const struct vgl_module_info *mi;
+	long k;
+
+	*gm = VGL_NO_MODULE;
+	if (id == VGL_NO_MODULE)
+		return addr;
+	mi = vgl_reader_module(r, id);
+	if (!mi)
+		return addr;
+	k = map[mi - r->modules];
+	*gm = (uint32_t)k;
+	return addr - mi->bias + g->mods[k].bias;
+}
+
+int vgl_merge_add(struct vgl_merge *m, const struct vgl_reader *r,
+		  const char *name)
+{
+	const struct vgl_module_info *mm = main_module(r);
+	struct vgl_merge_group *g = NULL, **gs;
+	char a[2 * VGL_BUILD_ID_MAX + 1], b[2 * VGL_BUILD_ID_MAX + 1];
+	const char *path = mm && mm->path ? mm->path : r->exe ? r->exe : "";
+	long *map = NULL;
+	size_t i;
+	int err = 0;
+
+	if (r->meta.kind == VGL_KIND_WINDOW) {
+		m->windows_skipped++;
+		return 0;
+	}
+	/* Refuse before anything is added, so a failure adds nothing. */
+	if (!m->by_path)
+		for (i = 0; i < r->nmodules; i++)
+			if (!r->modules[i].build_id_len)
+				return set_err(m, -ENOENT,
+					       "%s: module %s has no build-id "
+					       "(--by-path matches such "
+					       "modules by path)", name,
+					       r->modules[i].path ?
+					       r->modules[i].path : "?");
+	for (i = 0; i < m->ngroups; i++)
+		if (group_matches(m->groups[i], mm ? mm->build_id : NULL,
+				  mm ? mm->build_id_len : 0, path)) {
+			g = m->groups[i];
+			break;
+		}
+	if (!g && m->ngroups && !m->keep_apart) {
+		const struct vgl_merge_group *f = m->groups[0];
+
+		hex(f->build_id, f->build_id_len, a, sizeof(a));
+		hex(mm ? mm->build_id : NULL, mm ? mm->build_id_len : 0, b,
+		    sizeof(b));
+		return set_err(m, -EXDEV,
+			       "%s (%s, build-id %s) and %s (%s, build-id %s) "
+			       "are profiles of different programs "
+			       "(--keep-apart merges each program apart)",
+			       f->first, f->key_path, a, name, path, b);
+	}
+	if (!g) {
+		g = new_group(r, name, mm);
+		gs = realloc(m->groups, (m->ngroups + 1) * sizeof(*gs));
+		if (!g || !gs) {
+			group_free(g);
+			if (gs)
+				m->groups = gs;
+			return set_err(m, -ENOMEM, "%s: out of memory", name);
+		}
+		m->groups = gs;
+		m->groups[m->ngroups++] = g;
+	}
+
+	map = calloc(r->nmodules ? r->nmodules : 1, sizeof(*map));
+	if (!map)
+		return set_err(m, -ENOMEM, "%s: out of memory", name);
+	for (i = 0; i < r->nmodules; i++) {
+		map[i] = map_module(m, g, &r->modules[i]);
+		if (map[i] < 0) {
+			err = set_err(m, -ENOMEM, "%s: out of memory", name);
+			goto out;
+		}
+	}
+	for (i = 0; i < r->nedges; i++) {
+		const struct vgl_edge_info *e = &r->edges[i];
+		uint32_t cm, sm;
+		uint64_t callee = translate(r, g, map, e->callee_mod,
+					    e->callee, &cm);
+		uint64_t site = translate(r, g, map, e->site_mod, e->site,
+					  &sm);
+
+		err = add_edge(g, callee, site, cm, sm, e->count);
+		if (err) {
+			set_err(m, err, "%s: out of memory", name);
+			goto out;
+		}
+	}
+
+	m->inputs++;
+	if (r->liveness == VGL_LIVENESS_RUNNING ||
+	    r->liveness == VGL_LIVENESS_EXITING)
+		m->running++;
+	else if (r->liveness == VGL_LIVENESS_CUT_SHORT)
+		m->cut_short++;
+	if (r->liveness != VGL_LIVENESS_FINISHED)
+		g->all_finished = 0;
+	else if (r->meta.exit_status)
+		g->meta.exit_status = r->meta.exit_status;
+	g->meta.lost_calls = sat_add(g->meta.lost_calls, r->meta.lost_calls);
+	g->meta.skipped_calls = sat_add(g->meta.skipped_calls,
+					r->meta.skipped_calls);
+	g->meta.flags |= r->meta.flags & VGL_META_INCOMPLETE;
+	if (r->meta.start_ns && (!g->meta.start_ns ||
+				 r->meta.start_ns < g->meta.start_ns))
+		g->meta.start_ns = r->meta.start_ns;
+	if (r->meta.end_ns > g->meta.end_ns)
+		g->meta.end_ns = r->meta.end_ns;
+out:
+	free(map);
+	return err;
+}
+
+uint64_t vgl_merge_calls(const struct vgl_merge *m)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < m->ngroups; i++)
+		n = sat_add(n, m->groups[i]->calls);
+	return n;
+}
+
+const char *vgl_merge_exe(const struct vgl_merge *m, size_t i)
+{
+	return m->groups[i]->exe ? m->groups[i]->exe :
+	       m->groups[i]->key_path[0] ? m->groups[i]->key_path : "-";
+}
+
+static const char *base_name(const struct vgl_merge_group *g)
+{
+	const char *p = g->exe ? g->exe : g->key_path, *s = strrchr(p, '/');
+
+	p = s ? s + 1 : p;
+	return *p ? p : "program";
+}
+
+void vgl_merge_name(const struct vgl_merge *m, size_t i, char *buf,
+		    size_t len)
+{
+	const struct vgl_merge_group *g = m->groups[i];
+	const char *b = base_name(g);
+	char h[2 * VGL_BUILD_ID_MAX + 1];
+	size_t j;
+	int clash = 0;
+
+	for (j = 0; j < m->ngroups; j++)
+		if (j != i && !strcmp(base_name(m->groups[j]), b))
+			clash = 1;
+	if (!clash) {
+		snprintf(buf, len, "%s.vgl", b);
+		return;
+	}
+	hex(g->build_id, g->build_id_len, h, sizeof(h));
+	if (!g->build_id_len)   /* by path: the group's index tells apart */
+		snprintf(h, sizeof(h), "%zu", i);
+	h[8] = 0;
+	snprintf(buf, len, "%s.%s.vgl", b, h);
+}
+
+int vgl_merge_write(const struct vgl_merge *m, size_t i, const char *path)
+{
+	const struct vgl_merge_group *g = m->groups[i];
+	struct vgl_writer_module *mods = NULL;
+	struct vgl_edge *edges = NULL;
+	struct vgl_writer_block block;
+	struct vgl_writer w;
+	size_t j, n = 0;
+	int err;
+
+	mods = calloc(g->nmods ? g->nmods : 1, sizeof(*mods));
+	edges = calloc(g->used ? g->used : 1, sizeof(*edges));
+	if (!mods || !edges) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (j = 0; j < g->nmods; j++) {
+		mods[j].id = (uint32_t)j;
+		mods[j].bias = g->mods[j].bias;
+		mods[j].lo = g->mods[j].lo;
+		mods[j].hi = g->mods[j].hi;
+		mods[j].build_id = g->mods[j].build_id;
+		mods[j].build_id_len = g->mods[j].build_id_len;
+		mods[j].path = g->mods[j].path;
+	}
+	for (j = 0; j < g->cap; j++) {
+		if (!g->slots[j].used)
+			continue;
+		edges[n].callee = g->slots[j].callee;
+		edges[n].site = g->slots[j].site;
+		edges[n].count = g->slots[j].count;
+		edges[n].callee_mod = g->slots[j].callee_mod;
+		edges[n].site_mod = g->slots[j].site_mod;
+		n++;
+	}
+	block.owner = 0;
+	block.edges = edges;
+	block.nedges = n;
+	memset(&w, 0, sizeof(w));
+	w.meta = g->meta;
+	w.meta.state = g->all_finished ? VGL_STATE_FINISHED
+				       : VGL_STATE_CUT_SHORT;
+	if (!g->all_finished)
+		w.meta.exit_status = 0;
+	w.exe = g->exe;
+	w.host = g->host;
+	w.argv = (const char *const *)g->argv;
+	w.argc = g->argc;
+	w.modules = mods;
+	w.nmodules = g->nmods;
+	w.blocks = &block;
+	w.nblocks = n ? 1 : 0;
+	err = vgl_writer_file(&w, path);
+out:
+	free(mods);
+	free(edges);
+	return err;
+}

@@ -1,0 +1,277 @@
+/*
+ * cmd-merge.c - `vigil merge FILE|DIR|@LIST ... -o OUT`: add up the
+ * counting profiles of one program (or, with --keep-apart, of each
+ * program apart) into one profile, through lib/vgl_merge.
+ *
+ * Inputs are read one at a time, in the order given (a directory's *.vgl
+ * files in name order, a list file's lines in order), so thousands of
+ * files merge in the memory of one file plus the distinct edges.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "vgl_merge.h"
+#include "vigil.h"
+
+const char cmd_merge_usage[] =
+	"usage: vigil merge INPUT... -o OUT [--keep-apart] [--by-path]\n"
+	"                   [--skip-bad]\n"
+	"\n"
+	"Adds up the call counts of counting profiles of the same program\n"
+	"into the profile OUT.  An INPUT is a .vgl file, a directory (its\n"
+	"*.vgl files, not its subdirectories) or @LIST (a file naming one\n"
+	"input per line).  The main executable and the shared libraries are\n"
+	"matched by build-id, so the processes' load addresses do not matter.\n"
+	"\n"
+	"  --keep-apart  profiles of different programs are merged each apart:\n"
+	"                OUT is then a directory (made if missing) that gets\n"
+	"                one NAME.vgl per program, NAME the executable's base\n"
+	"                name (plus 8 hex digits of its build-id when two\n"
+	"                programs share a name).  Without it, profiles of two\n"
+	"                programs are refused, naming both.\n"
+	"  --by-path     match modules that have no build-id by their path\n"
+	"                (with a warning; without it they are refused)\n"
+	"  --skip-bad    a truncated or corrupt input is named and left out\n"
+	"                instead of stopping the merge; the summary says how\n"
+	"                many were\n"
+	"\n"
+	"The merged profile holds each edge's count summed over every input\n"
+	"and every thread (one thread, 0, in the merged file), and is written\n"
+	"under a temporary name, then renamed.  Inputs still being written or\n"
+	"cut short are merged as they are, and counted in the summary line on\n"
+	"stderr.  Window snapshots (kind window) are left out, with a note:\n"
+	"their counts are also in the live profile they were taken from.\n"
+	"Exit status: 0, 1 for an unreadable input or output, 2 for a bad\n"
+	"command line.\n";
+
+struct merge_run {
+	struct vgl_merge m;
+	int skip_bad;
+	size_t bad;
+	struct stat out;        /* OUT, so that OUT is never its own input */
+	int have_out;
+	int progress;           /* on a terminal: show how far we are */
+	int fatal;
+};
+
+static void progress(struct merge_run *mr)
+{
+	size_t n = mr->m.inputs + mr->bad + mr->m.windows_skipped;
+
+	if (mr->progress && n % 100 == 0)
+		fprintf(stderr, "\rvigil merge: %zu profiles read", n);
+}
+
+/* Merges one file.  Returns 0, or EXIT_BAD_FILE when the merge must stop. */
+static int one(struct merge_run *mr, const char *path)
+{
+	struct vgl_reader r;
+	struct stat st;
+	int err;
+
+	if (mr->have_out && !stat(path, &st) && st.st_dev == mr->out.st_dev &&
+	    st.st_ino == mr->out.st_ino)
+		return 0;
+	err = vgl_reader_open(&r, path);
+	if (err) {
+		if (mr->progress)
+			fputc('\n', stderr);
+		if (!mr->skip_bad)
+			return file_error(&r, path);
+		fprintf(stderr, "vigil: %s: %s (skipped)\n", path, r.err);
+		mr->bad++;
+		return 0;
+	}
+	err = vgl_merge_add(&mr->m, &r, path);
+	vgl_reader_close(&r);
+	if (err) {
+		if (mr->progress)
+			fputc('\n', stderr);
+		fprintf(stderr, "vigil: %s\n", mr->m.err);
+		return EXIT_BAD_FILE;
+	}
+	progress(mr);
+	return 0;
+}
+
+static int vgl_name(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 4 && !strcmp(d->d_name + n - 4, ".vgl");
+}
+
+static int one_dir(struct merge_run *mr, const char *dir)
+{
+	struct dirent **names;
+	int n, i, status = 0;
+	char *path;
+
+	n = scandir(dir, &names, vgl_name, alphasort);
+	if (n < 0) {
+		fprintf(stderr, "vigil: %s: %s\n", dir, strerror(errno));
+		return EXIT_BAD_FILE;
+	}
+	for (i = 0; i < n; i++) {
+		if (!status) {
+			if (asprintf(&path, "%s/%s", dir,
+				     names[i]->d_name) < 0) {
+				fprintf(stderr, "vigil: out of memory\n");
+				status = EXIT_BAD_FILE;
+			} else {
+				status = one(mr, path);
+				free(path);
+			}
+		}
+		free(names[i]);
+	}
+	free(names);
+	return status;
+}
+
+static int one_input(struct merge_run *mr, const char *arg);
+
+static int one_list(struct merge_run *mr, const char *list)
+{
+	FILE *f = fopen(list, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int status = 0;
+
+	if (!f) {
+		fprintf(stderr, "vigil: %s: %s\n", list, strerror(errno));
+		return EXIT_BAD_FILE;
+	}
+	while (!status && (len = getline(&line, &cap, f)) >= 0) {
+		while (len > 0 && (line[len - 1] == '\n' ||
+				   line[len - 1] == '\r'))
+			line[--len] = 0;
+		if (len)   /* a list names files and directories, not lists */
+			status = line[0] == '@' ? one(mr, line)
+						: one_input(mr, line);
+	}
+	free(line);
+	fclose(f);
+	return status;
+}
+
+static int one_input(struct merge_run *mr, const char *arg)
+{
+	struct stat st;
+
+	if (arg[0] == '@')
+		return one_list(mr, arg + 1);
+	if (!stat(arg, &st) && S_ISDIR(st.st_mode))
+		return one_dir(mr, arg);
+	return one(mr, arg);
+}
+
+/* "N profiles of P programs, C calls" and what was special about them. */
+void merge_summary(const struct vgl_merge *m, size_t bad, char *buf,
+		   size_t len)
+{
+	size_t n;
+
+	n = (size_t)snprintf(buf, len, "%zu profile%s of %zu program%s, "
+			     "%llu calls", m->inputs,
+			     m->inputs == 1 ? "" : "s", m->ngroups,
+			     m->ngroups == 1 ? "" : "s",
+			     (unsigned long long)vgl_merge_calls(m));
+	if (m->running && n < len)
+		n += (size_t)snprintf(buf + n, len - n, ", %zu still running",
+				      m->running);
+	if (m->cut_short && n < len)
+		n += (size_t)snprintf(buf + n, len - n, ", %zu cut short",
+				      m->cut_short);
+	if (bad && n < len)
+		n += (size_t)snprintf(buf + n, len - n,
+				      ", %zu unreadable skipped", bad);
+	if (m->windows_skipped && n < len)
+		snprintf(buf + n, len - n, ", %zu window snapshot%s left out",
+			 m->windows_skipped, m->windows_skipped == 1 ? "" : "s");
+}
+
+void merge_by_path_warning(const struct vgl_merge *m)
+{
+	if (m->by_path_matches)
+		fprintf(stderr, "vigil: warning: %zu module%s without build-id "
+			"matched by path (e.g. %s)\n", m->by_path_matches,
+			m->by_path_matches == 1 ? "" : "s",
+			m->by_path_example);
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	const char *out = NULL;
+	int keep = 0, by_path = 0, skip = 0, n, i, status = 0, err;
+	const struct option_spec specs[] = {
+		{ "-o", &out, NULL },
+		{ "--output", &out, NULL },
+		{ "--keep-apart", NULL, &keep },
+		{ "--by-path", NULL, &by_path },
+		{ "--skip-bad", NULL, &skip },
+		{ NULL, NULL, NULL },
+	};
+	char *inputs[argc], summary[512], path[4096], name[1024];
+	struct merge_run mr;
+	size_t g;
+
+	if (parse_options("merge", argc, argv, specs, inputs, &n))
+		return EXIT_USAGE;
+	if (!out)
+		return usage_error("merge", "no output given (-o OUT)");
+	if (!n)
+		return usage_error("merge", "no input given");
+
+	memset(&mr, 0, sizeof(mr));
+	vgl_merge_init(&mr.m);
+	mr.m.by_path = by_path;
+	mr.m.keep_apart = keep;
+	mr.skip_bad = skip;
+	mr.have_out = !keep && !stat(out, &mr.out);
+	mr.progress = isatty(2);
+	for (i = 0; i < n && !status; i++)
+		status = one_input(&mr, inputs[i]);
+	if (mr.progress && mr.m.inputs + mr.bad >= 100)
+		fputc('\n', stderr);
+	if (status)
+		goto out;
+	if (!mr.m.ngroups) {
+		fprintf(stderr, "vigil: merge: no profile to merge%s\n",
+			mr.bad ? " (every input was unreadable)" : "");
+		status = EXIT_BAD_FILE;
+		goto out;
+	}
+	merge_by_path_warning(&mr.m);
+	if (keep && mkdir(out, 0777) && errno != EEXIST) {
+		fprintf(stderr, "vigil: %s: %s\n", out, strerror(errno));
+		status = EXIT_BAD_FILE;
+		goto out;
+	}
+	for (g = 0; g < mr.m.ngroups; g++) {
+		if (keep) {
+			vgl_merge_name(&mr.m, g, name, sizeof(name));
+			snprintf(path, sizeof(path), "%s/%s", out, name);
+		} else {
+			snprintf(path, sizeof(path), "%s", out);
+		}
+		err = vgl_merge_write(&mr.m, g, path);
+		if (err) {
+			fprintf(stderr, "vigil: %s: cannot write: %s\n", path,
+				strerror(-err));
+			status = EXIT_BAD_FILE;
+			goto out;
+		}
+	}
+	merge_summary(&mr.m, mr.bad, summary, sizeof(summary));
+	fprintf(stderr, "vigil merge: %s -> %s\n", summary, out);
+out:
+	vgl_merge_release(&mr.m);
+	return status;
+}

@@ -1,0 +1,113 @@
+/*
+ * runkid.c MODE [ARG] - one process of a tree run under `vigil run`.
+ * Every mode first calls f() exactly 10 times and prints "runkid MODE".
+ *
+ *   exit N    then exits with status N
+ *   thread    two threads call g() 5 times each, joined; exit 0
+ *   _exit     then _exit(0): the runtime sees no exit
+ *   kill      then SIGKILLs itself
+ *   daemon F  forks a grandchild that leaves the session, closes its
+ *             stdio, writes its pid to file F, calls g() once and stays
+ *             30 s; the middle child and main exit at once
+ *   sigint    prints "ready", then counts SIGINTs for 300 ms after the
+ *             first one (a second delivery would show), prints
+ *             "SIGINT N" and exits 3
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile long sink;
+static volatile sig_atomic_t nsigint;
+
+__attribute__((noinline)) void f(long i) { sink = i; }
+__attribute__((noinline)) void g(long i) { sink = i; }
+
+static void *worker(void *arg)
+{
+	for (long i = 0; i < 5; i++)
+		g(i);
+	return arg;
+}
+
+static void on_int(int sig)
+{
+	(void)sig;
+	nsigint++;
+}
+
+static void daemonize(const char *pidfile)
+{
+	pid_t p = fork();
+	FILE *pf;
+	int fd;
+
+	if (p != 0) {
+		if (p > 0)
+			waitpid(p, NULL, 0);
+		return;
+	}
+	if (fork() != 0)
+		_exit(0);
+	setsid();
+	fd = open("/dev/null", O_RDWR);
+	dup2(fd, 0);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	pf = fopen(pidfile, "w");
+	fprintf(pf, "%d\n", (int)getpid());
+	fclose(pf);
+	g(0);
+	sleep(30);
+	exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "exit";
+	pthread_t t[2];
+
+	for (long i = 0; i < 10; i++)
+		f(i);
+	printf("runkid %s\n", mode);
+	fflush(stdout);
+	if (!strcmp(mode, "exit"))
+		return argc > 2 ? atoi(argv[2]) : 0;
+	if (!strcmp(mode, "thread")) {
+		pthread_create(&t[0], NULL, worker, NULL);
+		pthread_create(&t[1], NULL, worker, NULL);
+		pthread_join(t[0], NULL);
+		pthread_join(t[1], NULL);
+		return 0;
+	}
+	if (!strcmp(mode, "_exit"))
+		_exit(0);
+	if (!strcmp(mode, "kill"))
+		raise(SIGKILL);
+	if (!strcmp(mode, "daemon") && argc > 2) {
+		daemonize(argv[2]);
+		return 0;
+	}
+	if (!strcmp(mode, "sigint")) {
+		struct timespec ms = { 0, 1000000 };
+		int n;
+
+		signal(SIGINT, on_int);
+		printf("ready\n");
+		fflush(stdout);
+		while (!nsigint)
+			nanosleep(&ms, NULL);
+		for (n = 0; n < 300; n++)
+			nanosleep(&ms, NULL);
+		printf("SIGINT %d\n", (int)nsigint);
+		return 3;
+	}
+	fprintf(stderr, "runkid: bad mode\n");
+	return 2;
+}
