@@ -289,6 +289,9 @@ static Elf *open_elf(const char *path, int *fdp)
 	*fdp = -1;
 	if (fd < 0)
 		return NULL;
+	/* Before any other libelf call, whoever calls first (a list from
+	 * /proc/PID/maps is read before any symbolizer exists). */
+	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		if (elf)

@@ -1,82 +1,158 @@
 /*
- * symbols.c - see symbols.h.  A thin adapter over elfutils' libdwfl,
- * which reads /proc/PID/maps and each module's symbol table; answers are
- * cached per address, since a run asks about the same few hundred
- * addresses again and again.  Deliberately no more than that: the
- * profile readers' symbolizer (lib/symtab) is the one to grow.
+ * symbols.c - see symbols.h.  A thin adapter over the readers' symbolizer
+ * (lib/symbolizer.h), which reads each module's symbol table once into a
+ * sorted array: this file only adds what a live process needs, the address
+ * ranges its modules are mapped at (from /proc/PID/maps, read again when
+ * an address falls outside them: dlopen, exec), and a cache of names per
+ * address, since a run asks about the same few hundred addresses again and
+ * again.
  */
-#include <elfutils/libdwfl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "symbolizer.h"
 #include "symbols.h"
 
 #define CACHE 4096   /* entries, a power of 2 */
+#define RELOAD_NS 100000000ull   /* at most one re-read of the maps per */
 
 struct cached {
 	uint64_t addr;   /* lookup address; 0 = empty */
 	char *name;
 };
 
+/* Where a module of the symbolizer is mapped. */
+struct range {
+	uint64_t lo, hi;
+	size_t mod;
+};
+
 struct sampler_symbols {
 	pid_t pid;
-	Dwfl *dwfl;
-	int reported;    /* maps read at least once */
+	struct vgl_symbolizer *sym;
+	struct range *ranges;    /* sorted by lo */
+	size_t nranges;
+	uint64_t loaded_ns;      /* when the maps were read; 0: never */
 	struct cached cache[CACHE];
 };
 
-static const Dwfl_Callbacks callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-};
-
-static void report(struct sampler_symbols *sy)
+static uint64_t mono_ns(void)
 {
-	dwfl_report_begin(sy->dwfl);
-	dwfl_linux_proc_report(sy->dwfl, sy->pid);
-	dwfl_report_end(sy->dwfl, NULL, NULL);
-	sy->reported = 1;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The symbolizer's module whose path is path, or -1. */
+static long module_of_path(struct vgl_symbolizer *sym, const char *path)
+{
+	size_t i, n = vgl_symbolizer_count(sym);
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(vgl_symbolizer_module_path(sym, i), path))
+			return (long)i;
+	return -1;
+}
+
+/* (Re)reads the process's modules and where they are mapped. */
+static void load(struct sampler_symbols *sy)
+{
+	char path[64], line[4096 + 128];
+	size_t cap = 0;
+	FILE *f;
+
+	vgl_symbolizer_free(sy->sym);
+	sy->sym = NULL;
+	free(sy->ranges);
+	sy->ranges = NULL;
+	sy->nranges = 0;
+	sy->loaded_ns = mono_ns();
+	if (vgl_symbolizer_from_pid(&sy->sym, sy->pid) < 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)sy->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+		struct range *g;
+		int pos = 0;
+		long mod;
+
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &lo, &hi,
+			   &pos) < 2 || !pos || line[pos] != '/')
+			continue;
+		line[pos + strcspn(line + pos, "\n")] = 0;
+		mod = module_of_path(sy->sym, line + pos);
+		if (mod < 0)
+			continue;
+		if (sy->nranges == cap) {
+			cap = cap ? cap * 2 : 64;
+			g = realloc(sy->ranges, cap * sizeof(*g));
+			if (!g)
+				break;
+			sy->ranges = g;
+		}
+		sy->ranges[sy->nranges++] = (struct range){ lo, hi, (size_t)mod };
+	}
+	fclose(f);
+	qsort(sy->ranges, sy->nranges, sizeof(*sy->ranges), cmp_range);
+}
+
+static const struct range *find(const struct sampler_symbols *sy,
+				uint64_t addr)
+{
+	size_t lo = 0, hi = sy->nranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < sy->ranges[mid].lo)
+			hi = mid;
+		else if (addr >= sy->ranges[mid].hi)
+			lo = mid + 1;
+		else
+			return &sy->ranges[mid];
+	}
+	return NULL;
 }
 
 struct sampler_symbols *sampler_symbols_open(pid_t pid)
 {
 	struct sampler_symbols *sy = calloc(1, sizeof(*sy));
 
-	if (!sy)
-		return NULL;
-	sy->pid = pid;
-	sy->dwfl = dwfl_begin(&callbacks);
-	if (!sy->dwfl) {
-		free(sy);
-		return NULL;
-	}
+	if (sy)
+		sy->pid = pid;
 	return sy;
 }
 
-/* Names addr without the cache; NULL when no module maps it. */
+/* Names addr; NULL when no module maps it. */
 static char *lookup(struct sampler_symbols *sy, uint64_t addr)
 {
-	Dwfl_Module *m = dwfl_addrmodule(sy->dwfl, addr);
-	const char *name, *mod;
-	Dwarf_Addr start;
+	const struct range *r = find(sy, addr);
+	struct vgl_func_sym *fn;
 	char *out = NULL;
 
-	if (!m)
+	if (!r)
 		return NULL;
-	name = dwfl_module_addrname(m, addr);
-	if (name) {
-		out = strdup(name);
-	} else {
-		mod = dwfl_module_info(m, NULL, &start, NULL, NULL, NULL,
-				       NULL, NULL);
-		if (mod && strrchr(mod, '/'))
-			mod = strrchr(mod, '/') + 1;
-		if (asprintf(&out, "%s+0x%" PRIx64, mod ? mod : "?",
-			     addr - start) < 0)
-			out = NULL;
-	}
+	fn = vgl_symbolizer_func(sy->sym, r->mod, addr);
+	if (fn)
+		return strdup(vgl_func_sym_name(fn));
+	if (asprintf(&out, "%s+0x%" PRIx64,
+		     vgl_symbolizer_module_name(sy->sym, r->mod),
+		     addr - vgl_symbolizer_module_bias(sy->sym, r->mod)) < 0)
+		out = NULL;
 	return out;
 }
 
@@ -91,12 +167,12 @@ const char *sampler_symbols_name(struct sampler_symbols *sy, uint64_t addr,
 		snprintf(buf, len, "%s", c->name);
 		return buf;
 	}
-	if (!sy->reported)
-		report(sy);
+	if (!sy->loaded_ns)
+		load(sy);
 	name = lookup(sy, a);
-	if (!name) {
+	if (!name && mono_ns() - sy->loaded_ns > RELOAD_NS) {
 		/* New mappings since we read the maps (dlopen, exec). */
-		report(sy);
+		load(sy);
 		name = lookup(sy, a);
 	}
 	/* Not mapped even now (a broken frame-pointer chain): remembered
@@ -120,6 +196,7 @@ void sampler_symbols_close(struct sampler_symbols *sy)
 		return;
 	for (i = 0; i < CACHE; i++)
 		free(sy->cache[i].name);
-	dwfl_end(sy->dwfl);
+	vgl_symbolizer_free(sy->sym);
+	free(sy->ranges);
 	free(sy);
 }
