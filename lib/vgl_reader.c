@@ -660,19 +660,23 @@ static int parse_sampled(struct vgl_reader *r, const struct vgl_header *h,
 			 const struct vgl_section *sec)
 {
 	uint32_t i;
-	int err = 0;
+	int samples = -1, stacks = -1, err = 0;
 
-	for (i = 0; i < h->nsections && !err; i++) {
-		if (sec[i].kind == VGL_SEC_SAMPLES) {
-			if (r->has_samples)
-				return fail(r, -EINVAL, "more than one SAMPLES section");
-			err = parse_samples(r, &sec[i]);
-		} else if (sec[i].kind == VGL_SEC_STACKS) {
-			if (r->has_stacks)
-				return fail(r, -EINVAL, "more than one STACKS section");
-			err = parse_stacks(r, &sec[i]);
-		}
+	for (i = 0; i < h->nsections; i++) {
+		int *slot = sec[i].kind == VGL_SEC_SAMPLES ? &samples :
+			    sec[i].kind == VGL_SEC_STACKS ? &stacks : NULL;
+
+		if (!slot)
+			continue;
+		if (*slot >= 0)
+			return fail(r, -EINVAL, "more than one %s section",
+				    slot == &samples ? "SAMPLES" : "STACKS");
+		*slot = (int)i;
 	}
+	if (samples >= 0)
+		err = parse_samples(r, &sec[samples]);
+	if (!err && stacks >= 0)
+		err = parse_stacks(r, &sec[stacks]);
 	return err;
 }
 
