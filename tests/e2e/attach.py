@@ -45,8 +45,8 @@ behaviour checked is time itself (an end within 0.5 s).
                     (samples, stack samples, hot's self samples, last RSS),
                     hot is the top function by self samples, the thread
                     names are there; a target killed mid-run gives a
-                    "cut short" file; truncated and corrupt copies get one
-                    error line and exit 1.
+                    "cut short" file; an -o that cannot be written and
+                    truncated or corrupt copies get one error line, exit 1.
   records TARGET    the exact keys of every kind of record and scan, the
                     answers to good and bad control lines, --count,
                     --duration, --format text.
@@ -958,6 +958,26 @@ def cmd_vgl(target, outdir):
     if rc or show_keys(out).get("state") != "cut short":
         fail("%s: killed target: exit %d, state %r, stderr %r"
              % (what, rc, show_keys(out).get("state"), err))
+
+    # A file that cannot be written: the run ends as usual, then one line
+    # and exit 1.
+    tg = Target(target, "hot")
+    tg.expect("ready")
+    nowhere = os.path.join(outdir, "no-such-dir", "x.vgl")
+    # stdin stays open until it has ended: EOF would end it too.
+    p = subprocess.Popen([VIGIL, "attach", "-p", str(tg.p.pid), "--count",
+                          "1", "-o", nowhere], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    p.wait(timeout=30)
+    p.stdout, p.stderr = p.stdout.read(), p.stderr.read()
+    tg.kill()
+    recs = [json.loads(l) for l in p.stdout.splitlines()]
+    if p.returncode != 1 or not recs or recs[-1].get("reason") != "count" or \
+            p.stderr.splitlines() != [
+                "vigil: %s: cannot write: No such file or directory" % nowhere]:
+        fail("%s: unwritable -o: exit %s, records %s, stderr %r"
+             % (what, p.returncode, recs[-1:], p.stderr))
 
     # Hostile copies: one line, exit 1.
     data = open(path, "rb").read()
