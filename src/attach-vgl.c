@@ -5,7 +5,9 @@
  * in, and the process may be gone when the file is written, so modules
  * are read from /proc/PID/maps while it runs: at the first sample, and
  * again (at most once per sample) when an address falls outside every
- * module known, as after a dlopen.  After an exec the old modules stay
+ * module known, as after a dlopen.  An address that no module holds even
+ * then (a broken frame-pointer chain) is remembered, so that junk does
+ * not make every sample re-read the maps and ELF headers.  After an exec the old modules stay
  * in the file (ids are never reused) but no longer take addresses.
  */
 #include <errno.h>
@@ -74,6 +76,12 @@ int attach_vgl_init(struct attach_vgl *av, pid_t pid)
 	av->start_mono = clock_ns(CLOCK_MONOTONIC);
 	vgl_sampled_init(&av->rec);
 	read_cmdline(av);
+	{
+		char state;
+
+		if (vgl_proc_stat((uint64_t)pid, &av->proc_start, &state))
+			av->proc_start = 0;
+	}
 	return 0;
 }
 
@@ -163,11 +171,14 @@ static struct vgl_frame frame_of(struct attach_vgl *av, uint64_t addr,
 	uint64_t look = caller && addr ? addr - 1 : addr;
 	struct attach_vgl_module *m = module_at(av, look);
 	struct vgl_frame fr = { addr, VGL_NO_MODULE, 0 };
+	uint64_t *miss = &av->missed[(look ^ (look >> 12)) & 255];
 
-	if (!m && av->refreshed_seq != seq) {
+	if (!m && *miss != look && av->refreshed_seq != seq) {
 		av->refreshed_seq = seq;
 		refresh_modules(av);
 		m = module_at(av, look);
+		if (!m)
+			*miss = look;
 	}
 	if (m)
 		fr.module = m->id;
@@ -187,9 +198,11 @@ void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
 		free(av->exe);
 		av->exe = strdup(s->exe);
 	}
-	if (s->exe_changed)
+	if (s->exe_changed) {
 		for (i = 0; i < av->nmods; i++)
 			av->mods[i].retired = 1;
+		memset(av->missed, 0, sizeof(av->missed));
+	}
 	memset(&rec, 0, sizeof(rec));
 	rec.time_ns = s->time_ns;
 	rec.elapsed_ns = s->mono_ns > av->start_mono ?
@@ -260,8 +273,6 @@ int attach_vgl_write(struct attach_vgl *av, const char *path, int ended,
 	struct vgl_writer_module *mods = NULL;
 	struct vgl_writer_section extra[2];
 	char host[256];
-	uint64_t start;
-	char state;
 	size_t i;
 	int err;
 
@@ -283,8 +294,7 @@ int attach_vgl_write(struct attach_vgl *av, const char *path, int ended,
 		w.meta.state = VGL_STATE_CUT_SHORT;
 		w.meta.end_ns = 0;
 	}
-	if (vgl_proc_stat((uint64_t)av->pid, &start, &state) == 0)
-		w.meta.proc_start = start;
+	w.meta.proc_start = av->proc_start;
 	vgl_boot_id(w.meta.boot_id);
 	w.exe = av->exe;
 	if (gethostname(host, sizeof(host)) == 0) {
