@@ -301,7 +301,11 @@ int cmd_report(int argc, char **argv)
 		if (json)
 			print_json(&p, path);
 		else if (r.meta.kind == VGL_KIND_SAMPLED && !function) {
-			print_head(&p, path);
+			char state[128];
+
+			/* No calls are counted in a sampled file. */
+			printf("file: %s\nstate: %s\n", path,
+			       vgl_reader_state(&r, state, sizeof(state)));
 			report_sampled_text(&r, sym, top);
 		}
 		else if (function && !print_function(&p, path, function)) {
