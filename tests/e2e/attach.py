@@ -45,7 +45,8 @@ behaviour checked is time itself (an end within 0.5 s).
                     (samples, stack samples, hot's self samples, last RSS),
                     hot is the top function by self samples, the thread
                     names are there; a target killed mid-run gives a
-                    "cut short" file; an -o that cannot be written and
+                    "cut short" file, one that exits "finished (exit 3)",
+                    SIGINT to vigil a file whose sampler stopped; an -o that cannot be written and
                     truncated or corrupt copies get one error line, exit 1.
   records TARGET    the exact keys of every kind of record and scan, the
                     answers to good and bad control lines, --count,
@@ -957,6 +958,34 @@ def cmd_vgl(target, outdir):
     rc, out, err = run_vigil("show", cut)
     if rc or show_keys(out).get("state") != "cut short":
         fail("%s: killed target: exit %d, state %r, stderr %r"
+             % (what, rc, show_keys(out).get("state"), err))
+
+    # The target exits (3): the file says so.  SIGINT to vigil: the file is
+    # written, the sampler stopped while the process ran on.
+    ex = os.path.join(outdir, "exit.vgl")
+    tg = Target(target, "pthread-exit")
+    tg.expect("ready")
+    a = Attach(tg.p.pid, "--interval", "100ms", "-o", ex)
+    a.next()
+    tg.send("exit")
+    a.exit_within(now(), 2.0, what + " exit")
+    tg.kill()
+    rc, out, err = run_vigil("show", ex)
+    if rc or show_keys(out).get("state") != "finished (exit 3)":
+        fail("%s: exited target: exit %d, state %r, stderr %r"
+             % (what, rc, show_keys(out).get("state"), err))
+    sig = os.path.join(outdir, "sigint.vgl")
+    tg = Target(target, "hot")
+    tg.expect("ready")
+    a = Attach(tg.p.pid, "--interval", "100ms", "-o", sig)
+    a.next()
+    a.p.send_signal(signal.SIGINT)
+    a.exit_within(now(), 2.0, what + " SIGINT")
+    tg.kill()
+    rc, out, err = run_vigil("show", sig)
+    if rc or show_keys(out).get("state") != \
+            "finished (sampler stopped; the process ran on)":
+        fail("%s: SIGINT: exit %d, state %r, stderr %r"
              % (what, rc, show_keys(out).get("state"), err))
 
     # A file that cannot be written: the run ends as usual, then one line
