@@ -21,6 +21,10 @@
  *     STRINGS    NUL-terminated strings that META points into by offset
  *     ARENA      struct vgl_arena, then a sequence of blocks
  *                (struct vgl_block + payload), each 8-byte aligned
+ *     SAMPLES    (optional) struct vgl_samples, then the samples of a
+ *                sampled run: process and per-thread CPU, memory, host CPU
+ *     STACKS     (optional) struct vgl_stacks, then CPU stack samples,
+ *                their frames named by module id + runtime address
  *
  * The header checksum covers the header and the section table, which the
  * writer never changes after creating the file.  Everything that changes
@@ -56,6 +60,8 @@ enum vgl_section_kind {
 	VGL_SEC_META = 1,
 	VGL_SEC_STRINGS = 2,
 	VGL_SEC_ARENA = 3,
+	VGL_SEC_SAMPLES = 4,   /* optional; any file kind may hold it */
+	VGL_SEC_STACKS = 5,    /* optional; any file kind may hold it */
 };
 
 struct vgl_section {
@@ -85,6 +91,9 @@ enum vgl_kind {
 	VGL_KIND_LIVE = 1,      /* the runtime's live counting file */
 	VGL_KIND_WINDOW = 2,    /* an interval snapshot: counts of one window */
 	VGL_KIND_MERGED = 3,    /* written whole by a tool */
+	VGL_KIND_SAMPLED = 4,   /* written whole by `vigil attach -o`: no
+	                         * counts, SAMPLES and STACKS of a process
+	                         * watched from outside */
 };
 
 /* META.state.  A RUNNING file whose lock is free was cut short. */
@@ -102,6 +111,10 @@ enum vgl_state {
 #define VGL_META_SWITCHED 0x2u    /* FINISHED because the program moved on
                                    * to another file (vigil_set_file), not
                                    * because it exited: exit_status is 0 */
+#define VGL_META_DETACHED 0x4u    /* SAMPLED: FINISHED because the sampler
+                                   * stopped (stop, signal, --duration,
+                                   * --count) while the process ran on:
+                                   * exit_status is 0 */
 
 #define VGL_NO_STRING UINT32_MAX  /* a string offset that names nothing */
 
@@ -197,6 +210,88 @@ struct vgl_edge {
 	uint64_t count;
 	uint32_t callee_mod;
 	uint32_t site_mod;
+};
+
+/*
+ * SAMPLES: struct vgl_samples, then `count` records, each a struct
+ * vgl_sample (sample_size bytes) followed by its nthreads thread records
+ * (thread_size bytes each).  The sizes are the writer's: a later writer
+ * may append fields, which older readers skip; a reader refuses sizes
+ * smaller than the structures it knows.  Every size is a multiple of 8.
+ */
+struct vgl_samples {
+	uint64_t count;           /* samples that follow */
+	uint32_t sample_size;     /* bytes of each struct vgl_sample */
+	uint32_t thread_size;     /* bytes of each struct vgl_sample_thread */
+	uint64_t reserved[2];
+};
+
+/* vgl_sample.scan: which fields of a sample are filled.  The bits are the
+ * sampler's (and debugserver's scan_type) for the same data. */
+#define VGL_SAMPLE_HOST_CPU 0x1u   /* host_*_us */
+#define VGL_SAMPLE_CPU 0x2u        /* cpu_user_us, cpu_sys_us */
+#define VGL_SAMPLE_THREADS 0x4u    /* the thread records */
+#define VGL_SAMPLE_MEMORY 0x40u    /* rss .. swap */
+#define VGL_SAMPLE_STACKS 0x200u   /* stack_samples */
+
+struct vgl_sample {
+	uint64_t time_ns;         /* CLOCK_REALTIME, ns since the epoch */
+	uint64_t elapsed_ns;      /* since META.start_ns (monotonic clock) */
+	uint32_t scan;            /* VGL_SAMPLE_* */
+	uint32_t nthreads;        /* thread records that follow */
+	uint64_t cpu_user_us;     /* the process's CPU time since it started, */
+	uint64_t cpu_sys_us;      /* ended threads included */
+	uint64_t rss_bytes;
+	uint64_t anon_bytes;
+	uint64_t file_bytes;
+	uint64_t swap_bytes;
+	uint64_t host_user_us;    /* every CPU of the host, since the */
+	uint64_t host_sys_us;     /* previous sample (since boot in the */
+	uint64_t host_idle_us;    /* first) */
+	uint64_t host_iowait_us;
+	uint64_t stack_samples;   /* CPU stack samples since the previous
+	                           * sample (their stacks are in STACKS) */
+};
+
+/* One live thread of a sample. */
+struct vgl_sample_thread {
+	uint32_t tid;
+	uint32_t reserved;
+	char name[16];            /* NUL-terminated (comm) */
+	uint64_t user_us;         /* CPU time since the thread started */
+	uint64_t sys_us;
+	uint64_t run_ns;          /* time on a CPU (schedstat) */
+};
+
+/*
+ * STACKS: struct vgl_stacks, then `count` records, each a struct
+ * vgl_stack followed by nframes struct vgl_frame.  One record per
+ * distinct (thread, call chain) of the whole run, with how many CPU
+ * samples found it.  Frame 0 is where the thread was; the others are
+ * return addresses (a symbolizer looks them up at addr - 1).
+ */
+struct vgl_stacks {
+	uint64_t count;           /* stack records that follow */
+	uint64_t samples;         /* CPU samples in all (sum of counts) */
+	uint64_t lost;            /* samples the kernel dropped */
+	uint32_t frequency;       /* Hz asked for (the last in force) */
+	uint32_t reserved;
+};
+
+#define VGL_STACK_MAX_FRAMES 1024
+
+struct vgl_stack {
+	uint32_t tid;
+	uint32_t nframes;         /* 1 .. VGL_STACK_MAX_FRAMES */
+	uint64_t count;           /* CPU samples of this stack, >= 1 */
+};
+
+/* A runtime address of the sampled process and the MODULE it falls in
+ * (VGL_NO_MODULE when none), as in struct vgl_edge. */
+struct vgl_frame {
+	uint64_t addr;
+	uint32_t module;
+	uint32_t reserved;
 };
 
 #define VGL_ALIGN(x) (((x) + 7u) & ~(uint64_t)7u)

@@ -215,7 +215,7 @@ static int parse_meta(struct vgl_reader *r, const struct vgl_section *meta,
 		return fail(r, -EINVAL, "META section is %llu bytes, needs %zu",
 			    (unsigned long long)meta->size, sizeof(*m));
 	memcpy(m, r->data + meta->offset, sizeof(*m));
-	if (m->kind < VGL_KIND_LIVE || m->kind > VGL_KIND_MERGED)
+	if (m->kind < VGL_KIND_LIVE || m->kind > VGL_KIND_SAMPLED)
 		return fail(r, -EINVAL, "unknown file kind %u", m->kind);
 	if (m->state < VGL_STATE_RUNNING || m->state > VGL_STATE_CUT_SHORT)
 		return fail(r, -EINVAL, "unknown state %u", m->state);
@@ -468,6 +468,218 @@ out:
 	return err;
 }
 
+/* Largest record sizes a reader accepts: far beyond any layout, small
+ * enough that sizes times counts stay far from overflow. */
+#define MAX_RECORD_SIZE 65536u
+
+/*
+ * SAMPLES (see vgl_format.h): walked twice, once to check every record
+ * and count the threads, once to copy them out.  Record sizes come from
+ * the file: fields beyond the ones this reader knows are skipped.
+ */
+static int parse_samples(struct vgl_reader *r, const struct vgl_section *sec)
+{
+	const unsigned char *base = r->data + sec->offset;
+	struct vgl_samples h;
+	uint64_t at, i, nthreads = 0;
+	size_t t = 0;
+	int pass;
+
+	if (sec->size < sizeof(h))
+		return fail(r, -EINVAL, "SAMPLES section is %llu bytes, needs %zu",
+			    (unsigned long long)sec->size, sizeof(h));
+	memcpy(&h, base, sizeof(h));
+	if (h.sample_size < sizeof(struct vgl_sample) || h.sample_size % 8 ||
+	    h.sample_size > MAX_RECORD_SIZE)
+		return fail(r, -EINVAL, "SAMPLES: bad sample record size %u",
+			    h.sample_size);
+	if (h.thread_size < sizeof(struct vgl_sample_thread) ||
+	    h.thread_size % 8 || h.thread_size > MAX_RECORD_SIZE)
+		return fail(r, -EINVAL, "SAMPLES: bad thread record size %u",
+			    h.thread_size);
+	if (h.count > (sec->size - sizeof(h)) / h.sample_size)
+		return fail(r, -EINVAL,
+			    "SAMPLES claims %llu samples, more than its %llu bytes hold",
+			    (unsigned long long)h.count,
+			    (unsigned long long)sec->size);
+	for (pass = 0; pass < 2; pass++) {
+		for (at = sizeof(h), i = 0; i < h.count; i++) {
+			struct vgl_sample s;
+			uint64_t k;
+
+			if (!inside(at, h.sample_size, sec->size))
+				return fail(r, -EINVAL,
+					    "SAMPLES: sample %llu runs past the section (%llu bytes)",
+					    (unsigned long long)i,
+					    (unsigned long long)sec->size);
+			memcpy(&s, base + at, sizeof(s));
+			at += h.sample_size;
+			/* nthreads < 2^32 and thread_size <= 2^16: no
+			 * overflow in the product. */
+			if (!inside(at, (uint64_t)s.nthreads * h.thread_size,
+				    sec->size))
+				return fail(r, -EINVAL,
+					    "SAMPLES: sample %llu claims %u threads, past the section (%llu bytes)",
+					    (unsigned long long)i, s.nthreads,
+					    (unsigned long long)sec->size);
+			if (pass == 0) {
+				nthreads += s.nthreads;
+				for (k = 0; k < s.nthreads; k++) {
+					struct vgl_sample_thread th;
+
+					memcpy(&th, base + at + k * h.thread_size,
+					       sizeof(th));
+					if (!memchr(th.name, '\0', sizeof(th.name)))
+						return fail(r, -EINVAL,
+							    "SAMPLES: sample %llu: thread %u's name is not NUL-terminated",
+							    (unsigned long long)i,
+							    th.tid);
+				}
+			} else {
+				r->samples[i] = s;
+				r->sample_first[i] = t;
+				for (k = 0; k < s.nthreads; k++)
+					memcpy(&r->sample_threads[t++],
+					       base + at + k * h.thread_size,
+					       sizeof(struct vgl_sample_thread));
+			}
+			at += (uint64_t)s.nthreads * h.thread_size;
+		}
+		if (pass == 0) {
+			/* Both counts are bounded by the section's size. */
+			r->samples = malloc((h.count ? h.count : 1) *
+					    sizeof(*r->samples));
+			r->sample_first = malloc((h.count ? h.count : 1) *
+						 sizeof(*r->sample_first));
+			r->sample_threads = malloc((nthreads ? nthreads : 1) *
+						   sizeof(*r->sample_threads));
+			if (!r->samples || !r->sample_first || !r->sample_threads)
+				return fail(r, -ENOMEM, "out of memory");
+		}
+	}
+	r->nsamples = h.count;
+	r->nsample_threads = t;
+	r->has_samples = 1;
+	return 0;
+}
+
+/* STACKS (see vgl_format.h): two passes, like SAMPLES.  Frames must name
+ * modules ARENA holds, and the counts must add up to the header's total. */
+static int parse_stacks(struct vgl_reader *r, const struct vgl_section *sec)
+{
+	const unsigned char *base = r->data + sec->offset;
+	struct vgl_stacks h;
+	uint64_t at, i, nframes = 0, sum = 0;
+	size_t f = 0;
+	int pass;
+
+	if (sec->size < sizeof(h))
+		return fail(r, -EINVAL, "STACKS section is %llu bytes, needs %zu",
+			    (unsigned long long)sec->size, sizeof(h));
+	memcpy(&h, base, sizeof(h));
+	if (h.count > (sec->size - sizeof(h)) /
+		      (sizeof(struct vgl_stack) + sizeof(struct vgl_frame)))
+		return fail(r, -EINVAL,
+			    "STACKS claims %llu stacks, more than its %llu bytes hold",
+			    (unsigned long long)h.count,
+			    (unsigned long long)sec->size);
+	for (pass = 0; pass < 2; pass++) {
+		for (at = sizeof(h), i = 0; i < h.count; i++) {
+			struct vgl_stack st;
+			uint64_t k;
+
+			if (!inside(at, sizeof(st), sec->size))
+				return fail(r, -EINVAL,
+					    "STACKS: stack %llu runs past the section (%llu bytes)",
+					    (unsigned long long)i,
+					    (unsigned long long)sec->size);
+			memcpy(&st, base + at, sizeof(st));
+			at += sizeof(st);
+			if (!st.nframes || st.nframes > VGL_STACK_MAX_FRAMES ||
+			    !st.count)
+				return fail(r, -EINVAL,
+					    "STACKS: stack %llu has %u frames and count %llu (1 to %u frames, count 1 or more)",
+					    (unsigned long long)i, st.nframes,
+					    (unsigned long long)st.count,
+					    VGL_STACK_MAX_FRAMES);
+			if (!inside(at, (uint64_t)st.nframes *
+					sizeof(struct vgl_frame), sec->size))
+				return fail(r, -EINVAL,
+					    "STACKS: stack %llu's %u frames run past the section (%llu bytes)",
+					    (unsigned long long)i, st.nframes,
+					    (unsigned long long)sec->size);
+			if (pass == 0) {
+				for (k = 0; k < st.nframes; k++) {
+					struct vgl_frame fr;
+
+					memcpy(&fr, base + at + k * sizeof(fr),
+					       sizeof(fr));
+					if (fr.module != VGL_NO_MODULE &&
+					    !vgl_reader_module(r, fr.module))
+						return fail(r, -EINVAL,
+							    "STACKS: stack %llu names module %u, which the file does not have",
+							    (unsigned long long)i,
+							    fr.module);
+				}
+				nframes += st.nframes;
+				sum = vgl_sat_add(sum, st.count);
+			} else {
+				r->stacks[i].tid = st.tid;
+				r->stacks[i].nframes = st.nframes;
+				r->stacks[i].count = st.count;
+				r->stacks[i].first_frame = f;
+				memcpy(&r->frames[f], base + at,
+				       st.nframes * sizeof(struct vgl_frame));
+				f += st.nframes;
+			}
+			at += (uint64_t)st.nframes * sizeof(struct vgl_frame);
+		}
+		if (pass == 0) {
+			if (sum != h.samples)
+				return fail(r, -EINVAL,
+					    "STACKS: the stacks' counts add up to %llu, its header says %llu",
+					    (unsigned long long)sum,
+					    (unsigned long long)h.samples);
+			r->stacks = malloc((h.count ? h.count : 1) *
+					   sizeof(*r->stacks));
+			r->frames = malloc((nframes ? nframes : 1) *
+					   sizeof(*r->frames));
+			if (!r->stacks || !r->frames)
+				return fail(r, -ENOMEM, "out of memory");
+		}
+	}
+	r->stacks_head = h;
+	r->nstacks = h.count;
+	r->nframes = f;
+	r->has_stacks = 1;
+	return 0;
+}
+
+/* The optional SAMPLES and STACKS sections, at most one of each. */
+static int parse_sampled(struct vgl_reader *r, const struct vgl_header *h,
+			 const struct vgl_section *sec)
+{
+	uint32_t i;
+	int samples = -1, stacks = -1, err = 0;
+
+	for (i = 0; i < h->nsections; i++) {
+		int *slot = sec[i].kind == VGL_SEC_SAMPLES ? &samples :
+			    sec[i].kind == VGL_SEC_STACKS ? &stacks : NULL;
+
+		if (!slot)
+			continue;
+		if (*slot >= 0)
+			return fail(r, -EINVAL, "more than one %s section",
+				    slot == &samples ? "SAMPLES" : "STACKS");
+		*slot = (int)i;
+	}
+	if (samples >= 0)
+		err = parse_samples(r, &sec[samples]);
+	if (!err && stacks >= 0)
+		err = parse_stacks(r, &sec[stacks]);
+	return err;
+}
+
 static int parse(struct vgl_reader *r)
 {
 	struct vgl_header h;
@@ -481,6 +693,8 @@ static int parse(struct vgl_reader *r)
 		err = parse_meta(r, &sec[meta], &sec[strs]);
 	if (!err)
 		err = parse_arena(r, &sec[arena]);
+	if (!err)
+		err = parse_sampled(r, &h, sec);
 	if (err)
 		return err;
 	r->liveness = (enum vgl_liveness)r->meta.state;
@@ -500,6 +714,11 @@ static void reset_data(struct vgl_reader *r)
 	free(r->modules);
 	free(r->edges);
 	free(r->thread_counts);
+	free(r->samples);
+	free(r->sample_threads);
+	free(r->sample_first);
+	free(r->stacks);
+	free(r->frames);
 	memset(r, 0, offsetof(struct vgl_reader, err));
 	r->name = name;
 }
@@ -859,6 +1078,8 @@ const char *vgl_kind_name(uint32_t kind)
 		return "window";
 	case VGL_KIND_MERGED:
 		return "merged";
+	case VGL_KIND_SAMPLED:
+		return "sampled";
 	}
 	return "unknown";
 }
@@ -878,6 +1099,9 @@ const char *vgl_reader_state(const struct vgl_reader *r, char *buf,
 	case VGL_LIVENESS_FINISHED:
 		if (r->meta.flags & VGL_META_SWITCHED)
 			snprintf(buf, len, "finished (switched to another file)");
+		else if (r->meta.kind == VGL_KIND_SAMPLED &&
+			 (r->meta.flags & VGL_META_DETACHED))
+			snprintf(buf, len, "finished (sampler stopped; the process ran on)");
 		else
 			snprintf(buf, len, "finished (exit %d)",
 				 r->meta.exit_status);

@@ -56,6 +56,15 @@ struct vgl_edge_info {
 	size_t nthreads;            /* thread_counts[first_thread ..+nthreads) */
 };
 
+/* One distinct stack of STACKS: its frames are frames[first_frame ..
+ * first_frame + nframes). */
+struct vgl_stack_info {
+	uint32_t tid;
+	uint32_t nframes;
+	uint64_t count;
+	size_t first_frame;
+};
+
 struct vgl_reader {
 	char *name;                 /* the path, or "<buffer>" */
 	unsigned char *data;        /* the file's bytes, owned */
@@ -79,6 +88,21 @@ struct vgl_reader {
 	enum vgl_liveness liveness;
 	pid_t lock_pid;             /* the writer's pid when RUNNING or
 	                             * EXITING */
+
+	/* SAMPLES and STACKS, when the file has them (any kind may). */
+	int has_samples, has_stacks;
+	struct vgl_sample *samples;       /* copies, in file order */
+	size_t nsamples;
+	/* Sample i's threads: sample_threads[sample_first[i] ..
+	 * + samples[i].nthreads). */
+	struct vgl_sample_thread *sample_threads;
+	size_t *sample_first;
+	size_t nsample_threads;
+	struct vgl_stacks stacks_head;    /* a copy of STACKS' header */
+	struct vgl_stack_info *stacks;    /* in file order */
+	size_t nstacks;
+	struct vgl_frame *frames;         /* every stack's, back to back */
+	size_t nframes;
 
 	char err[256];              /* what is wrong, without the file name */
 };
@@ -118,7 +142,7 @@ const char *vgl_reader_state(const struct vgl_reader *r, char *buf,
 /* "running", "finished" or "cut short". */
 const char *vgl_liveness_name(enum vgl_liveness l);
 
-/* "live", "window" or "merged". */
+/* "live", "window", "merged" or "sampled". */
 const char *vgl_kind_name(uint32_t kind);
 
 /*

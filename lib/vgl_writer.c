@@ -4,7 +4,8 @@
  * Layout: the header and a table of three sections (META, STRINGS,
  * ARENA), then the sections in that order, each 8-byte aligned.  The
  * arena holds every MODULE block, then every EDGES block, each filled to
- * its capacity (count == capacity), so its `used` is its size.
+ * its capacity (count == capacity), so its `used` is its size.  Sections
+ * laid out elsewhere (SAMPLES, STACKS) follow ARENA as given.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +19,7 @@
 #include "crc32.h"
 #include "vgl_writer.h"
 
-#define NSECTIONS 3
+#define NSECTIONS 3   /* META, STRINGS, ARENA; then w->nextra */
 
 static size_t str_size(const char *s)
 {
@@ -29,7 +30,8 @@ int vgl_writer_buffer(const struct vgl_writer *w, unsigned char **buf,
 		      size_t *len)
 {
 	struct vgl_header h;
-	struct vgl_section sec[NSECTIONS];
+	struct vgl_section sec[VGL_MAX_SECTIONS];
+	size_t nsec = NSECTIONS + w->nextra;
 	struct vgl_meta meta = w->meta;
 	struct vgl_arena arena;
 	size_t strings = 0, arena_size = sizeof(arena), off, i, at;
@@ -37,6 +39,12 @@ int vgl_writer_buffer(const struct vgl_writer *w, unsigned char **buf,
 
 	*buf = NULL;
 	*len = 0;
+	if (w->nextra > VGL_MAX_SECTIONS - NSECTIONS)
+		return -EINVAL;
+	for (i = 0; i < w->nextra; i++)
+		if (w->extra[i].kind >= VGL_SEC_META &&
+		    w->extra[i].kind <= VGL_SEC_ARENA)
+			return -EINVAL;
 	strings += str_size(w->exe) + str_size(w->host);
 	for (i = 0; i < w->argc; i++)
 		strings += strlen(w->argv[i]) + 1;
@@ -60,8 +68,8 @@ int vgl_writer_buffer(const struct vgl_writer *w, unsigned char **buf,
 	memcpy(h.magic, VGL_MAGIC, VGL_MAGIC_LEN);
 	h.version = VGL_VERSION;
 	h.byte_order = VGL_BYTE_ORDER;
-	h.nsections = NSECTIONS;
-	h.header_size = sizeof(h) + NSECTIONS * sizeof(struct vgl_section);
+	h.nsections = (uint32_t)nsec;
+	h.header_size = (uint32_t)(sizeof(h) + nsec * sizeof(struct vgl_section));
 	off = VGL_ALIGN(h.header_size);
 	memset(sec, 0, sizeof(sec));
 	sec[0].kind = VGL_SEC_META;
@@ -76,11 +84,23 @@ int vgl_writer_buffer(const struct vgl_writer *w, unsigned char **buf,
 	sec[2].offset = off;
 	sec[2].size = arena_size;
 	off += arena_size;
+	for (i = 0; i < w->nextra; i++) {
+		off = VGL_ALIGN(off);
+		sec[NSECTIONS + i].kind = w->extra[i].kind;
+		sec[NSECTIONS + i].offset = off;
+		sec[NSECTIONS + i].size = w->extra[i].size;
+		off += w->extra[i].size;
+	}
+	off = VGL_ALIGN(off);
 
 	b = calloc(1, off);
 	if (!b)
 		return -ENOMEM;
-	memcpy(b + sizeof(h), sec, sizeof(sec));
+	memcpy(b + sizeof(h), sec, nsec * sizeof(struct vgl_section));
+	for (i = 0; i < w->nextra; i++)
+		if (w->extra[i].size)
+			memcpy(b + sec[NSECTIONS + i].offset, w->extra[i].data,
+			       w->extra[i].size);
 
 	/* STRINGS, and META's offsets into it. */
 	at = 0;

@@ -31,6 +31,14 @@ struct vgl_writer_block {
 	size_t nedges;
 };
 
+/* A section laid out by someone else (vgl_sampled.h): written as is,
+ * after ARENA, 8-byte aligned. */
+struct vgl_writer_section {
+	uint32_t kind;              /* not META, STRINGS or ARENA */
+	const void *data;
+	size_t size;
+};
+
 struct vgl_writer {
 	/* Written as given, but for exe, host, cmdline and cmdline_len,
 	 * which come from the strings below. */
@@ -43,6 +51,8 @@ struct vgl_writer {
 	size_t nmodules;
 	const struct vgl_writer_block *blocks;
 	size_t nblocks;
+	const struct vgl_writer_section *extra;   /* optional */
+	size_t nextra;              /* at most VGL_MAX_SECTIONS - 3 */
 };
 
 /*

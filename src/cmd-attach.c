@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attach-vgl.h"
 #include "duration.h"
 #include "json.h"
 #include "sampler.h"
@@ -37,7 +38,7 @@
 const char cmd_attach_usage[] =
 	"usage: vigil attach -p PID [--interval D] [--scan LIST|MASK]\n"
 	"                    [--frequency HZ] [--duration D] [--count N]\n"
-	"                    [--format jsonl|text]\n"
+	"                    [--format jsonl|text] [-o FILE.vgl]\n"
 	"\n"
 	"Samples the running process PID (-p or --pid) every interval D\n"
 	"(default 1s; 1ms to 24h, like 250ms, 10s, 2m) and prints one record\n"
@@ -72,6 +73,10 @@ const char cmd_attach_usage[] =
 	"Ends on SIGINT, SIGTERM, end of stdin, 'stop', --duration D, --count N\n"
 	"samples, or the process's end, always with a last 'end' record saying\n"
 	"why (and the process's exit status when the kernel showed it).\n"
+	"With -o FILE.vgl, also writes every sample and stack sample to a\n"
+	"sampled profile when the run ends (whatever ends it), for\n"
+	"'vigil show' and 'vigil report'; records still go to stdout.\n"
+	"\n"
 	"Exits 0 then; 1 when PID cannot be watched (no such process, not\n"
 	"permitted, stack sampling refused by kernel.perf_event_paranoid);\n"
 	"2 for a bad command line.\n";
@@ -108,6 +113,8 @@ struct attach {
 	enum reason cb_reason;
 	int exit_known, exit_status;
 	int output_failed;
+	struct attach_vgl *vgl;  /* -o: what the file will hold */
+	const char *vgl_path;
 };
 
 /* Per-function tallies of one sample's stacks (the "top" of the sample). */
@@ -512,6 +519,8 @@ static void on_sample(const struct sampler_sample *s, void *arg)
 		sampler_symbols_close(a->syms);
 		a->syms = sampler_symbols_open(a->pid);
 	}
+	if (a->vgl)
+		attach_vgl_sample(a->vgl, s);
 	if (a->format == FORMAT_JSONL)
 		write_json_sample(a, s);
 	else
@@ -708,12 +717,14 @@ static int parse(int argc, char **argv, struct attach *a,
 		 struct sampler_config *cfg, uint64_t *duration)
 {
 	const char *pid = NULL, *pid2 = NULL, *interval = NULL, *scan = NULL,
-		   *freq = NULL, *dur = NULL, *count = NULL, *format = NULL;
+		   *freq = NULL, *dur = NULL, *count = NULL, *format = NULL,
+		   *out = NULL;
 	const struct option_spec specs[] = {
 		{ "-p", &pid, NULL }, { "--pid", &pid2, NULL },
 		{ "--interval", &interval, NULL }, { "--scan", &scan, NULL },
 		{ "--frequency", &freq, NULL }, { "--duration", &dur, NULL },
 		{ "--count", &count, NULL }, { "--format", &format, NULL },
+		{ "-o", &out, NULL },
 		{ NULL, NULL, NULL },
 	};
 	char **operands, err[SAMPLER_ERR_LEN], *end;
@@ -771,6 +782,9 @@ static int parse(int argc, char **argv, struct attach *a,
 	else if (format && strcmp(format, "jsonl"))
 		return usage_error("attach", "bad --format '%s' (jsonl or text)",
 				   format);
+	if (out && !*out)
+		return usage_error("attach", "-o needs a file name");
+	a->vgl_path = out;
 	a->scan = cfg->scan;
 	a->frequency = cfg->frequency;
 	return 0;
@@ -868,6 +882,7 @@ int cmd_attach(int argc, char **argv)
 {
 	struct sampler_config cfg = { 0 };
 	struct attach a;
+	struct attach_vgl vgl;
 	char err[SAMPLER_ERR_LEN], scans[160];
 	sigset_t set;
 	uint64_t duration;
@@ -899,6 +914,10 @@ int cmd_attach(int argc, char **argv)
 	a.pid = cfg.pid;
 	a.start_mono = a.prev_mono = mono_ns();
 	a.syms = sampler_symbols_open(cfg.pid);
+	if (a.vgl_path) {
+		attach_vgl_init(&vgl, cfg.pid);
+		a.vgl = &vgl;
+	}
 	cfg.fn = on_sample;
 	cfg.arg = &a;
 	/* The attach record comes first although the sampler writes its
@@ -923,9 +942,22 @@ int cmd_attach(int argc, char **argv)
 	durfd = duration_fd(duration);
 	why = run_loop(&a, sigfd, durfd, &sig);
 	sampler_stop(a.sampler);
-	write_end(&a, why, sig);
 	ret = 0;
+	if (a.vgl) {
+		int err = attach_vgl_write(a.vgl, a.vgl_path,
+					   why == REASON_EXITED, a.exit_known,
+					   a.exit_status);
+
+		if (err) {
+			fprintf(stderr, "vigil: %s: cannot write: %s\n",
+				a.vgl_path, strerror(-err));
+			ret = EXIT_BAD_FILE;
+		}
+	}
+	write_end(&a, why, sig);
 out:
+	if (a.vgl)
+		attach_vgl_release(a.vgl);
 	sampler_symbols_close(a.syms);
 	if (durfd >= 0)
 		close(durfd);

@@ -16,6 +16,7 @@
 
 #include "json.h"
 #include "profile.h"
+#include "report-sampled.h"
 #include "symbolizer.h"
 #include "vigil.h"
 
@@ -41,7 +42,12 @@ const char cmd_report_usage[] =
 	"                   saying how many functions and call edges were left\n"
 	"                   out\n"
 	"  --function NAME  only the call graph entry of the function(s) named\n"
-	"                   NAME (a name, or a label such as \"helper (a.c)\")\n";
+	"                   NAME (a name, or a label such as \"helper (a.c)\")\n"
+	"\n"
+	"A sampled file (vigil attach -o) is reported as its per-thread CPU\n"
+	"over the run, its memory over the run (min, max, last) and its top\n"
+	"functions by self and total stack samples (--top N of them); with\n"
+	"--json, under the key \"sampled\".\n";
 
 static double percent(uint64_t part, uint64_t whole)
 {
@@ -245,6 +251,8 @@ static void print_json(const struct vgl_profile *p, const char *path)
 		vgl_json_end_object(&j);
 	}
 	vgl_json_end_array(&j);
+	if (r->has_samples || r->has_stacks)
+		report_sampled_json(&j, r, p->sym);
 	vgl_json_end_object(&j);
 	putchar('\n');
 }
@@ -292,6 +300,14 @@ int cmd_report(int argc, char **argv)
 	if (!err) {
 		if (json)
 			print_json(&p, path);
+		else if (r.meta.kind == VGL_KIND_SAMPLED && !function) {
+			char state[128];
+
+			/* No calls are counted in a sampled file. */
+			printf("file: %s\nstate: %s\n", path,
+			       vgl_reader_state(&r, state, sizeof(state)));
+			report_sampled_text(&r, sym, top);
+		}
 		else if (function && !print_function(&p, path, function)) {
 			fprintf(stderr, "vigil: %s: no function named '%s'\n",
 				path, function);

@@ -4,6 +4,7 @@
  * for scripts that grep one key.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vigil.h"
@@ -14,9 +15,58 @@ const char cmd_show_usage[] =
 	"Checks each profile and prints its metadata as 'key: value' lines:\n"
 	"file, format, kind, state, pid, command, exe, host, started, ended,\n"
 	"window (window files), modules, threads, edges, calls, incomplete\n"
-	"(only when some calls could not be stored) and valid.  Files are\n"
+	"(only when some calls could not be stored) and valid.  A file with\n"
+	"samples (vigil attach -o) adds samples, duration, sampled threads\n"
+	"(each as TID:NAME) and stack samples.  Files are\n"
 	"separated by a blank line.  Exits 1 if any file is not a valid\n"
 	"profile, after one line on stderr naming it and the problem.\n";
+
+static int cmp_tid(const void *a, const void *b)
+{
+	const struct vgl_sample_thread *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* The samples and stack samples of a file that has them. */
+static void show_sampled(const struct vgl_reader *r)
+{
+	struct vgl_sample_thread *t;
+	size_t i, n = 0;
+
+	if (r->has_samples) {
+		uint64_t span = r->nsamples ?
+			r->samples[r->nsamples - 1].elapsed_ns -
+			r->samples[0].elapsed_ns : 0;
+
+		printf("samples: %zu\n", r->nsamples);
+		printf("duration: %.3fs\n", (double)span / 1e9);
+		/* Threads by tid, each with the last name it had. */
+		t = malloc((r->nsample_threads + 1) * sizeof(*t));
+		if (t) {
+			for (i = r->nsample_threads; i-- > 0;) {
+				size_t k;
+
+				for (k = 0; k < n; k++)
+					if (t[k].tid == r->sample_threads[i].tid)
+						break;
+				if (k == n)
+					t[n++] = r->sample_threads[i];
+			}
+			qsort(t, n, sizeof(*t), cmp_tid);
+			printf("sampled threads: %zu", n);
+			for (i = 0; i < n; i++)
+				printf(" %u:%s", t[i].tid, t[i].name);
+			putchar('\n');
+			free(t);
+		}
+	}
+	if (r->has_stacks)
+		printf("stack samples: %llu (%zu distinct stacks, %llu lost, %u Hz)\n",
+		       (unsigned long long)r->stacks_head.samples, r->nstacks,
+		       (unsigned long long)r->stacks_head.lost,
+		       r->stacks_head.frequency);
+}
 
 static void show(const struct vgl_reader *r, const char *path)
 {
@@ -59,6 +109,7 @@ static void show(const struct vgl_reader *r, const char *path)
 		printf("skipped calls: %llu (made before the runtime could "
 		       "count them, e.g. by IFUNC resolvers)\n",
 		       (unsigned long long)m->skipped_calls);
+	show_sampled(r);
 	printf("valid: yes\n");
 }
 

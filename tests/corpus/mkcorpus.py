@@ -18,8 +18,8 @@ import zlib
 MAGIC = b"VIGILPRF"
 VERSION = 1
 BYTE_ORDER = 0x01020304
-SEC_META, SEC_STRINGS, SEC_ARENA = 1, 2, 3
-KIND_LIVE, KIND_WINDOW, KIND_MERGED = 1, 2, 3
+SEC_META, SEC_STRINGS, SEC_ARENA, SEC_SAMPLES, SEC_STACKS = 1, 2, 3, 4, 5
+KIND_LIVE, KIND_WINDOW, KIND_MERGED, KIND_SAMPLED = 1, 2, 3, 4
 RUNNING, FINISHED, CUT_SHORT = 1, 2, 3
 BLOCK_MODULE, BLOCK_EDGES = 1, 2
 NO_STRING = 0xFFFFFFFF
@@ -32,6 +32,12 @@ ARENA = "Q7Q"                    # 64
 BLOCK = "IIQQQ"                  # 32
 MODULE = "IIQQQ32sII"            # 72
 EDGE = "QQQII"                   # 32
+SAMPLES_HDR = "QII2Q"            # 32
+SAMPLE = "QQII11Q"               # 112
+THREAD = "II16sQQQ"              # 48
+STACKS_HDR = "QQQII"             # 32
+STACK = "IIQ"                    # 16
+FRAME = "QII"                    # 16
 ARENA_SIZE = struct.calcsize("<" + ARENA)
 
 
@@ -78,7 +84,56 @@ def default_spec():
         ],
         "extra_section": True,       # a section of unknown kind, skipped
         "arena_reserve": 4096,       # ARENA.size beyond what is written
+        "samples": None,             # [(time, elapsed, scan, cpu(2), mem(4),
+                                     #   host(4), stack_samples, threads)]
+        "stacks": None,              # (lost, frequency, [(tid, count, frames)])
     }
+
+
+def sampled_spec():
+    """A sampled file (vigil attach -o): two samples of two threads, three
+    stacks.  tests/unit/test_reader.c expects these values."""
+    s = default_spec()
+    s.update(kind=KIND_SAMPLED, state=FINISHED, exit_status=0, flags=4,
+             blocks=[], extra_section=False, arena_reserve=0)
+    s["samples"] = [
+        (1700000000200000000, 100000000, 0x247, (10000, 2000),
+         (4096000, 1024000, 3072000, 0), (50, 20, 900, 1), 7,
+         [(4242, "main", 9000, 1000, 10500000),
+          (4243, "worker", 500, 100, 700000000)]),
+        (1700000001200000000, 1100000000, 0x247, (910000, 2000),
+         (8192000, 5120000, 3072000, 4096), (60, 10, 800, 0), 993,
+         [(4242, "main", 909000, 1000, 910500000),
+          (4244, "late", 0, 0, 1000)]),
+    ]
+    s["stacks"] = (3, 999, [
+        (4242, 900, [(BIAS0 + 0x1100, 0), (BIAS0 + 0x1234, 0),
+                     (BIAS1 + 0x2010, 1)]),
+        (4243, 99, [(BIAS1 + 0x2000, 1), (0xDEAD0000, NO_MODULE)]),
+        (4242, 1, [(BIAS0 + 0x1200, 0)]),
+    ])
+    return s
+
+
+def build_samples(samples, e="<"):
+    out = struct.pack(e + SAMPLES_HDR, len(samples), 112, 48, 0, 0)
+    for (t, el, scan, cpu, mem, host, ss, threads) in samples:
+        out += struct.pack(e + SAMPLE, t, el, scan, len(threads), *cpu, *mem,
+                           *host, ss)
+        for (tid, name, u, sy, run) in threads:
+            out += struct.pack(e + THREAD, tid, 0, name.encode(), u, sy, run)
+    return out
+
+
+def build_stacks(stacks, e="<"):
+    lost, freq, recs = stacks
+    out = struct.pack(e + STACKS_HDR, len(recs), sum(r[1] for r in recs),
+                      lost, freq, 0)
+    for (tid, count, frames) in recs:
+        out += struct.pack(e + STACK, tid, len(frames), count)
+        for (addr, mod) in frames:
+            out += struct.pack(e + FRAME, addr, mod, 0)
+    return out
 
 
 def build(spec, e="<"):
@@ -132,6 +187,10 @@ def build(spec, e="<"):
     if spec["extra_section"]:
         sections.append((99, b"skipme!\0"))
     sections.append((SEC_ARENA, arena))
+    if spec["samples"] is not None:
+        sections.append((SEC_SAMPLES, build_samples(spec["samples"], e)))
+    if spec["stacks"] is not None:
+        sections.append((SEC_STACKS, build_stacks(spec["stacks"], e)))
     n = len(sections)
     hsize = 32 + 24 * n
     off = align8(hsize)
@@ -142,6 +201,7 @@ def build(spec, e="<"):
         size = len(data)
         if kind == SEC_ARENA:
             size += spec["arena_reserve"]
+        data = pad8(data)
         lay["sec"][kind] = (i, off)
         table += struct.pack(e + SEC, kind, 0, off, size)
         body += data
@@ -205,6 +265,8 @@ def good_files():
              extra_section=False, arena_reserve=0, state=CUT_SHORT,
              exit_status=0, end_ns=0, start_ns=0, kind=KIND_MERGED)
     out["empty.vgl"] = build(s)[0]
+
+    out["sampled.vgl"] = build(sampled_spec())[0]
     return out
 
 
@@ -319,6 +381,46 @@ def bad_files():
     m1 = block_off(lay, 1)
     bad["module-duplicate-id.vgl"] = patch(good, m1 + 32, "I", 0,
                                            checksum=False)
+    bad.update(bad_sampled())
+    return bad
+
+
+def bad_sampled():
+    """Broken SAMPLES and STACKS sections (contents are not checksummed,
+    so only the header's checksum is left as it is)."""
+    good, lay = build(sampled_spec())
+    good = bytes(good)
+    sm = lay["sec"][SEC_SAMPLES][1]
+    sk = lay["sec"][SEC_STACKS][1]
+    bad = {}
+    bad["samples-count-huge.vgl"] = patch(good, sm, "Q", 1 << 60,
+                                          checksum=False)
+    bad["samples-record-size-small.vgl"] = patch(good, sm + 8, "I", 64,
+                                                 checksum=False)
+    bad["samples-thread-size-unaligned.vgl"] = patch(good, sm + 12, "I", 52,
+                                                     checksum=False)
+    bad["samples-threads-huge.vgl"] = patch(good, sm + 32 + 20, "I",
+                                            0xFFFFFFFF, checksum=False)
+    b = bytearray(good)
+    b[sm + 32 + 112 + 8:sm + 32 + 112 + 24] = b"x" * 16
+    bad["samples-name-unterminated.vgl"] = b
+    bad["samples-too-small.vgl"] = patch(
+        good, sec_field(lay, SEC_SAMPLES, "size"), "Q", 16)
+    bad["stacks-count-huge.vgl"] = patch(good, sk, "Q", 1 << 60,
+                                         checksum=False)
+    bad["stacks-sum-mismatch.vgl"] = patch(good, sk + 8, "Q", 999,
+                                           checksum=False)
+    bad["stacks-no-frames.vgl"] = patch(good, sk + 32 + 4, "I", 0,
+                                        checksum=False)
+    bad["stacks-frames-past-end.vgl"] = patch(good, sk + 32 + 4, "I", 1000,
+                                              checksum=False)
+    bad["stacks-count-zero.vgl"] = patch(good, sk + 32 + 8, "Q", 0,
+                                         checksum=False)
+    bad["stacks-unknown-module.vgl"] = patch(good, sk + 32 + 16 + 8, "I", 7,
+                                             checksum=False)
+    bad["stacks-duplicate.vgl"] = patch(
+        good, sec_field(lay, SEC_SAMPLES, "kind"), "I", SEC_STACKS)
+    bad["sampled-truncated.vgl"] = good[:sk + 40]
     return bad
 
 

@@ -39,6 +39,15 @@ behaviour checked is time itself (an end within 0.5 s).
                     its final profile (`vigil report --json`), the last
                     sample is the final one; an uninstrumented PLAIN gets
                     counts_error and no edges.
+  vgl TARGET DIR    -o DIR/run.vgl on the hot target with a late thread
+                    named "late": `vigil show` and `vigil report` (text and
+                    --json) agree exactly with the JSON Lines records
+                    (samples, stack samples, hot's self samples, last RSS),
+                    hot is the top function by self samples, the thread
+                    names are there; a target killed mid-run gives a
+                    "cut short" file, one that exits "finished (exit 3)",
+                    SIGINT to vigil a file whose sampler stopped; an -o that cannot be written and
+                    truncated or corrupt copies get one error line, exit 1.
   records TARGET    the exact keys of every kind of record and scan, the
                     answers to good and bad control lines, --count,
                     --duration, --format text.
@@ -799,8 +808,232 @@ def cmd_records(target):
     tg.kill()
 
 
+# ---- -o FILE.vgl -------------------------------------------------------------
+
+def run_vigil(*args):
+    p = subprocess.run([VIGIL, *args], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+def show_keys(out):
+    keys = {}
+    for line in out.splitlines():
+        k, _, v = line.partition(": ")
+        keys[k] = v
+    return keys
+
+
+def section(data, kind):
+    """(offset, size) of the first section of this kind, from the table."""
+    import struct
+    n = struct.unpack_from("<I", data, 20)[0]
+    for i in range(n):
+        k, _, off, size = struct.unpack_from("<IIQQ", data, 32 + 24 * i)
+        if k == kind:
+            return off, size
+    return None
+
+
+def expect_bad(path, data, what, want):
+    """A corrupt copy: show and report each exit 1 with one line naming
+    the file and containing `want`, and print nothing on stdout."""
+    with open(path, "wb") as f:
+        f.write(data)
+    for cmd in (["show"], ["report"], ["report", "--json"]):
+        rc, out, err = run_vigil(*cmd, path)
+        lines = err.splitlines()
+        if rc != 1 or out or len(lines) != 1 \
+                or not lines[0].startswith("vigil: %s: " % path) \
+                or want not in lines[0]:
+            fail("vgl %s: %s: exit %d, stdout %r, stderr %r (want %r)"
+                 % (what, " ".join(cmd), rc, out[:200], err, want))
+
+
+def cmd_vgl(target, outdir):
+    import struct
+    what = "vgl"
+    path = os.path.join(outdir, "run.vgl")
+    tg = Target(target, "hot")
+    tg.expect("ready")
+    a = Attach(tg.p.pid, "--interval", "200ms", "--scan",
+               "cpu,threads,memory,stacks", "--frequency", "999", "-o", path)
+    a.next("attach")
+    a.next()
+    tg.send("go")
+    _, line = tg.expect("late")
+    late = int(line.split()[1])
+    time.sleep(1.5)
+    a.send("stop")
+    end = a.exit_within(now(), 2.0, what)
+    if a.p.returncode != 0 or a.err.all:
+        fail("%s: exit %s, stderr %r" % (what, a.p.returncode, a.err.all))
+    samples = [r for r in a.rec.all if r["type"] == "sample"]
+    nstack = sum(r["stack_samples"] for r in samples)
+    hot_self = sum(s["count"] for r in samples for s in r["stacks"]
+                   if s["frames"] and s["frames"][0] == "hot")
+    middle_total = sum(s["count"] for r in samples for s in r["stacks"]
+                       if "middle" in s["frames"])
+    if end and end.get("samples") != len(samples):
+        fail("%s: end record %s, %d samples" % (what, end, len(samples)))
+
+    rc, out, err = run_vigil("show", path)
+    k = show_keys(out)
+    want = {
+        "kind": "sampled",
+        "state": "finished (sampler stopped; the process ran on)",
+        "pid": str(tg.p.pid),
+        "samples": str(len(samples)),
+        "stack samples": "%d (%s" % (nstack, k.get("stack samples", "(").split("(", 1)[1]),
+        "valid": "yes",
+    }
+    for key, v in want.items():
+        if k.get(key) != v:
+            fail("%s: show: %s: %r, want %r" % (what, key, k.get(key), v))
+    if rc or err:
+        fail("%s: show: exit %d, stderr %r" % (what, rc, err))
+    names = k.get("sampled threads", "").split()
+    if "%d:late" % late not in names or "%d:target" % tg.p.pid not in names:
+        fail("%s: show: sampled threads %r" % (what, names))
+    if not k.get("stack samples", "").endswith(" 999 Hz)"):
+        fail("%s: show: stack samples %r" % (what, k.get("stack samples")))
+
+    rc, out, err = run_vigil("report", path)
+    lines = out.splitlines()
+    if rc or err:
+        fail("%s: report: exit %d, stderr %r" % (what, rc, err))
+    try:
+        i = lines.index("      self       %      total       %  function")
+        top = lines[i + 1].split()
+        if top[0] != str(hot_self) or top[4] != "hot":
+            fail("%s: report: top function row %r, want hot with %d self"
+                 % (what, lines[i + 1], hot_self))
+    except (ValueError, IndexError):
+        fail("%s: report: no function table in %r" % (what, lines))
+    rows = [l.split() for l in lines]
+    if not any(r[:2] == [str(late), "late"] for r in rows) \
+            or not any(r[:2] == [str(tg.p.pid), "target"] for r in rows):
+        fail("%s: report: thread rows missing in %r" % (what, lines))
+    for m in ("rss", "anon", "file", "swap"):
+        if not any(r and r[0] == m and len(r) == 4 for r in rows):
+            fail("%s: report: no memory line %s" % (what, m))
+
+    rc, out, err = run_vigil("report", "--json", path)
+    jpath = os.path.join(outdir, "run.json")
+    with open(jpath, "w") as f:
+        f.write(out)
+    sc = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "e2e",
+                                                      "check_schema.py"), jpath],
+                        stdout=subprocess.PIPE, text=True)
+    if sc.returncode:
+        fail("%s: report --json schema: %s" % (what, sc.stdout))
+    doc = json.loads(out)
+    sm = doc.get("sampled") or {}
+    funcs = {f["name"]: f for f in sm.get("functions", [])}
+    if sm.get("samples") != len(samples) or sm.get("stack_samples") != nstack \
+            or not sm.get("functions") or sm["functions"][0]["name"] != "hot" \
+            or funcs["hot"]["self_samples"] != hot_self \
+            or funcs.get("middle", {}).get("total_samples") != middle_total \
+            or sm.get("frequency_hz") != 999:
+        fail("%s: report --json: %s" % (what, json.dumps(sm)[:800]))
+    mem = [r for r in samples if "rss_bytes" in r]
+    if not sm.get("memory") or sm["memory"]["rss_bytes"]["last"] != mem[-1]["rss_bytes"] \
+            or sm["memory"]["rss_bytes"]["max"] != max(r["rss_bytes"] for r in mem) \
+            or sm["memory"]["samples"] != len(mem):
+        fail("%s: report --json memory %s" % (what, sm.get("memory")))
+    tids = {t["tid"]: t["name"] for t in sm.get("threads", [])}
+    if tids.get(late) != "late" or tids.get(tg.p.pid) != "target":
+        fail("%s: report --json threads %s" % (what, tids))
+    tg.kill()
+
+    # The target killed mid-run: the file says it was cut short.
+    cut = os.path.join(outdir, "cut.vgl")
+    tg = Target(target, "hot")
+    tg.expect("ready")
+    a = Attach(tg.p.pid, "--interval", "100ms", "--scan", "cpu,stacks", "-o", cut)
+    a.next()
+    tg.p.kill()
+    end = a.exit_within(now(), 2.0, what + " cut")
+    tg.kill()
+    rc, out, err = run_vigil("show", cut)
+    if rc or show_keys(out).get("state") != "cut short":
+        fail("%s: killed target: exit %d, state %r, stderr %r"
+             % (what, rc, show_keys(out).get("state"), err))
+
+    # The target exits (3): the file says so.  SIGINT to vigil: the file is
+    # written, the sampler stopped while the process ran on.
+    ex = os.path.join(outdir, "exit.vgl")
+    tg = Target(target, "pthread-exit")
+    tg.expect("ready")
+    a = Attach(tg.p.pid, "--interval", "100ms", "-o", ex)
+    a.next()
+    tg.send("exit")
+    a.exit_within(now(), 2.0, what + " exit")
+    tg.kill()
+    rc, out, err = run_vigil("show", ex)
+    if rc or show_keys(out).get("state") != "finished (exit 3)":
+        fail("%s: exited target: exit %d, state %r, stderr %r"
+             % (what, rc, show_keys(out).get("state"), err))
+    sig = os.path.join(outdir, "sigint.vgl")
+    tg = Target(target, "hot")
+    tg.expect("ready")
+    a = Attach(tg.p.pid, "--interval", "100ms", "-o", sig)
+    a.next()
+    a.p.send_signal(signal.SIGINT)
+    a.exit_within(now(), 2.0, what + " SIGINT")
+    tg.kill()
+    rc, out, err = run_vigil("show", sig)
+    if rc or show_keys(out).get("state") != \
+            "finished (sampler stopped; the process ran on)":
+        fail("%s: SIGINT: exit %d, state %r, stderr %r"
+             % (what, rc, show_keys(out).get("state"), err))
+
+    # A file that cannot be written: the run ends as usual, then one line
+    # and exit 1.
+    tg = Target(target, "hot")
+    tg.expect("ready")
+    nowhere = os.path.join(outdir, "no-such-dir", "x.vgl")
+    # stdin stays open until it has ended: EOF would end it too.
+    p = subprocess.Popen([VIGIL, "attach", "-p", str(tg.p.pid), "--count",
+                          "1", "-o", nowhere], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    p.wait(timeout=30)
+    p.stdout, p.stderr = p.stdout.read(), p.stderr.read()
+    tg.kill()
+    recs = [json.loads(l) for l in p.stdout.splitlines()]
+    if p.returncode != 1 or not recs or recs[-1].get("reason") != "count" or \
+            p.stderr.splitlines() != [
+                "vigil: %s: cannot write: No such file or directory" % nowhere]:
+        fail("%s: unwritable -o: exit %s, records %s, stderr %r"
+             % (what, p.returncode, recs[-1:], p.stderr))
+
+    # Hostile copies: one line, exit 1.
+    data = open(path, "rb").read()
+    bad = os.path.join(outdir, "bad.vgl")
+    expect_bad(bad, data[:len(data) // 2], "truncated", "lies outside the file")
+    off, size = section(data, 4)
+    b = bytearray(data)
+    struct.pack_into("<Q", b, off, 1 << 40)
+    expect_bad(bad, bytes(b), "samples count", "SAMPLES claims 1099511627776 samples")
+    b = bytearray(data)
+    struct.pack_into("<I", b, off + 32 + 20, 0xFFFFFFFF)
+    expect_bad(bad, bytes(b), "thread count", "claims 4294967295 threads")
+    off, size = section(data, 5)
+    b = bytearray(data)
+    struct.pack_into("<Q", b, off + 8, nstack + 1)
+    expect_bad(bad, bytes(b), "stack sum", "add up to %d, its header says %d"
+               % (nstack, nstack + 1))
+    b = bytearray(data)
+    struct.pack_into("<I", b, off + 32 + 16 + 8, 999)
+    expect_bad(bad, bytes(b), "frame module", "names module 999")
+    b = bytearray(data)
+    struct.pack_into("<I", b, off + 32 + 4, 0)
+    expect_bad(bad, bytes(b), "no frames", "has 0 frames")
+
+
 def main():
-    cmds = {"loop": cmd_loop, "zombie": cmd_zombie,
+    cmds = {"vgl": cmd_vgl, "loop": cmd_loop, "zombie": cmd_zombie,
             "pthread-exit": cmd_pthread_exit, "sigstop": cmd_sigstop,
             "threads": cmd_threads, "stacks": cmd_stacks, "churn": cmd_churn,
             "exec": cmd_exec, "main-exit": cmd_main_exit, "records": cmd_records, "counts": cmd_counts}

@@ -25,6 +25,19 @@ SCHEMA = {
         "size_bytes": (INT,), "file": (STR, NULL), "line": (INT, NULL),
         "calls": (INT,),
     },
+    "sampled": {"samples": (INT,), "duration_ns": (INT,), "threads": (LIST,),
+                "memory": (dict, NULL), "stack_samples": (INT,),
+                "stack_lost": (INT,), "frequency_hz": (INT,),
+                "functions": (LIST,)},
+    "sampled.threads": {"tid": (INT,), "name": (STR,), "cpu_run_ns": (INT,),
+                        "cpu_user_us": (INT,), "cpu_sys_us": (INT,)},
+    "sampled.memory": {"samples": (INT,), "rss_bytes": (dict,),
+                       "anon_bytes": (dict,), "file_bytes": (dict,),
+                       "swap_bytes": (dict,)},
+    "sampled.range": {"min": (INT,), "max": (INT,), "last": (INT,)},
+    "sampled.functions": {"name": (STR,), "module": (STR, NULL),
+                          "address": (STR,), "self_samples": (INT,),
+                          "total_samples": (INT,)},
     "edges": {"caller": (STR,), "callee": (STR,), "caller_id": (INT,),
               "callee_id": (INT,), "site": (STR, NULL),
               "inlined_in": (STR, NULL), "inlined_in_id": (INT, NULL),
@@ -52,7 +65,18 @@ def check(obj, kind, where):
 
 def main():
     doc = json.load(open(sys.argv[1]))
+    sampled = doc.pop("sampled", None) if isinstance(doc, dict) else None
     check(doc, "top", "$")
+    if sampled is not None:
+        check(sampled, "sampled", "$.sampled")
+        for kind in ("threads", "functions"):
+            for i, o in enumerate(sampled.get(kind) or []):
+                check(o, "sampled." + kind, "$.sampled.%s[%d]" % (kind, i))
+        mem = sampled.get("memory")
+        if mem is not None:
+            check(mem, "sampled.memory", "$.sampled.memory")
+            for k in ("rss_bytes", "anon_bytes", "file_bytes", "swap_bytes"):
+                check(mem.get(k), "sampled.range", "$.sampled.memory." + k)
     if doc.get("schema_version") != 1:
         problems.append("$.schema_version: %r, want 1"
                         % doc.get("schema_version"))

@@ -17,6 +17,8 @@
 #include "check.h"
 #include "procid.h"
 #include "vgl_reader.h"
+#include "vgl_sampled.h"
+#include "vgl_writer.h"
 
 static char corpus[PATH_MAX];
 
@@ -224,6 +226,124 @@ static void test_others(void)
 	vgl_reader_close(&r);
 }
 
+/* good/sampled.vgl: the values tests/corpus/mkcorpus.py writes. */
+static void test_sampled(void)
+{
+	char path[PATH_MAX + 64], state[128];
+	const struct vgl_sample_thread *t;
+	const struct vgl_stack_info *st;
+	struct vgl_reader r;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/good/sampled.vgl", corpus);
+	err = vgl_reader_open(&r, path);
+	CHECK("sampled opens", err == 0, "err %d: %s", err, r.err);
+	if (err)
+		return;
+	CHECK("sampled kind", r.meta.kind == VGL_KIND_SAMPLED &&
+	      !strcmp(vgl_kind_name(r.meta.kind), "sampled"), "%u", r.meta.kind);
+	CHECK("sampled state", !strcmp(vgl_reader_state(&r, state, sizeof(state)),
+		"finished (sampler stopped; the process ran on)"), "%s", state);
+	CHECK("sampled sections", r.has_samples && r.has_stacks && !r.nedges,
+	      "%d %d", r.has_samples, r.has_stacks);
+	CHECK("sampled samples", r.nsamples == 2 && r.nsample_threads == 4 &&
+	      r.sample_first[0] == 0 && r.sample_first[1] == 2, "%zu %zu",
+	      r.nsamples, r.nsample_threads);
+	CHECK("sampled sample 1", r.nsamples == 2 &&
+	      r.samples[1].time_ns == 1700000001200000000ull &&
+	      r.samples[1].elapsed_ns == 1100000000ull &&
+	      r.samples[1].scan == 0x247 && r.samples[1].cpu_user_us == 910000 &&
+	      r.samples[1].rss_bytes == 8192000 &&
+	      r.samples[1].anon_bytes == 5120000 &&
+	      r.samples[1].swap_bytes == 4096 &&
+	      r.samples[1].host_idle_us == 800 &&
+	      r.samples[1].stack_samples == 993, "wrong values");
+	t = r.nsample_threads == 4 ? &r.sample_threads[3] : NULL;
+	CHECK("sampled thread", t && t->tid == 4244 && !strcmp(t->name, "late") &&
+	      r.sample_threads[1].run_ns == 700000000 &&
+	      !strcmp(r.sample_threads[1].name, "worker"), "wrong thread");
+	CHECK("sampled stacks head", r.stacks_head.samples == 1000 &&
+	      r.stacks_head.lost == 3 && r.stacks_head.frequency == 999 &&
+	      r.nstacks == 3 && r.nframes == 6, "%zu %zu", r.nstacks, r.nframes);
+	st = r.nstacks == 3 ? &r.stacks[1] : NULL;
+	CHECK("sampled stack 1", st && st->tid == 4243 && st->count == 99 &&
+	      st->nframes == 2 && st->first_frame == 3 &&
+	      r.frames[3].addr == BIAS1 + 0x2000 && r.frames[3].module == 1 &&
+	      r.frames[4].module == VGL_NO_MODULE, "wrong stack");
+	vgl_reader_close(&r);
+}
+
+/* vgl_sampled + vgl_writer read back by the reader, stacks added up. */
+static void test_sampled_roundtrip(void)
+{
+	struct vgl_sampled s;
+	struct vgl_writer w;
+	struct vgl_writer_section sec[2];
+	struct vgl_writer_module mod = { 0, 0x1000, 0x1000, 0x9000, NULL, 0,
+					 "/nonexistent/x" };
+	struct vgl_sample smp;
+	struct vgl_sample_thread th[2];
+	struct vgl_frame f[3] = { { 0x1100, 0, 0 }, { 0x1200, 0, 0 },
+				  { 0x1300, 0, 0 } };
+	struct vgl_reader r;
+	unsigned char *buf = NULL;
+	size_t len = 0, i;
+	int err;
+
+	vgl_sampled_init(&s);
+	memset(&smp, 0, sizeof(smp));
+	memset(th, 0, sizeof(th));
+	th[0].tid = 7;
+	strcpy(th[0].name, "seven");
+	th[1].tid = 8;
+	for (i = 0; i < 3; i++) {
+		smp.elapsed_ns = i * 1000;
+		smp.rss_bytes = 100 + i;
+		vgl_sampled_add_sample(&s, &smp, th, i == 1 ? 2 : 1);
+	}
+	/* The same chain twice adds up; a shorter one is another stack. */
+	vgl_sampled_add_stack(&s, 7, f, 3, 5);
+	vgl_sampled_add_stack(&s, 7, f, 3, 6);
+	vgl_sampled_add_stack(&s, 7, f, 2, 1);
+	vgl_sampled_add_stack(&s, 8, f, 3, 2);
+	/* Enough distinct stacks to grow the hash table several times. */
+	for (i = 0; i < 1000; i++) {
+		struct vgl_frame g = { 0x2000 + i, VGL_NO_MODULE, 0 };
+
+		vgl_sampled_add_stack(&s, 9, &g, 1, 1);
+	}
+	s.frequency = 99;
+	err = vgl_sampled_sections(&s, sec);
+	memset(&w, 0, sizeof(w));
+	w.meta.kind = VGL_KIND_SAMPLED;
+	w.meta.state = VGL_STATE_CUT_SHORT;
+	w.modules = &mod;
+	w.nmodules = 1;
+	w.extra = sec;
+	w.nextra = 2;
+	if (!err)
+		err = vgl_writer_buffer(&w, &buf, &len);
+	CHECK("sampled writes", !err, "err %d", err);
+	err = err ? err : vgl_reader_parse(&r, buf, len, "roundtrip");
+	CHECK("sampled reads back", !err, "err %d: %s", err, r.err);
+	if (!err) {
+		CHECK("roundtrip samples", r.nsamples == 3 &&
+		      r.nsample_threads == 4 && r.samples[2].rss_bytes == 102 &&
+		      r.samples[1].nthreads == 2 && r.sample_first[2] == 3 &&
+		      !strcmp(r.sample_threads[0].name, "seven"), "%zu",
+		      r.nsamples);
+		CHECK("roundtrip stacks", r.nstacks == 1003 &&
+		      r.stacks_head.samples == 1014 &&
+		      r.stacks[0].count == 11 && r.stacks[0].nframes == 3 &&
+		      r.stacks[1].count == 1 && r.stacks[1].nframes == 2 &&
+		      r.stacks[2].tid == 8 && r.stacks_head.frequency == 99,
+		      "%zu", r.nstacks);
+		vgl_reader_close(&r);
+	}
+	free(buf);
+	vgl_sampled_release(&s);
+}
+
 /* Writes the child's identity into META of the file at fd, as the
  * runtime does for itself. */
 static int stamp(int fd, const char *buf, pid_t pid)
@@ -343,6 +463,8 @@ int main(void)
 	test_bad();
 	test_basic();
 	test_others();
+	test_sampled();
+	test_sampled_roundtrip();
 	test_liveness();
 	test_buffer();
 	return check_status();

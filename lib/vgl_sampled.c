@@ -1,0 +1,235 @@
+/*
+ * vgl_sampled.c - see vgl_sampled.h.
+ *
+ * SAMPLES is built in its final layout as samples arrive (a sample never
+ * changes once taken), so writing it is one copy.  STACKS is kept as a
+ * table of distinct stacks and laid out only when asked for, since
+ * counts keep changing until the end.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vgl_sampled.h"
+
+_Static_assert(sizeof(struct vgl_samples) == 32, "SAMPLES header layout");
+_Static_assert(sizeof(struct vgl_sample) == 112, "sample record layout");
+_Static_assert(sizeof(struct vgl_sample_thread) == 48, "thread record layout");
+_Static_assert(sizeof(struct vgl_stacks) == 32, "STACKS header layout");
+_Static_assert(sizeof(struct vgl_stack) == 16, "stack record layout");
+_Static_assert(sizeof(struct vgl_frame) == 16, "frame layout");
+
+struct vgl_sampled_stack {
+	uint32_t tid;
+	uint32_t nframes;
+	uint64_t count;
+	uint64_t hash;
+	struct vgl_frame *frames;   /* owned */
+};
+
+void vgl_sampled_init(struct vgl_sampled *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+static int grow(unsigned char **buf, size_t *cap, size_t want)
+{
+	size_t cap2 = *cap ? *cap : 4096;
+	unsigned char *p;
+
+	if (want <= *cap)
+		return 0;
+	while (cap2 < want)
+		cap2 *= 2;
+	p = realloc(*buf, cap2);
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*cap = cap2;
+	return 0;
+}
+
+int vgl_sampled_add_sample(struct vgl_sampled *s, const struct vgl_sample *smp,
+			   const struct vgl_sample_thread *threads, size_t n)
+{
+	struct vgl_sample rec = *smp;
+	size_t need = sizeof(rec) + n * sizeof(*threads);
+
+	if (n > UINT32_MAX)
+		return -EINVAL;
+	if (grow(&s->samples, &s->samples_cap, s->samples_len + need))
+		return -ENOMEM;
+	rec.nthreads = (uint32_t)n;
+	memcpy(s->samples + s->samples_len, &rec, sizeof(rec));
+	if (n)
+		memcpy(s->samples + s->samples_len + sizeof(rec), threads,
+		       n * sizeof(*threads));
+	s->samples_len += need;
+	s->nsamples++;
+	return 0;
+}
+
+/* FNV-1a over the thread and the frames' addresses and modules. */
+static uint64_t stack_hash(uint32_t tid, const struct vgl_frame *f, size_t n)
+{
+	uint64_t h = 1469598103934665603ull ^ tid;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h = (h ^ f[i].addr) * 1099511628211ull;
+		h = (h ^ f[i].module) * 1099511628211ull;
+	}
+	return h ? h : 1;
+}
+
+static int same(const struct vgl_sampled_stack *st, uint32_t tid,
+		const struct vgl_frame *f, size_t n)
+{
+	size_t i;
+
+	if (st->tid != tid || st->nframes != n)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (st->frames[i].addr != f[i].addr ||
+		    st->frames[i].module != f[i].module)
+			return 0;
+	return 1;
+}
+
+/* Doubles the hash table and puts every stack back in. */
+static int rehash(struct vgl_sampled *s)
+{
+	size_t n = s->nslots ? s->nslots * 2 : 256, i;
+	uint32_t *slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < s->nstacks; i++) {
+		size_t k = s->stacks[i].hash & (n - 1);
+
+		while (slots[k])
+			k = (k + 1) & (n - 1);
+		slots[k] = (uint32_t)(i + 1);
+	}
+	free(s->slots);
+	s->slots = slots;
+	s->nslots = n;
+	return 0;
+}
+
+int vgl_sampled_add_stack(struct vgl_sampled *s, uint32_t tid,
+			  const struct vgl_frame *frames, size_t nframes,
+			  uint64_t count)
+{
+	struct vgl_sampled_stack *st;
+	uint64_t h;
+	size_t k, i;
+
+	if (!nframes || !count)
+		return 0;
+	if (nframes > VGL_STACK_MAX_FRAMES)
+		nframes = VGL_STACK_MAX_FRAMES;
+	/* Keep the table at most half full, so probes stay short. */
+	if ((s->nstacks + 1) * 2 > s->nslots && rehash(s))
+		return -ENOMEM;
+	h = stack_hash(tid, frames, nframes);
+	for (k = h & (s->nslots - 1); s->slots[k]; k = (k + 1) & (s->nslots - 1)) {
+		st = &s->stacks[s->slots[k] - 1];
+		if (st->hash == h && same(st, tid, frames, nframes)) {
+			st->count += count;
+			s->stack_samples += count;
+			return 0;
+		}
+	}
+	if (s->nstacks == s->stacks_cap) {
+		size_t cap = s->stacks_cap ? s->stacks_cap * 2 : 64;
+		struct vgl_sampled_stack *p = realloc(s->stacks, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->stacks = p;
+		s->stacks_cap = cap;
+	}
+	st = &s->stacks[s->nstacks];
+	st->frames = malloc(nframes * sizeof(*frames));
+	if (!st->frames)
+		return -ENOMEM;
+	for (i = 0; i < nframes; i++) {
+		st->frames[i] = frames[i];
+		st->frames[i].reserved = 0;
+	}
+	st->tid = tid;
+	st->nframes = (uint32_t)nframes;
+	st->count = count;
+	st->hash = h;
+	s->slots[k] = (uint32_t)(++s->nstacks);
+	s->stack_samples += count;
+	return 0;
+}
+
+int vgl_sampled_sections(struct vgl_sampled *s,
+			 struct vgl_writer_section out[2])
+{
+	struct vgl_samples sh;
+	struct vgl_stacks kh;
+	size_t size = sizeof(kh), i, at;
+
+	/* SAMPLES: its header, then the records as built. */
+	free(s->sample_bytes);
+	s->sample_bytes = malloc(sizeof(sh) + s->samples_len);
+	if (!s->sample_bytes)
+		return -ENOMEM;
+	memset(&sh, 0, sizeof(sh));
+	sh.count = s->nsamples;
+	sh.sample_size = sizeof(struct vgl_sample);
+	sh.thread_size = sizeof(struct vgl_sample_thread);
+	memcpy(s->sample_bytes, &sh, sizeof(sh));
+	if (s->samples_len)
+		memcpy(s->sample_bytes + sizeof(sh), s->samples, s->samples_len);
+	out[0].kind = VGL_SEC_SAMPLES;
+	out[0].data = s->sample_bytes;
+	out[0].size = sizeof(sh) + s->samples_len;
+
+	for (i = 0; i < s->nstacks; i++)
+		size += sizeof(struct vgl_stack) +
+			s->stacks[i].nframes * sizeof(struct vgl_frame);
+	free(s->stack_bytes);
+	s->stack_bytes = malloc(size);
+	if (!s->stack_bytes)
+		return -ENOMEM;
+	memset(&kh, 0, sizeof(kh));
+	kh.count = s->nstacks;
+	kh.samples = s->stack_samples;
+	kh.lost = s->stack_lost;
+	kh.frequency = s->frequency;
+	memcpy(s->stack_bytes, &kh, sizeof(kh));
+	at = sizeof(kh);
+	for (i = 0; i < s->nstacks; i++) {
+		const struct vgl_sampled_stack *st = &s->stacks[i];
+		struct vgl_stack rec = { st->tid, st->nframes, st->count };
+
+		memcpy(s->stack_bytes + at, &rec, sizeof(rec));
+		at += sizeof(rec);
+		memcpy(s->stack_bytes + at, st->frames,
+		       st->nframes * sizeof(struct vgl_frame));
+		at += st->nframes * sizeof(struct vgl_frame);
+	}
+	out[1].kind = VGL_SEC_STACKS;
+	out[1].data = s->stack_bytes;
+	out[1].size = size;
+	return 0;
+}
+
+void vgl_sampled_release(struct vgl_sampled *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nstacks; i++)
+		free(s->stacks[i].frames);
+	free(s->stacks);
+	free(s->slots);
+	free(s->samples);
+	free(s->stack_bytes);
+	free(s->sample_bytes);
+	vgl_sampled_init(s);
+}

@@ -1,0 +1,69 @@
+/*
+ * vgl_sampled.h - collect the samples and stack samples of a run and lay
+ * them out as the SAMPLES and STACKS sections of a .vgl file (see
+ * vgl_format.h), for lib/vgl_writer to write.  `vigil attach -o` is one
+ * user; any writer of whole files that samples (`vigil run`) can be
+ * another.
+ *
+ * Stacks are added up as they come: one record per distinct (thread, call
+ * chain) of the run, found through a hash table, so a long run at a high
+ * frequency costs memory for its distinct stacks, not for its samples.
+ */
+#ifndef VGL_SAMPLED_H
+#define VGL_SAMPLED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vgl_format.h"
+#include "vgl_writer.h"
+
+struct vgl_sampled_stack;
+
+struct vgl_sampled {
+	unsigned char *samples;     /* the sample records, laid out */
+	size_t samples_len, samples_cap;
+	uint64_t nsamples;
+
+	struct vgl_sampled_stack *stacks;   /* distinct stacks */
+	size_t nstacks, stacks_cap;
+	uint32_t *slots;            /* hash table: index + 1, 0 = empty */
+	size_t nslots;
+	uint64_t stack_samples;     /* sum of the stacks' counts */
+	uint64_t stack_lost;        /* set by the caller */
+	uint32_t frequency;         /* set by the caller */
+
+	unsigned char *sample_bytes; /* laid out by vgl_sampled_sections() */
+	unsigned char *stack_bytes;
+};
+
+/* An empty collection; nothing to release until something is added. */
+void vgl_sampled_init(struct vgl_sampled *s);
+
+/*
+ * Appends one sample and its n thread records (s->nthreads is taken
+ * from n).  Returns 0 or -ENOMEM (nothing added).
+ */
+int vgl_sampled_add_sample(struct vgl_sampled *s, const struct vgl_sample *smp,
+			   const struct vgl_sample_thread *threads, size_t n);
+
+/*
+ * Counts count samples of thread tid in the call chain frames[0 ..
+ * nframes) (frame 0 where it was).  A chain longer than
+ * VGL_STACK_MAX_FRAMES keeps its innermost frames; an empty one is
+ * ignored.  Returns 0 or -ENOMEM.
+ */
+int vgl_sampled_add_stack(struct vgl_sampled *s, uint32_t tid,
+			  const struct vgl_frame *frames, size_t nframes,
+			  uint64_t count);
+
+/*
+ * Lays out SAMPLES and STACKS into out[0] and out[1], which point into s
+ * (valid until s changes or is released).  Returns 0 or -ENOMEM.
+ */
+int vgl_sampled_sections(struct vgl_sampled *s,
+			 struct vgl_writer_section out[2]);
+
+void vgl_sampled_release(struct vgl_sampled *s);
+
+#endif

@@ -1,0 +1,340 @@
+/*
+ * attach-vgl.c - see attach-vgl.h.
+ *
+ * A stack's addresses are only worth keeping with the modules they fall
+ * in, and the process may be gone when the file is written, so modules
+ * are read from /proc/PID/maps while it runs: at the first sample, and
+ * again (at most once per sample) when an address falls outside every
+ * module known, as after a dlopen.  An address that no module holds even
+ * then (a broken frame-pointer chain) is remembered, so that junk does
+ * not make every sample re-read the maps and ELF headers.  After an exec the old modules stay
+ * in the file (ids are never reused) but no longer take addresses.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attach-vgl.h"
+#include "procid.h"
+#include "symbolizer.h"
+#include "vgl_writer.h"
+
+struct attach_vgl_module {
+	uint32_t id;
+	int retired;                /* from before an exec */
+	uint64_t lo, hi, bias;
+	char *path;
+};
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* argv from /proc/PID/cmdline; none when it cannot be read. */
+static void read_cmdline(struct attach_vgl *av)
+{
+	char path[64], buf[8192], *p;
+	size_t n = 0;
+	FILE *f;
+
+	vgl_proc_path(path, (uint64_t)av->pid, "cmdline");
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	if (n && buf[n - 1])
+		n++;    /* cut off mid-argument: end it */
+	for (p = buf; p < buf + n; p += strlen(p) + 1) {
+		char **grown = realloc(av->argv, (av->argc + 1) * sizeof(*grown));
+
+		if (!grown)
+			return;
+		av->argv = grown;
+		av->argv[av->argc] = strdup(p);
+		if (!av->argv[av->argc])
+			return;
+		av->argc++;
+	}
+}
+
+int attach_vgl_init(struct attach_vgl *av, pid_t pid)
+{
+	memset(av, 0, sizeof(*av));
+	av->pid = pid;
+	av->start_ns = clock_ns(CLOCK_REALTIME);
+	av->start_mono = clock_ns(CLOCK_MONOTONIC);
+	vgl_sampled_init(&av->rec);
+	read_cmdline(av);
+	{
+		char state;
+
+		if (vgl_proc_stat((uint64_t)pid, &av->proc_start, &state))
+			av->proc_start = 0;
+	}
+	return 0;
+}
+
+static struct attach_vgl_module *module_at(struct attach_vgl *av,
+					   uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < av->nmods; i++)
+		if (!av->mods[i].retired && addr >= av->mods[i].lo &&
+		    addr < av->mods[i].hi)
+			return &av->mods[i];
+	return NULL;
+}
+
+/*
+ * Reads the file mappings of /proc/PID/maps, one module per path (its
+ * lowest to highest address), and adds the ones not known yet, with the
+ * load bias the symbolizer computes from their ELF headers.
+ */
+static void refresh_modules(struct attach_vgl *av)
+{
+	struct vgl_symbolizer *sym = NULL;
+	char path[64], *line = NULL;
+	size_t cap = 0, i, k;
+	FILE *f;
+
+	vgl_proc_path(path, (uint64_t)av->pid, "maps");
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (vgl_symbolizer_from_pid(&sym, av->pid))
+		sym = NULL;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long lo, hi;
+		struct attach_vgl_module *m = NULL, *grown;
+		int at = 0;
+		char *file;
+
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &lo, &hi, &at) < 2 ||
+		    !at || line[at] != '/')
+			continue;
+		file = line + at;
+		file[strcspn(file, "\n")] = 0;
+		for (i = 0; i < av->nmods; i++)
+			if (!av->mods[i].retired && !strcmp(av->mods[i].path, file))
+				m = &av->mods[i];
+		if (m) {
+			if (lo < m->lo)
+				m->lo = lo;
+			if (hi > m->hi)
+				m->hi = hi;
+			continue;
+		}
+		grown = realloc(av->mods, (av->nmods + 1) * sizeof(*grown));
+		if (!grown)
+			break;
+		av->mods = grown;
+		m = &av->mods[av->nmods];
+		memset(m, 0, sizeof(*m));
+		m->path = strdup(file);
+		if (!m->path)
+			break;
+		m->id = (uint32_t)av->nmods;
+		m->lo = lo;
+		m->hi = hi;
+		/* Without its ELF headers the first mapping is the best
+		 * guess of where the file starts (right for PIE and
+		 * shared libraries). */
+		m->bias = lo;
+		for (k = 0; sym && k < vgl_symbolizer_count(sym); k++)
+			if (!strcmp(vgl_symbolizer_module_path(sym, k), file)) {
+				m->bias = vgl_symbolizer_module_bias(sym, k);
+				break;
+			}
+		av->nmods++;
+	}
+	free(line);
+	fclose(f);
+	vgl_symbolizer_free(sym);
+}
+
+/* The frame of address addr (a return address when caller). */
+static struct vgl_frame frame_of(struct attach_vgl *av, uint64_t addr,
+				 int caller, uint64_t seq)
+{
+	uint64_t look = caller && addr ? addr - 1 : addr;
+	struct attach_vgl_module *m = module_at(av, look);
+	struct vgl_frame fr = { addr, VGL_NO_MODULE, 0 };
+	uint64_t *miss = &av->missed[(look ^ (look >> 12)) & 255];
+
+	if (!m && *miss != look && av->refreshed_seq != seq) {
+		av->refreshed_seq = seq;
+		refresh_modules(av);
+		m = module_at(av, look);
+		if (!m)
+			*miss = look;
+	}
+	if (m)
+		fr.module = m->id;
+	return fr;
+}
+
+void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
+{
+	struct vgl_sample rec;
+	struct vgl_sample_thread *th = NULL;
+	struct vgl_frame *frames = NULL;
+	size_t i, j;
+
+	if (s->kind != SAMPLER_SAMPLE || av->failed)
+		return;
+	if (s->exe && (!av->exe || strcmp(av->exe, s->exe))) {
+		free(av->exe);
+		av->exe = strdup(s->exe);
+	}
+	if (s->exe_changed) {
+		for (i = 0; i < av->nmods; i++)
+			av->mods[i].retired = 1;
+		memset(av->missed, 0, sizeof(av->missed));
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.time_ns = s->time_ns;
+	rec.elapsed_ns = s->mono_ns > av->start_mono ?
+			 s->mono_ns - av->start_mono : 0;
+	rec.scan = s->scan & (VGL_SAMPLE_HOST_CPU | VGL_SAMPLE_CPU |
+			      VGL_SAMPLE_THREADS | VGL_SAMPLE_MEMORY |
+			      VGL_SAMPLE_STACKS);
+	rec.cpu_user_us = s->cpu_user_us;
+	rec.cpu_sys_us = s->cpu_sys_us;
+	rec.rss_bytes = s->rss_bytes;
+	rec.anon_bytes = s->anon_bytes;
+	rec.file_bytes = s->file_bytes;
+	rec.swap_bytes = s->swap_bytes;
+	rec.host_user_us = s->host_user_us;
+	rec.host_sys_us = s->host_sys_us;
+	rec.host_idle_us = s->host_idle_us;
+	rec.host_iowait_us = s->host_iowait_us;
+	rec.stack_samples = s->stack_samples;
+	if ((s->scan & SAMPLER_SCAN_THREADS) && s->nthreads) {
+		th = calloc(s->nthreads, sizeof(*th));
+		if (!th)
+			goto fail;
+		for (i = 0; i < s->nthreads; i++) {
+			th[i].tid = (uint32_t)s->threads[i].tid;
+			memcpy(th[i].name, s->threads[i].name, sizeof(th[i].name));
+			th[i].name[sizeof(th[i].name) - 1] = 0;
+			th[i].user_us = s->threads[i].user_us;
+			th[i].sys_us = s->threads[i].sys_us;
+			th[i].run_ns = s->threads[i].run_ns;
+		}
+	}
+	if (vgl_sampled_add_sample(&av->rec, &rec, th,
+				   (s->scan & SAMPLER_SCAN_THREADS) ?
+				   s->nthreads : 0))
+		goto fail;
+	if (s->scan & SAMPLER_SCAN_STACKS) {
+		av->rec.stack_lost += s->stack_lost;
+		av->rec.frequency = s->frequency;
+		for (i = 0; i < s->nstacks; i++) {
+			const struct sampler_stack *st = &s->stacks[i];
+			size_t n = st->nips > VGL_STACK_MAX_FRAMES ?
+				   VGL_STACK_MAX_FRAMES : st->nips;
+
+			free(frames);
+			frames = malloc((n ? n : 1) * sizeof(*frames));
+			if (!frames)
+				goto fail;
+			for (j = 0; j < n; j++)
+				frames[j] = frame_of(av, st->ips[j], j > 0, s->seq);
+			if (vgl_sampled_add_stack(&av->rec, (uint32_t)st->tid,
+						  frames, n, st->count))
+				goto fail;
+		}
+	}
+	free(th);
+	free(frames);
+	return;
+fail:
+	free(th);
+	free(frames);
+	av->failed = 1;
+}
+
+int attach_vgl_write(struct attach_vgl *av, const char *path, int ended,
+		     int exit_known, int exit_status)
+{
+	struct vgl_writer w;
+	struct vgl_writer_module *mods = NULL;
+	struct vgl_writer_section extra[2];
+	char host[256];
+	size_t i;
+	int err;
+
+	if (av->failed)
+		return -ENOMEM;
+	memset(&w, 0, sizeof(w));
+	w.meta.kind = VGL_KIND_SAMPLED;
+	w.meta.pid = (uint64_t)av->pid;
+	w.meta.start_ns = av->start_ns;
+	w.meta.end_ns = clock_ns(CLOCK_REALTIME);
+	if (!ended) {
+		w.meta.state = VGL_STATE_FINISHED;
+		w.meta.flags = VGL_META_DETACHED;
+	} else if (exit_known && WIFEXITED(exit_status)) {
+		w.meta.state = VGL_STATE_FINISHED;
+		w.meta.exit_status = WEXITSTATUS(exit_status);
+	} else {
+		/* Killed, or reaped before its status could be seen. */
+		w.meta.state = VGL_STATE_CUT_SHORT;
+		w.meta.end_ns = 0;
+	}
+	w.meta.proc_start = av->proc_start;
+	vgl_boot_id(w.meta.boot_id);
+	w.exe = av->exe;
+	if (gethostname(host, sizeof(host)) == 0) {
+		host[sizeof(host) - 1] = 0;
+		w.host = host;
+	}
+	w.argv = (const char *const *)av->argv;
+	w.argc = av->argc;
+	mods = calloc(av->nmods + 1, sizeof(*mods));
+	if (!mods)
+		return -ENOMEM;
+	for (i = 0; i < av->nmods; i++) {
+		mods[i].id = av->mods[i].id;
+		mods[i].bias = av->mods[i].bias;
+		mods[i].lo = av->mods[i].lo;
+		mods[i].hi = av->mods[i].hi;
+		mods[i].path = av->mods[i].path;
+	}
+	w.modules = mods;
+	w.nmodules = av->nmods;
+	err = vgl_sampled_sections(&av->rec, extra);
+	if (!err) {
+		w.extra = extra;
+		w.nextra = 2;
+		err = vgl_writer_file(&w, path);
+	}
+	free(mods);
+	return err;
+}
+
+void attach_vgl_release(struct attach_vgl *av)
+{
+	size_t i;
+
+	for (i = 0; i < av->nmods; i++)
+		free(av->mods[i].path);
+	free(av->mods);
+	for (i = 0; i < av->argc; i++)
+		free(av->argv[i]);
+	free(av->argv);
+	free(av->exe);
+	vgl_sampled_release(&av->rec);
+}

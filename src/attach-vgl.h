@@ -1,0 +1,54 @@
+/*
+ * attach-vgl.h - what `vigil attach -o FILE.vgl` keeps of a run: every
+ * sample and stack sample the sampler delivers, and the modules the
+ * stacks' addresses fall in, written at the end as a sampled .vgl file
+ * (SAMPLES and STACKS sections, MODULE blocks; see lib/vgl_format.h).
+ */
+#ifndef VIGIL_ATTACH_VGL_H
+#define VIGIL_ATTACH_VGL_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sampler.h"
+#include "vgl_sampled.h"
+
+struct attach_vgl_module;
+
+struct attach_vgl {
+	pid_t pid;
+	uint64_t start_ns;          /* CLOCK_REALTIME at the attach */
+	uint64_t start_mono;        /* CLOCK_MONOTONIC at the attach */
+	char *exe;                  /* the latest exe a sample named */
+	char **argv;                /* /proc/PID/cmdline at the attach */
+	size_t argc;
+	struct vgl_sampled rec;
+	struct attach_vgl_module *mods;
+	size_t nmods;
+	uint64_t proc_start;        /* its start time, read at the attach */
+	uint64_t refreshed_seq;     /* sample that last re-read the maps */
+	uint64_t missed[256];       /* addresses no module held even after
+	                             * a re-read (by hash; 0 = none) */
+	int failed;                 /* out of memory: the file would lie */
+};
+
+/* Starts recording pid's run; times are taken now.  Returns 0 or
+ * -ENOMEM. */
+int attach_vgl_init(struct attach_vgl *av, pid_t pid);
+
+/* Keeps one sample (kind SAMPLER_SAMPLE).  Called from the sampler's
+ * callback; never fails, but remembers a failure for attach_vgl_write. */
+void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s);
+
+/*
+ * Writes the run to path (whole, through a temporary name).  ended: the
+ * process ended (exit_known/exit_status as the sampler reported); else
+ * the sampler was stopped while it ran on.  Returns 0 or a negative
+ * errno.
+ */
+int attach_vgl_write(struct attach_vgl *av, const char *path, int ended,
+		     int exit_known, int exit_status);
+
+void attach_vgl_release(struct attach_vgl *av);
+
+#endif

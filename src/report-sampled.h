@@ -1,0 +1,24 @@
+/*
+ * report-sampled.h - the part of `vigil report` for a file with SAMPLES
+ * and STACKS (vigil attach -o): per-thread CPU over the run, memory over
+ * the run, and the top functions by self and total stack samples,
+ * symbolized through lib/symbolizer with the file's modules.
+ */
+#ifndef VIGIL_REPORT_SAMPLED_H
+#define VIGIL_REPORT_SAMPLED_H
+
+#include <stddef.h>
+
+#include "json.h"
+#include "symbolizer.h"
+#include "vgl_reader.h"
+
+/* Prints the three tables for people; top limits the functions (0: 20). */
+void report_sampled_text(const struct vgl_reader *r, struct vgl_symbolizer *sym,
+			 size_t top);
+
+/* Adds the "sampled" object (docs/report-json.md) to the open object. */
+void report_sampled_json(struct vgl_json *j, const struct vgl_reader *r,
+			 struct vgl_symbolizer *sym);
+
+#endif
