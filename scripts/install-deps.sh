@@ -30,6 +30,11 @@ check_pkgs=(
 	binutils pkg-config util-linux diffutils  # readelf; unshare and mount
 	strace                        # tests/lit/guest.test
 	autoconf automake             # tests/lit/autotools.test
+	valgrind                      # callgrind_annotate reads convert --to callgrind
+	bolt-19                       # llvm-bolt reads convert --to fdata
+	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev  # convert --to pprof
+	nodejs                        # (with npm) pprof-format decodes convert --to pprof
+	chromium                      # renders vigil flame's SVG
 )
 bench_pkgs=(
 	valgrind                      # instruction counts

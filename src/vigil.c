@@ -28,6 +28,8 @@ static const struct cmd commands[] = {
 	  cmd_check_usage },
 	{ "attach", cmd_attach, "watch a running process live (CPU, threads, memory, stacks)",
 	  cmd_attach_usage },
+	{ "convert", cmd_convert, "write a profile as callgrind, folded stacks, BOLT fdata, pprof",
+	  cmd_convert_usage },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,169 @@
+/*
+ * cmd-convert.c - `vigil convert FILE --to FORMAT [-o OUT]`: a profile in
+ * the format another tool reads.  One row per format in the table below;
+ * each format is one file, src/out-FORMAT.c, over the profile model.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "out.h"
+#include "outfile.h"
+#include "profile.h"
+#include "symbolizer.h"
+#include "vigil.h"
+
+const char cmd_convert_usage[] =
+	"usage: vigil convert FILE --to FORMAT [-o OUT]\n"
+	"\n"
+	"Writes the counting profile FILE in FORMAT, to OUT (written whole\n"
+	"under a temporary name, then renamed) or to standard output.\n"
+	"\n"
+	"  --to callgrind  valgrind's callgrind format (callgrind_annotate,\n"
+	"                  KCachegrind): event Calls; a function's self cost\n"
+	"                  is the calls into it; each call row (cfn=, calls=)\n"
+	"                  costs the calls along it and those made under them\n"
+	"  --to folded     one stack a line, \"main;parse;lex 10\" (flamegraph.pl,\n"
+	"                  inferno, speedscope).  The call graph is unfolded:\n"
+	"                  stacks start at functions called from uncounted code\n"
+	"                  (libc's start, a thread's creator); the calls into a\n"
+	"                  frame are split among its callees in the proportions\n"
+	"                  of the function's own call edges; a line's count is\n"
+	"                  the calls into its last frame along that path.\n"
+	"                  Self-recursion is one frame holding all its calls;\n"
+	"                  longer cycles are cut; at most 64 frames; stacks\n"
+	"                  that would count 0 are left out.  A call counted in\n"
+	"                  an inlined copy is under the function it ran in.\n"
+	"  --to fdata      llvm-bolt's profile (-data=): one line per real call\n"
+	"                  edge, \"1 CALLER OFFSET 1 CALLEE 0 0 COUNT\", OFFSET the\n"
+	"                  call instruction's (decoded with capstone) in CALLER;\n"
+	"                  local symbols as BOLT names them (NAME/FILE/1);\n"
+	"                  calls counted in inlined copies are left out\n"
+	"  --to pprof      gzipped profile.proto (go tool pprof, Pyroscope,\n"
+	"                  Parca, speedscope): sample type calls/count, one\n"
+	"                  sample per folded stack, locations with function,\n"
+	"                  file and line, mappings with build-ids\n"
+	"  -o OUT          write to OUT instead of standard output\n";
+
+struct format {
+	const char *name;
+	int binary;         /* not for a terminal */
+	int (*write)(const struct vgl_profile *p, const char *path, FILE *f);
+};
+
+static int w_callgrind(const struct vgl_profile *p, const char *path, FILE *f)
+{
+	return out_callgrind(p, path, f);
+}
+
+static int w_folded(const struct vgl_profile *p, const char *path, FILE *f)
+{
+	(void)path;
+	return out_folded(p, f);
+}
+
+static const struct format formats[] = {
+	{ "callgrind", 0, w_callgrind },
+	{ "folded", 0, w_folded },
+};
+
+#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
+
+/*
+ * Reads the profile at path, builds its model and hands it to write, whose
+ * output goes to out (NULL: standard output).  Shared with `vigil flame`.
+ * Prints one line for any failure; returns the exit status.
+ */
+int convert_profile(const char *cmd, const char *path, const char *out,
+		    int (*write)(const struct vgl_profile *p, const char *path,
+				 FILE *f, void *arg),
+		    void *arg)
+{
+	struct vgl_reader r;
+	struct vgl_symbolizer *sym = NULL;
+	struct vgl_profile p;
+	struct outfile o;
+	int err, built = 0;
+
+	(void)cmd;
+	if (vgl_reader_open(&r, path) < 0)
+		return file_error(&r, path);
+	err = vgl_symbolizer_from_reader(&sym, &r);
+	if (!err)
+		err = vgl_profile_build(&p, &r, sym);
+	if (err) {
+		fprintf(stderr, "vigil: %s: %s\n", path, strerror(-err));
+		goto fail;
+	}
+	built = 1;
+	err = outfile_open(&o, out);
+	if (err) {
+		fprintf(stderr, "vigil: %s: cannot create: %s\n", out,
+			strerror(-err));
+		goto fail;
+	}
+	err = write(&p, path, o.f, arg);
+	if (err == -EIO || !err) {
+		int cerr = outfile_close(&o, !err);
+
+		if (cerr || err) {
+			fprintf(stderr, "vigil: %s: write error: %s\n",
+				out ? out : "standard output",
+				strerror(cerr ? -cerr : EIO));
+			err = -EIO;
+			goto fail;
+		}
+	} else {
+		outfile_close(&o, 0);
+		fprintf(stderr, "vigil: %s: %s\n", path, strerror(-err));
+		goto fail;
+	}
+	vgl_profile_release(&p);
+	vgl_symbolizer_free(sym);
+	vgl_reader_close(&r);
+	return 0;
+fail:
+	if (built)
+		vgl_profile_release(&p);
+	vgl_symbolizer_free(sym);
+	vgl_reader_close(&r);
+	return EXIT_BAD_FILE;
+}
+
+static int write_format(const struct vgl_profile *p, const char *path,
+			FILE *f, void *arg)
+{
+	const struct format *fmt = arg;
+
+	return fmt->write(p, path, f);
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	const char *to = NULL, *out = NULL, *path;
+	const struct option_spec specs[] = {
+		{ "--to", &to, NULL },
+		{ "-o", &out, NULL },
+		{ "--output", &out, NULL },
+		{ NULL, NULL, NULL },
+	};
+	const struct format *fmt = NULL;
+	char *files[argc];
+	int nfiles;
+	size_t i;
+
+	if (parse_options("convert", argc, argv, specs, files, &nfiles))
+		return EXIT_USAGE;
+	if (!to)
+		return usage_error("convert", "--to FORMAT is required");
+	for (i = 0; i < NFORMATS; i++)
+		if (!strcmp(formats[i].name, to))
+			fmt = &formats[i];
+	if (!fmt)
+		return usage_error("convert", "unknown format '%s'", to);
+	path = one_operand("convert", files, nfiles);
+	if (!path)
+		return EXIT_USAGE;
+	return convert_profile("convert", path, out, write_format,
+			       (void *)fmt);
+}
