@@ -14,7 +14,7 @@
 #include "vigil.h"
 
 const char cmd_convert_usage[] =
-	"usage: vigil convert FILE --to FORMAT [-o OUT]\n"
+	"usage: vigil convert FILE --to FORMAT [-o OUT] [--module NAME]\n"
 	"\n"
 	"Writes the counting profile FILE in FORMAT, to OUT (written whole\n"
 	"under a temporary name, then renamed) or to standard output.\n"
@@ -38,33 +38,54 @@ const char cmd_convert_usage[] =
 	"                  edge, \"1 CALLER OFFSET 1 CALLEE 0 0 COUNT\", OFFSET the\n"
 	"                  call instruction's (decoded with capstone) in CALLER;\n"
 	"                  local symbols as BOLT names them (NAME/FILE/1);\n"
-	"                  calls counted in inlined copies are left out\n"
+	"                  calls counted in inlined copies are left out;\n"
+	"                  only the calls within one module: the executable,\n"
+	"                  or the one --module NAME names (base name or path)\n"
 	"  --to pprof      gzipped profile.proto (go tool pprof, Pyroscope,\n"
 	"                  Parca, speedscope): sample type calls/count, one\n"
 	"                  sample per folded stack, locations with function,\n"
 	"                  file and line, mappings with build-ids\n"
 	"  -o OUT          write to OUT instead of standard output\n";
 
-struct format {
-	const char *name;
-	int binary;         /* not for a terminal */
-	int (*write)(const struct vgl_profile *p, const char *path, FILE *f);
+struct convert_opts {
+	const char *module;
 };
 
-static int w_callgrind(const struct vgl_profile *p, const char *path, FILE *f)
+struct format {
+	const char *name;
+	int (*write)(const struct vgl_profile *p, const char *path, FILE *f,
+		     const struct convert_opts *o);
+};
+
+static int w_callgrind(const struct vgl_profile *p, const char *path, FILE *f,
+		       const struct convert_opts *o)
 {
+	(void)o;
 	return out_callgrind(p, path, f);
 }
 
-static int w_folded(const struct vgl_profile *p, const char *path, FILE *f)
+static int w_folded(const struct vgl_profile *p, const char *path, FILE *f,
+		    const struct convert_opts *o)
 {
-	(void)path;
+	(void)path, (void)o;
 	return out_folded(p, f);
 }
 
+static int w_fdata(const struct vgl_profile *p, const char *path, FILE *f,
+		   const struct convert_opts *o)
+{
+	int err = out_fdata(p, o->module, f);
+
+	if (err == -ENOENT)
+		fprintf(stderr, "vigil: %s: no module named '%s'\n", path,
+			o->module ? o->module : "(the executable)");
+	return err == -ENOENT ? -ECANCELED : err;
+}
+
 static const struct format formats[] = {
-	{ "callgrind", 0, w_callgrind },
-	{ "folded", 0, w_folded },
+	{ "callgrind", w_callgrind },
+	{ "folded", w_folded },
+	{ "fdata", w_fdata },
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
@@ -115,7 +136,10 @@ int convert_profile(const char *cmd, const char *path, const char *out,
 		}
 	} else {
 		outfile_close(&o, 0);
-		fprintf(stderr, "vigil: %s: %s\n", path, strerror(-err));
+		/* -ECANCELED: the writer has said what was wrong. */
+		if (err != -ECANCELED)
+			fprintf(stderr, "vigil: %s: %s\n", path,
+				strerror(-err));
 		goto fail;
 	}
 	vgl_profile_release(&p);
@@ -130,19 +154,26 @@ fail:
 	return EXIT_BAD_FILE;
 }
 
+struct convert_job {
+	const struct format *fmt;
+	struct convert_opts opts;
+};
+
 static int write_format(const struct vgl_profile *p, const char *path,
 			FILE *f, void *arg)
 {
-	const struct format *fmt = arg;
+	const struct convert_job *job = arg;
 
-	return fmt->write(p, path, f);
+	return job->fmt->write(p, path, f, &job->opts);
 }
 
 int cmd_convert(int argc, char **argv)
 {
 	const char *to = NULL, *out = NULL, *path;
+	struct convert_job job = { 0 };
 	const struct option_spec specs[] = {
 		{ "--to", &to, NULL },
+		{ "--module", &job.opts.module, NULL },
 		{ "-o", &out, NULL },
 		{ "--output", &out, NULL },
 		{ NULL, NULL, NULL },
@@ -164,6 +195,8 @@ int cmd_convert(int argc, char **argv)
 	path = one_operand("convert", files, nfiles);
 	if (!path)
 		return EXIT_USAGE;
-	return convert_profile("convert", path, out, write_format,
-			       (void *)fmt);
+	if (job.opts.module && strcmp(to, "fdata"))
+		return usage_error("convert", "--module applies to --to fdata");
+	job.fmt = fmt;
+	return convert_profile("convert", path, out, write_format, &job);
 }

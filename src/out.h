@@ -74,7 +74,9 @@ int stacks_walk(struct stacks *s, stacks_fn fn, void *arg);
  * it. */
 int out_callgrind(const struct vgl_profile *p, const char *path, FILE *f);
 int out_folded(const struct vgl_profile *p, FILE *f);
-int out_fdata(const struct vgl_profile *p, FILE *f);
+/* module: the module whose calls are written (base name or path); NULL
+ * for the executable.  -ENOENT when no module has that name. */
+int out_fdata(const struct vgl_profile *p, const char *module, FILE *f);
 int out_pprof(const struct vgl_profile *p, FILE *f);
 int out_flame(const struct vgl_profile *p, const char *title, FILE *f);
 
