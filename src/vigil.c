@@ -30,6 +30,8 @@ static const struct cmd commands[] = {
 	  cmd_attach_usage },
 	{ "convert", cmd_convert, "write a profile as callgrind, folded stacks, BOLT fdata, pprof",
 	  cmd_convert_usage },
+	{ "flame", cmd_flame, "draw a profile as an interactive flame graph (SVG)",
+	  cmd_flame_usage },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
