@@ -82,10 +82,18 @@ static int w_fdata(const struct vgl_profile *p, const char *path, FILE *f,
 	return err == -ENOENT ? -ECANCELED : err;
 }
 
+static int w_pprof(const struct vgl_profile *p, const char *path, FILE *f,
+		   const struct convert_opts *o)
+{
+	(void)path, (void)o;
+	return out_pprof(p, f);
+}
+
 static const struct format formats[] = {
 	{ "callgrind", w_callgrind },
 	{ "folded", w_folded },
 	{ "fdata", w_fdata },
+	{ "pprof", w_pprof },
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
