@@ -112,7 +112,7 @@ int convert_profile(const char *cmd, const char *path, const char *out,
 	struct vgl_symbolizer *sym = NULL;
 	struct vgl_profile p;
 	struct outfile o;
-	int err, built = 0;
+	int err, werr, built = 0;
 
 	(void)cmd;
 	if (vgl_reader_open(&r, path) < 0)
@@ -131,15 +131,22 @@ int convert_profile(const char *cmd, const char *path, const char *out,
 			strerror(-err));
 		goto fail;
 	}
+	errno = 0;
 	err = write(&p, path, o.f, arg);
+	werr = errno;
 	if (err == -EIO || !err) {
 		int cerr = outfile_close(&o, !err);
 
 		if (cerr || err) {
+			/* The errno of the write that failed says why (a full
+			 * disk), where the stream only says that one did. */
+			int why = err && werr ? werr : cerr ? -cerr : EIO;
+
 			fprintf(stderr, "vigil: %s: write error: %s\n",
-				out ? out : "standard output",
-				strerror(cerr ? -cerr : EIO));
-			err = -EIO;
+				out ? out : "standard output", strerror(why));
+			/* Said once: vigil.c's last check of stdout is quiet. */
+			if (!out || !strcmp(out, "-"))
+				clearerr(stdout);
 			goto fail;
 		}
 	} else {
