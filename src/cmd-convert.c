@@ -45,6 +45,8 @@ const char cmd_convert_usage[] =
 	"                  Parca, speedscope): sample type calls/count, one\n"
 	"                  sample per folded stack, locations with function,\n"
 	"                  file and line, mappings with build-ids\n"
+	"  --to json       the JSON object of `vigil report --json` (schema in\n"
+	"                  docs/report-json.md)\n"
 	"  -o OUT          write to OUT instead of standard output\n";
 
 struct convert_opts {
@@ -89,11 +91,19 @@ static int w_pprof(const struct vgl_profile *p, const char *path, FILE *f,
 	return out_pprof(p, f);
 }
 
+static int w_json(const struct vgl_profile *p, const char *path, FILE *f,
+		  const struct convert_opts *o)
+{
+	(void)o;
+	return out_json(p, path, f);
+}
+
 static const struct format formats[] = {
 	{ "callgrind", w_callgrind },
 	{ "folded", w_folded },
 	{ "fdata", w_fdata },
 	{ "pprof", w_pprof },
+	{ "json", w_json },
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
@@ -182,36 +192,42 @@ static int write_format(const struct vgl_profile *p, const char *path,
 	return job->fmt->write(p, path, f, &job->opts);
 }
 
+int convert_to(const char *cmd, const char *path, const char *to,
+	       const char *out, const char *module)
+{
+	struct convert_job job = { 0 };
+	size_t i;
+
+	for (i = 0; i < NFORMATS; i++)
+		if (!strcmp(formats[i].name, to))
+			job.fmt = &formats[i];
+	if (!job.fmt)
+		return usage_error(cmd, "unknown format '%s'", to);
+	if (module && strcmp(to, "fdata"))
+		return usage_error(cmd, "--module applies to --to fdata");
+	job.opts.module = module;
+	return convert_profile(cmd, path, out, write_format, &job);
+}
+
 int cmd_convert(int argc, char **argv)
 {
-	const char *to = NULL, *out = NULL, *path;
-	struct convert_job job = { 0 };
+	const char *to = NULL, *out = NULL, *module = NULL, *path;
 	const struct option_spec specs[] = {
 		{ "--to", &to, NULL },
-		{ "--module", &job.opts.module, NULL },
+		{ "--module", &module, NULL },
 		{ "-o", &out, NULL },
 		{ "--output", &out, NULL },
 		{ NULL, NULL, NULL },
 	};
-	const struct format *fmt = NULL;
 	char *files[argc];
 	int nfiles;
-	size_t i;
 
 	if (parse_options("convert", argc, argv, specs, files, &nfiles))
 		return EXIT_USAGE;
 	if (!to)
 		return usage_error("convert", "--to FORMAT is required");
-	for (i = 0; i < NFORMATS; i++)
-		if (!strcmp(formats[i].name, to))
-			fmt = &formats[i];
-	if (!fmt)
-		return usage_error("convert", "unknown format '%s'", to);
 	path = one_operand("convert", files, nfiles);
 	if (!path)
 		return EXIT_USAGE;
-	if (job.opts.module && strcmp(to, "fdata"))
-		return usage_error("convert", "--module applies to --to fdata");
-	job.fmt = fmt;
-	return convert_profile("convert", path, out, write_format, &job);
+	return convert_to("convert", path, to, out, module);
 }

@@ -55,6 +55,13 @@ int parse_options(const char *cmd, int argc, char **argv,
 /* The single FILE operand, or NULL after saying there is none or more. */
 const char *one_operand(const char *cmd, char **operands, int noperands);
 
+/* Writes the profile at path in format to (a `vigil convert --to` name)
+ * to out (NULL: standard output); module is convert's --module.  Errors
+ * are one line ("vigil CMD: ..." for a bad format); returns the exit
+ * status.  In cmd-convert.c. */
+int convert_to(const char *cmd, const char *path, const char *to,
+	       const char *out, const char *module);
+
 /* Prints "vigil: FILE: <r->err>" and returns EXIT_BAD_FILE. */
 int file_error(const struct vgl_reader *r, const char *path);
 
