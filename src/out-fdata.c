@@ -41,7 +41,6 @@ struct bolt_names {
 	Elf *elf;
 	struct bolt_sym *syms;  /* functions, by address then binding */
 	size_t n;
-	char buf[4096];
 };
 
 static int cmp_addr(const void *a, const void *b)
@@ -66,6 +65,7 @@ static int names_load(struct bolt_names *bn, const char *path)
 	size_t i, j;
 
 	memset(bn, 0, sizeof(*bn));
+	bn->fd = -1;
 	elf_version(EV_CURRENT);
 	bn->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (bn->fd < 0)
@@ -134,12 +134,12 @@ static void names_free(struct bolt_names *bn)
 	free(bn->syms);
 	if (bn->elf)
 		elf_end(bn->elf);
-	if (bn->fd > 0)
+	if (bn->fd >= 0)
 		close(bn->fd);
 }
 
 /* BOLT's name for the function at ELF address addr, or NULL.  The result
- * may live in bn->buf until the next call. */
+ * may be buf (len bytes). */
 static const char *bolt_name(struct bolt_names *bn, uint64_t addr, char *buf,
 			     size_t len)
 {
@@ -200,6 +200,14 @@ int out_fdata(const struct vgl_profile *p, const char *module, FILE *f)
 	if (err)
 		return err;
 	err = names_load(&bn, vgl_symbolizer_module_path(p->sym, mod));
+	if (err && err != -ENOMEM) {
+		/* The one place a writer speaks: only it knows which file
+		 * failed.  -ECANCELED tells the command it has been said. */
+		fprintf(stderr, "vigil: %s: cannot read its symbols: %s\n",
+			vgl_symbolizer_module_path(p->sym, mod), strerror(-err));
+		names_free(&bn);
+		return -ECANCELED;
+	}
 	if (!err)
 		err = vgl_callsite_new(&cs, p->sym);
 	for (i = 0; !err && i < p->nedges; i++) {

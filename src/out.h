@@ -4,8 +4,10 @@
  * (lib/profile.h) to a stdio stream, plus the call-graph unfolding they
  * share (src/stacks.c).
  *
- * Writers return 0 or a negative errno; they never print: the command
- * that called them names the file and the problem.  A write error is
+ * Writers return 0 or a negative errno; they do not print (but for
+ * -ECANCELED: the writer has said on stderr what was wrong, in the one
+ * case where only it knows which file): the command that called them
+ * names the file and the problem.  A write error is
  * noticed by the command from the stream (ferror, fclose), so writers
  * need not check every fprintf.
  */
