@@ -66,12 +66,6 @@ static uint64_t inclusive(const struct stacks *s, const struct vgl_pcall *c)
 	uint32_t caller = eff_caller(c);
 	double share = 0;
 
-	/* A self-recursive call's cost is already in the frame that made
-	 * it: counted again, f's inclusive calls would exceed all calls
-	 * into it (callgrind's own recursion overcount). */
-	if (caller == c->callee)
-		return 0;
-
 	if (!s->p->funcs[caller].calls) {
 		if (s->top[c->callee] > 0)
 			share = s->top_incl[c->callee] * (double)c->calls /
@@ -83,9 +77,17 @@ static uint64_t inclusive(const struct stacks *s, const struct vgl_pcall *c)
 			share = s->edges[k].incl * (double)c->calls /
 				(double)s->edges[k].calls;
 	}
-	/* Self-recursion and cut cycles are not unfolded: at least the
-	 * calls themselves. */
-	return share >= (double)c->calls ? rounded(share) : c->calls;
+	if (share > 0)
+		return rounded(share) > c->calls ? rounded(share) : c->calls;
+	/* A recursive call no stack followed (f -> f, or pong -> ping back
+	 * into the frame where the cycle was entered) is already in that
+	 * frame's cost: counted again, the function would hold more than
+	 * all calls (callgrind's own recursion overcount). */
+	if (s->scc[caller] == s->scc[c->callee])
+		return 0;
+	/* An edge no stack reached (its weight rounded to nothing): at
+	 * least the calls themselves. */
+	return c->calls;
 }
 
 static int ignore(void *arg, const uint32_t *frames, size_t depth, double w)

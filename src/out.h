@@ -42,7 +42,10 @@ struct stacks {
 	                               * first[f+1]), most counted first */
 	struct stacks_edge *edges;
 	size_t nedges;
-	uint64_t *self_calls;         /* f -> f calls, by function */
+	uint32_t *scc;                /* strongly connected component (cycle
+	                               * of calls) of each function */
+	uint64_t *cycle_calls;        /* calls into f from its own component,
+	                               * f -> f included */
 	double *top;                  /* calls into f from callers that are not
 	                               * counted themselves (libc's start code,
 	                               * a thread's start routine's caller) */

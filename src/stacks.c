@@ -12,17 +12,19 @@
  *     with no calls into it: libc's start code, a thread's creator), with
  *     the calls on those edges;
  *   - the stack S;f;g weighs w(S;f) * calls(f -> g) / calls(f);
- *   - self-recursion is collapsed into one frame: f -> f edges are not
- *     followed, and the frame of a self-recursive g weighs
- *     w * calls(g) / (calls(g) - calls(g -> g)), the entries from outside
- *     with every recursive call they led to;
- *   - a longer cycle is cut: an edge to a function already on the stack
- *     is not followed (its calls are left out of the stacks);
+ *   - recursion is collapsed: an edge to a function already on the
+ *     stack is not followed; instead, where a stack enters a cycle of
+ *     the call graph (a strongly connected component: f -> f, or
+ *     ping -> pong -> ping), the frame of the function g it enters
+ *     weighs w * calls(g) / (calls(g) - cyc(g)), cyc(g) the calls into
+ *     g from its own cycle: the entries from outside with every
+ *     recursive call they led to, so recursive calls are counted once,
+ *     in the outermost frame of each function;
  *   - the walk stops at STACKS_MAX_DEPTH frames and drops a path whose
  *     weight is below one half (it would print as 0).
  *
  * Where each function has one caller the stacks are exact, and their
- * weights add up to the profile's total calls (less the cut cycles).
+ * weights add up to the profile's total calls.
  * Cost: one visit per stack printed, so linear in the output; the
  * weight threshold bounds the number of stacks by twice the total calls.
  */
@@ -64,6 +66,74 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
+/*
+ * Numbers the strongly connected components of the graph into s->scc
+ * (Tarjan's algorithm, iterative: a call chain a million functions deep
+ * must not overflow the C stack).  O(functions + edges).
+ */
+static int find_cycles(struct stacks *s)
+{
+	const uint32_t unseen = UINT32_MAX;
+	size_t nf = s->p->nfuncs, v0, sp = 0, csp = 0;
+	uint32_t *index, *low, *stack, next = 0, comp = 0;
+	unsigned char *on;
+	struct frame { uint32_t v; size_t k; } *cs;
+	int err = -ENOMEM;
+
+	index = malloc((nf + 1) * sizeof(*index));
+	low = malloc((nf + 1) * sizeof(*low));
+	stack = malloc((nf + 1) * sizeof(*stack));
+	on = calloc(nf + 1, 1);
+	cs = malloc((nf + 1) * sizeof(*cs));
+	if (!index || !low || !stack || !on || !cs)
+		goto out;
+	for (v0 = 0; v0 < nf; v0++)
+		index[v0] = unseen;
+	for (v0 = 0; v0 < nf; v0++) {
+		if (index[v0] != unseen)
+			continue;
+		index[v0] = low[v0] = next++;
+		stack[sp++] = (uint32_t)v0;
+		on[v0] = 1;
+		cs[csp++] = (struct frame){ (uint32_t)v0, s->first[v0] };
+		while (csp) {
+			struct frame *t = &cs[csp - 1];
+			uint32_t v = t->v, w;
+
+			if (t->k < s->first[v + 1]) {
+				w = s->edges[t->k++].callee;
+				if (index[w] == unseen) {
+					index[w] = low[w] = next++;
+					stack[sp++] = w;
+					on[w] = 1;
+					cs[csp++] = (struct frame){ w, s->first[w] };
+				} else if (on[w] && index[w] < low[v]) {
+					low[v] = index[w];
+				}
+				continue;
+			}
+			if (low[v] == index[v]) {
+				do {
+					w = stack[--sp];
+					on[w] = 0;
+					s->scc[w] = comp;
+				} while (w != v);
+				comp++;
+			}
+			if (--csp && low[v] < low[cs[csp - 1].v])
+				low[cs[csp - 1].v] = low[v];
+		}
+	}
+	err = 0;
+out:
+	free(index);
+	free(low);
+	free(stack);
+	free(on);
+	free(cs);
+	return err;
+}
+
 int stacks_build(struct stacks *s, const struct vgl_profile *p)
 {
 	struct raw_edge *raw = NULL;
@@ -74,10 +144,12 @@ int stacks_build(struct stacks *s, const struct vgl_profile *p)
 	s->p = p;
 	raw = malloc((p->ncalls + 1) * sizeof(*raw));
 	s->first = calloc(nf + 1, sizeof(*s->first));
-	s->self_calls = calloc(nf + 1, sizeof(*s->self_calls));
+	s->cycle_calls = calloc(nf + 1, sizeof(*s->cycle_calls));
+	s->scc = calloc(nf + 1, sizeof(*s->scc));
 	s->top = calloc(nf + 1, sizeof(*s->top));
 	s->top_incl = calloc(nf + 1, sizeof(*s->top_incl));
-	if (!raw || !s->first || !s->self_calls || !s->top || !s->top_incl)
+	if (!raw || !s->first || !s->cycle_calls || !s->scc || !s->top ||
+	    !s->top_incl)
 		goto out;
 	for (i = 0; i < p->ncalls; i++) {
 		const struct vgl_pcall *c = &p->calls[i];
@@ -119,14 +191,22 @@ int stacks_build(struct stacks *s, const struct vgl_profile *p)
 		for (k = s->first[i]; k < s->first[i + 1]; k++) {
 			struct stacks_edge *e = &s->edges[k];
 
-			if (e->callee == i)
-				s->self_calls[i] = sat_add(s->self_calls[i],
-							   e->calls);
-			else if (!p->funcs[i].calls)
+			if (e->callee != i && !p->funcs[i].calls)
 				s->top[e->callee] += (double)e->calls;
 		}
 	}
-	err = 0;
+	err = find_cycles(s);
+	for (i = 0; !err && i < nf; i++) {
+		size_t k;
+
+		for (k = s->first[i]; k < s->first[i + 1]; k++) {
+			struct stacks_edge *e = &s->edges[k];
+
+			if (s->scc[e->callee] == s->scc[i])
+				s->cycle_calls[e->callee] =
+					sat_add(s->cycle_calls[e->callee], e->calls);
+		}
+	}
 out:
 	free(raw);
 	if (err)
@@ -138,7 +218,8 @@ void stacks_release(struct stacks *s)
 {
 	free(s->first);
 	free(s->edges);
-	free(s->self_calls);
+	free(s->cycle_calls);
+	free(s->scc);
 	free(s->top);
 	free(s->top_incl);
 	memset(s, 0, sizeof(*s));
@@ -154,13 +235,14 @@ size_t stacks_find(const struct stacks *s, uint32_t caller, uint32_t callee)
 	return SIZE_MAX;
 }
 
-/* w, the calls into g along a path, with g's self-recursion added. */
+/* w, the calls into g along a path that enters g's cycle there, with the
+ * recursive calls they led to added. */
 static double with_recursion(const struct stacks *s, uint32_t g, double w)
 {
-	uint64_t calls = s->p->funcs[g].calls, self = s->self_calls[g];
+	uint64_t calls = s->p->funcs[g].calls, cyc = s->cycle_calls[g];
 
-	if (self && self < calls)
-		return w * (double)calls / (double)(calls - self);
+	if (cyc && cyc < calls)
+		return w * (double)calls / (double)(calls - cyc);
 	return w;
 }
 
@@ -189,13 +271,13 @@ static int walk(struct walk *wk, size_t depth, double w, double *total)
 		struct stacks_edge *e = &s->edges[k];
 		double cw, sub;
 
-		if (e->callee == f)
-			continue;
 		for (d = 0; d < depth && wk->frames[d] != e->callee; d++)
 			;
 		if (d < depth)
-			continue;       /* a cycle: cut */
-		cw = with_recursion(s, e->callee, w * (double)e->calls / calls);
+			continue;       /* counted where the cycle began */
+		cw = w * (double)e->calls / calls;
+		if (s->scc[e->callee] != s->scc[f])
+			cw = with_recursion(s, e->callee, cw);
 		if (cw < 0.5)
 			continue;
 		wk->frames[depth] = e->callee;
