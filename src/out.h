@@ -39,8 +39,10 @@ struct stacks_edge {
 struct stacks {
 	const struct vgl_profile *p;
 	size_t *first;                /* edges of funcs[f]: edges[first[f] ..
-	                               * first[f+1]), most counted first */
+	                               * first[f+1]), by callee */
 	struct stacks_edge *edges;
+	size_t *order;                /* edge indexes, each caller's most
+	                               * counted first: the walk's order */
 	size_t nedges;
 	uint32_t *scc;                /* strongly connected component (cycle
 	                               * of calls) of each function */

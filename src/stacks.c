@@ -35,9 +35,14 @@
 
 #include "out.h"
 
+/* qsort has no argument for it; the command is single-threaded. */
+static const struct stacks_edge *sort_edges;
+
+/* Walk order: most counted first, then by callee. */
 static int cmp_edge(const void *a, const void *b)
 {
-	const struct stacks_edge *x = a, *y = b;
+	const struct stacks_edge *x = &sort_edges[*(const size_t *)a];
+	const struct stacks_edge *y = &sort_edges[*(const size_t *)b];
 
 	if (x->calls != y->calls)
 		return x->calls > y->calls ? -1 : 1;
@@ -180,14 +185,22 @@ int stacks_build(struct stacks *s, const struct vgl_profile *p)
 		s->edges[s->nedges++] = r->e;
 		s->first[r->caller + 1]++;
 	}
-	/* Counts to offsets, then each caller's edges most counted first. */
+	/* Counts to offsets.  Each caller's edges stay by callee, for
+	 * stacks_find's binary search; the walk takes them in order[],
+	 * most counted first. */
 	for (i = 0; i < nf; i++)
 		s->first[i + 1] += s->first[i];
+	s->order = malloc((s->nedges + 1) * sizeof(*s->order));
+	if (!s->order)
+		goto out;
+	for (i = 0; i < s->nedges; i++)
+		s->order[i] = i;
+	sort_edges = s->edges;
 	for (i = 0; i < nf; i++) {
 		size_t k;
 
-		qsort(s->edges + s->first[i], s->first[i + 1] - s->first[i],
-		      sizeof(*s->edges), cmp_edge);
+		qsort(s->order + s->first[i], s->first[i + 1] - s->first[i],
+		      sizeof(*s->order), cmp_edge);
 		for (k = s->first[i]; k < s->first[i + 1]; k++) {
 			struct stacks_edge *e = &s->edges[k];
 
@@ -218,6 +231,7 @@ void stacks_release(struct stacks *s)
 {
 	free(s->first);
 	free(s->edges);
+	free(s->order);
 	free(s->cycle_calls);
 	free(s->scc);
 	free(s->top);
@@ -227,12 +241,18 @@ void stacks_release(struct stacks *s)
 
 size_t stacks_find(const struct stacks *s, uint32_t caller, uint32_t callee)
 {
-	size_t k;
+	size_t lo = s->first[caller], hi = s->first[caller + 1];
 
-	for (k = s->first[caller]; k < s->first[caller + 1]; k++)
-		if (s->edges[k].callee == callee)
-			return k;
-	return SIZE_MAX;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->edges[mid].callee < callee)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->first[caller + 1] && s->edges[lo].callee == callee ?
+	       lo : SIZE_MAX;
 }
 
 /* w, the calls into g along a path that enters g's cycle there, with the
@@ -268,7 +288,7 @@ static int walk(struct walk *wk, size_t depth, double w, double *total)
 	if (err || depth == STACKS_MAX_DEPTH || calls <= 0)
 		return err;
 	for (k = s->first[f]; k < s->first[f + 1]; k++) {
-		struct stacks_edge *e = &s->edges[k];
+		struct stacks_edge *e = &s->edges[s->order[k]];
 		double cw, sub;
 
 		for (d = 0; d < depth && wk->frames[d] != e->callee; d++)
