@@ -97,7 +97,7 @@ static int w_json(const struct vgl_profile *p, const char *path, FILE *f,
 		  const struct convert_opts *o)
 {
 	(void)o;
-	return out_json(p, path, f);
+	return report_json(p, path, f);
 }
 
 static const struct format formats[] = {

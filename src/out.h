@@ -85,8 +85,8 @@ int out_folded(const struct vgl_profile *p, FILE *f);
  * for the executable.  -ENOENT when no module has that name. */
 int out_fdata(const struct vgl_profile *p, const char *module, FILE *f);
 int out_pprof(const struct vgl_profile *p, FILE *f);
-/* The schema of report --json (docs/report-json.md). */
-int out_json(const struct vgl_profile *p, const char *path, FILE *f);
+/* The schema of report --json (docs/report-json.md); in cmd-report.c. */
+int report_json(const struct vgl_profile *p, const char *path, FILE *f);
 int out_flame(const struct vgl_profile *p, const char *title, FILE *f);
 
 /* A function's name as one frame of a folded stack: its label, with ';'
