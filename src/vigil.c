@@ -22,16 +22,16 @@ static const struct cmd commands[] = {
 	  cmd_show_usage },
 	{ "report", cmd_report, "flat profile and call graph, or JSON",
 	  cmd_report_usage },
+	{ "convert", cmd_convert, "write a profile as callgrind, folded stacks, BOLT fdata, pprof",
+	  cmd_convert_usage },
+	{ "flame", cmd_flame, "draw a profile as an interactive flame graph (SVG)",
+	  cmd_flame_usage },
 	{ "wait", cmd_wait, "block until a profile's writer has finished",
 	  cmd_wait_usage },
 	{ "check", cmd_check, "is a program instrumented and linked with vigil?",
 	  cmd_check_usage },
 	{ "attach", cmd_attach, "watch a running process live (CPU, threads, memory, stacks)",
 	  cmd_attach_usage },
-	{ "convert", cmd_convert, "write a profile as callgrind, folded stacks, BOLT fdata, pprof",
-	  cmd_convert_usage },
-	{ "flame", cmd_flame, "draw a profile as an interactive flame graph (SVG)",
-	  cmd_flame_usage },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -16,19 +16,19 @@
  * status.  "--help" never reaches it: vigil.c answers that from the table. */
 int cmd_show(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
-int cmd_convert(int argc, char **argv);
-int cmd_flame(int argc, char **argv);
 
 extern const char cmd_show_usage[];
 extern const char cmd_report_usage[];
+extern const char cmd_convert_usage[];
+extern const char cmd_flame_usage[];
 extern const char cmd_wait_usage[];
 extern const char cmd_check_usage[];
 extern const char cmd_attach_usage[];
-extern const char cmd_convert_usage[];
-extern const char cmd_flame_usage[];
 
 /* Prints "vigil CMD: <message> (see 'vigil CMD --help')" and returns
  * EXIT_USAGE. */
