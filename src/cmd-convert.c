@@ -126,9 +126,17 @@ int convert_profile(const char *cmd, const char *path, const char *out,
 	struct outfile o;
 	int err, werr, built = 0;
 
-	(void)cmd;
 	if (vgl_reader_open(&r, path) < 0)
 		return file_error(&r, path);
+	/* The formats are written from counted call edges; a file of
+	 * another kind (a sampled profile) would come out empty. */
+	if (r.meta.kind != VGL_KIND_LIVE && r.meta.kind != VGL_KIND_WINDOW &&
+	    r.meta.kind != VGL_KIND_MERGED) {
+		fprintf(stderr, "vigil: %s: not a counting profile (kind %u): %s reads the call counts of programs built with -finstrument-functions\n",
+			path, (unsigned)r.meta.kind, cmd);
+		vgl_reader_close(&r);
+		return EXIT_BAD_FILE;
+	}
 	err = vgl_symbolizer_from_reader(&sym, &r);
 	if (!err)
 		err = vgl_profile_build(&p, &r, sym);
