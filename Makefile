@@ -157,3 +157,24 @@ clean:
 	rm -rf $(B)
 
 .PHONY: all build-deps deps demo check check-unit check-lit bench install clean
+
+# ---- pprof (vigil convert --to pprof) --------------------------------------
+# The pprof schema (proto/profile.proto) compiled by protoc-c into
+# build/gen, linked into the tool with libprotobuf-c and zlib.
+PROTO_GEN := $(B)/gen/profile.pb-c.c $(B)/gen/profile.pb-c.h
+$(PROTO_GEN) &: proto/profile.proto | build-deps
+	@mkdir -p $(B)/gen
+	protoc-c --proto_path=proto --c_out=$(B)/gen proto/profile.proto
+TOOL_CFLAGS += -I$(B)/gen
+TOOL_LIBS += -lprotobuf-c -lz -lm
+TOOL_OBJ += $(B)/tool/gen/profile.pb-c.o
+ASAN_OBJ += $(B)/asan/gen/profile.pb-c.o
+$(B)/tool/src/out-pprof.o $(B)/asan/src/out-pprof.o: $(B)/gen/profile.pb-c.h
+$(B)/tool/gen/%.o: $(B)/gen/%.c $(B)/gen/profile.pb-c.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -w -c $< -o $@
+$(B)/asan/gen/%.o: $(B)/gen/%.c $(B)/gen/profile.pb-c.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) $(SAN) -w -c $< -o $@
+$(B)/vigil: $(B)/tool/gen/profile.pb-c.o
+$(B)/asan/vigil: $(B)/asan/gen/profile.pb-c.o

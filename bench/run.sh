@@ -48,4 +48,5 @@ if [ "${BENCH_READERS_ONLY:-}" != 1 ]; then
 	/usr/bin/python3 bench/run_merge.py || status=1
 fi
 /usr/bin/python3 bench/readers.py || status=1
+/usr/bin/python3 bench/outputs.py || status=1
 exit $status

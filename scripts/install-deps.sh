@@ -18,6 +18,7 @@ build_pkgs=(
 	make gcc libc6-dev
 	libdw-dev libelf-dev          # symbolization in the vigil tool
 	libstdc++-12-dev              # C++ demangling
+	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev  # convert --to pprof
 )
 check_pkgs=(
 	make gcc libc6-dev
@@ -30,6 +31,11 @@ check_pkgs=(
 	binutils pkg-config util-linux diffutils  # readelf; unshare and mount
 	strace                        # tests/lit/guest.test
 	autoconf automake             # tests/lit/autotools.test
+	valgrind                      # callgrind_annotate reads convert --to callgrind
+	bolt-19                       # llvm-bolt reads convert --to fdata
+	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev  # convert --to pprof
+	nodejs                        # (with npm) pprof-format decodes convert --to pprof
+	chromium                      # renders vigil flame's SVG
 )
 bench_pkgs=(
 	valgrind                      # instruction counts
@@ -48,6 +54,19 @@ bench) pkgs=("${check_pkgs[@]}" "${bench_pkgs[@]}") ;;
 	;;
 esac
 
+# npm packages for the tests (check and bench): pinned, into build/npm,
+# only when missing.  pprof-format decodes `vigil convert --to pprof`.
+install_npm() {
+	local root dir
+	root=$(cd "$(dirname "$0")/.." && pwd)
+	dir=$root/build/npm
+	[[ -f $dir/node_modules/pprof-format/package.json ]] && return 0
+	command -v npm >/dev/null 2>&1 || return 0   # apt installs it below
+	echo "install-deps: npm install pprof-format into build/npm" >&2
+	mkdir -p "$dir"
+	npm install --silent --no-audit --no-fund --prefix "$dir" pprof-format@2.3.2 >&2
+}
+
 missing=()
 for p in "${pkgs[@]}"; do
 	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
@@ -55,7 +74,10 @@ for p in "${pkgs[@]}"; do
 		missing+=("$p")
 	fi
 done
-[[ ${#missing[@]} -eq 0 ]] && exit 0
+if [[ ${#missing[@]} -eq 0 ]]; then
+	[[ $group == build ]] || install_npm
+	exit 0
+fi
 
 if [[ $(id -u) -eq 0 ]]; then
 	as_root=()
@@ -70,3 +92,4 @@ echo "install-deps: installing ${missing[*]}" >&2
 "${as_root[@]}" apt-get update -q >&2
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
 	apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+[[ $group == build ]] || install_npm

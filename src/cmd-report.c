@@ -19,9 +19,11 @@
 #include "report-sampled.h"
 #include "symbolizer.h"
 #include "vigil.h"
+#include "out.h"
 
 const char cmd_report_usage[] =
 	"usage: vigil report [--json] [--top N] [--function NAME] FILE\n"
+	"       vigil report --output FORMAT [-o OUT] FILE\n"
 	"\n"
 	"Prints the flat profile of FILE (each function's calls and share of\n"
 	"all calls, most called first) and its call graph (for each function,\n"
@@ -38,6 +40,9 @@ const char cmd_report_usage[] =
 	"                   pid, command, total_calls, lost_calls (calls\n"
 	"                   tallied but not attributed to an edge), modules,\n"
 	"                   threads, functions and edges\n"
+	"  --output FORMAT  write FORMAT instead, as `vigil convert FILE --to\n"
+	"                   FORMAT [-o OUT]` does: text (the default), json,\n"
+	"                   callgrind, folded, fdata, pprof\n"
 	"  --top N          only the N most called functions, then a line\n"
 	"                   saying how many functions and call edges were left\n"
 	"                   out\n"
@@ -150,13 +155,15 @@ static size_t print_function(const struct vgl_profile *p, const char *path,
 	return found;
 }
 
-static void print_json(const struct vgl_profile *p, const char *path)
+/* The JSON object of report --json (and convert --to json) to f; 0 or
+ * -EIO when f has a write error. */
+int report_json(const struct vgl_profile *p, const char *path, FILE *f)
 {
 	const struct vgl_reader *r = p->r;
 	struct vgl_json j;
 	size_t i;
 
-	vgl_json_init(&j, stdout);
+	vgl_json_init(&j, f);
 	vgl_json_begin_object(&j, NULL);
 	vgl_json_u64(&j, "schema_version", 1);
 	vgl_json_str(&j, "file", path);
@@ -254,7 +261,13 @@ static void print_json(const struct vgl_profile *p, const char *path)
 	if (r->has_samples || r->has_stacks)
 		report_sampled_json(&j, r, p->sym);
 	vgl_json_end_object(&j);
-	putchar('\n');
+	fputc('\n', f);
+	return ferror(f) ? -EIO : 0;
+}
+
+static void print_json(const struct vgl_profile *p, const char *path)
+{
+	report_json(p, path, stdout);
 }
 
 int cmd_report(int argc, char **argv)
@@ -263,11 +276,14 @@ int cmd_report(int argc, char **argv)
 	struct vgl_symbolizer *sym = NULL;
 	struct vgl_profile p;
 	int json = 0, status = 0, err, nfiles;
-	const char *top_arg = NULL, *function = NULL;
+	const char *top_arg = NULL, *function = NULL, *output = NULL;
+	const char *out = NULL;
 	const struct option_spec specs[] = {
 		{ "--json", NULL, &json },
 		{ "--top", &top_arg, NULL },
 		{ "--function", &function, NULL },
+		{ "--output", &output, NULL },
+		{ "-o", &out, NULL },
 		{ NULL, NULL, NULL },
 	};
 	char *files[argc];
@@ -289,9 +305,17 @@ int cmd_report(int argc, char **argv)
 		return usage_error("report", "--top and --function apply to the text report, not --json");
 	if (top_arg && function)
 		return usage_error("report", "give --top or --function, not both");
+	if (output && !strcmp(output, "text"))
+		output = NULL;
+	if (output && (json || top_arg || function))
+		return usage_error("report", "--output writes a whole format: not with --json, --top or --function");
+	if (out && !output)
+		return usage_error("report", "-o goes with --output FORMAT");
 	path = one_operand("report", files, nfiles);
 	if (!path)
 		return EXIT_USAGE;
+	if (output)
+		return convert_to("report", path, output, out, NULL);
 	if (vgl_reader_open(&r, path) < 0)
 		return file_error(&r, path);
 	err = vgl_symbolizer_from_reader(&sym, &r);

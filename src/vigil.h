@@ -16,6 +16,8 @@
  * status.  "--help" never reaches it: vigil.c answers that from the table. */
 int cmd_show(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
@@ -24,6 +26,8 @@ int cmd_run(int argc, char **argv);
 
 extern const char cmd_show_usage[];
 extern const char cmd_report_usage[];
+extern const char cmd_convert_usage[];
+extern const char cmd_flame_usage[];
 extern const char cmd_wait_usage[];
 extern const char cmd_check_usage[];
 extern const char cmd_attach_usage[];
@@ -54,6 +58,13 @@ int parse_options(const char *cmd, int argc, char **argv,
 
 /* The single FILE operand, or NULL after saying there is none or more. */
 const char *one_operand(const char *cmd, char **operands, int noperands);
+
+/* Writes the profile at path in format to (a `vigil convert --to` name)
+ * to out (NULL: standard output); module is convert's --module.  Errors
+ * are one line ("vigil CMD: ..." for a bad format); returns the exit
+ * status.  In cmd-convert.c. */
+int convert_to(const char *cmd, const char *path, const char *to,
+	       const char *out, const char *module);
 
 /* Prints "vigil: FILE: <r->err>" and returns EXIT_BAD_FILE. */
 int file_error(const struct vgl_reader *r, const char *path);

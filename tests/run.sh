@@ -8,6 +8,8 @@
 #   2. corpus: every file in tests/corpus/bad/ given to `vigil show` and to
 #      `vigil report` (the ASan+UBSan build) must exit 1 with exactly one
 #      stderr line, starting "vigil: " and naming the file.  Each is a test.
+#      So must `vigil convert --to FORMAT` (every format) and `vigil flame`,
+#      leaving no output file behind.
 #   3. lit: tests/lit with the real llvm-lit (each test is a test; anything
 #      unexpected, including a timeout, is a failure).
 #   4. fuzz smoke: tests/fuzz/run.sh 20, one test.
@@ -161,6 +163,44 @@ else
 		done
 	done
 	echo "corpus: $ncorpus checks"
+	# The converters (vigil convert, vigil flame) the same way, and none
+	# may leave an output file behind.
+	nconv=0
+	for file in tests/corpus/bad/*; do
+		[[ -f $file ]] || continue
+		selected "$file" || continue
+		for to in callgrind folded fdata pprof flame; do
+			nconv=$((nconv + 1))
+			err=$out/corpus.err
+			conv=$out/corpus.out
+			rm -f "$conv"
+			if [[ $to == flame ]]; then
+				args=(flame "$file" -o "$conv")
+			else
+				args=(convert "$file" --to "$to" -o "$conv")
+			fi
+			timeout 60 "$B/asan/vigil" "${args[@]}" >/dev/null 2>"$err"
+			rc=$?
+			lines=$(wc -l <"$err")
+			first=$(head -n 1 "$err")
+			if ((rc != 1)); then
+				fail "vigil ${args[*]}: exit status $rc, want 1"
+				head -n 5 "$err" | sed 's/^/    /'
+			elif ((lines != 1)); then
+				fail "vigil ${args[*]}: $lines stderr lines, want 1"
+				head -n 5 "$err" | sed 's/^/    /'
+			elif [[ $first != "vigil: "* || $first != *"$file"* ]]; then
+				fail "vigil ${args[*]}: stderr does not start 'vigil: ' and name the file: $first"
+			elif compgen -G "$conv*" >/dev/null; then
+				fail "vigil ${args[*]}: left an output file behind"
+			else
+				pass
+				continue
+			fi
+			echo "rerun: $B/asan/vigil ${args[*]}"
+		done
+	done
+	echo "corpus: $nconv converter checks"
 fi
 fi
 

@@ -1,0 +1,175 @@
+/*
+ * out-callgrind.c - the callgrind profile format (as valgrind's
+ * callgrind_annotate and KCachegrind read it: docs of valgrind,
+ * "Callgrind Format Specification"), one event, Calls.
+ *
+ * A function's self cost is the calls into it, on the line of its first
+ * byte; each call row (caller, callee, call-site line) is a cfn=/calls=
+ * pair whose cost is the inclusive calls along it: the calls themselves
+ * and those made under them, as the stack unfolding (src/stacks.c)
+ * estimates them.  A call counted in an inlined copy is given to the
+ * function it was inlined in, where its code ran.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "out.h"
+
+static uint32_t eff_caller(const struct vgl_pcall *c)
+{
+	return c->inlined_in != VGL_PROFILE_NONE ? c->inlined_in : c->caller;
+}
+
+/* qsort has no argument for it; the command is single-threaded. */
+static const struct vgl_profile *sort_p;
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct vgl_pcall *x = &sort_p->calls[*(const size_t *)a];
+	const struct vgl_pcall *y = &sort_p->calls[*(const size_t *)b];
+	uint32_t cx = eff_caller(x), cy = eff_caller(y);
+
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
+	if (x->callee != y->callee)
+		return x->callee < y->callee ? -1 : 1;
+	if (x->site_line != y->site_line)
+		return x->site_line < y->site_line ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* A name callgrind can take: "???" for unknown, as valgrind writes. */
+static const char *or_unknown(const char *s)
+{
+	return s && *s ? s : "???";
+}
+
+static const char *module_path(const struct vgl_profile *p,
+			       const struct vgl_pfunc *fn)
+{
+	if (fn->module == VGL_PROFILE_NO_MODULE)
+		return "???";
+	return or_unknown(vgl_symbolizer_module_path(p->sym, fn->module));
+}
+
+static uint64_t rounded(double x)
+{
+	return x <= 0 ? 0 : x >= 1.8e19 ? UINT64_MAX : (uint64_t)floor(x + 0.5);
+}
+
+/* The inclusive cost of row c: its share of its edge's subtree weight. */
+static uint64_t inclusive(const struct stacks *s, const struct vgl_pcall *c)
+{
+	uint32_t caller = eff_caller(c);
+	double share = 0;
+
+	if (!s->p->funcs[caller].calls) {
+		if (s->top[c->callee] > 0)
+			share = s->top_incl[c->callee] * (double)c->calls /
+				s->top[c->callee];
+	} else {
+		size_t k = stacks_find(s, caller, c->callee);
+
+		if (k != SIZE_MAX && s->edges[k].incl > 0 && s->edges[k].calls)
+			share = s->edges[k].incl * (double)c->calls /
+				(double)s->edges[k].calls;
+	}
+	if (share > 0)
+		return rounded(share) > c->calls ? rounded(share) : c->calls;
+	/* A recursive call no stack followed (f -> f, or pong -> ping back
+	 * into the frame where the cycle was entered) is already in that
+	 * frame's cost: counted again, the function would hold more than
+	 * all calls (callgrind's own recursion overcount). */
+	if (s->scc[caller] == s->scc[c->callee])
+		return 0;
+	/* An edge no stack reached (its weight rounded to nothing): at
+	 * least the calls themselves. */
+	return c->calls;
+}
+
+static int ignore(void *arg, const uint32_t *frames, size_t depth, double w)
+{
+	(void)arg, (void)frames, (void)depth, (void)w;
+	return 0;
+}
+
+int out_callgrind(const struct vgl_profile *p, const char *path, FILE *f)
+{
+	const struct vgl_reader *r = p->r;
+	struct stacks s;
+	size_t *idx = NULL, i, k, nf = p->nfuncs;
+	uint32_t cur = VGL_PROFILE_NONE;
+	unsigned char *shown = NULL;
+	int err;
+
+	err = stacks_build(&s, p);
+	if (err)
+		return err;
+	err = stacks_walk(&s, ignore, NULL);
+	if (err)
+		goto out;
+	err = -ENOMEM;
+	idx = malloc((p->ncalls + 1) * sizeof(*idx));
+	shown = calloc(nf + 1, 1);
+	if (!idx || !shown)
+		goto out;
+	for (i = 0; i < p->ncalls; i++)
+		idx[i] = i;
+	sort_p = p;
+	qsort(idx, p->ncalls, sizeof(*idx), cmp_rows);
+
+	fprintf(f, "# callgrind format\nversion: 1\ncreator: vigil\n");
+	fprintf(f, "pid: %llu\ncmd:", (unsigned long long)r->meta.pid);
+	for (i = 0; i < r->argc; i++)
+		fprintf(f, " %s", r->argv[i]);
+	fprintf(f, "\ndesc: Profile: %s\n", path);
+	fprintf(f, "positions: line\nevents: Calls\nsummary: %llu\n",
+		(unsigned long long)p->total_calls);
+
+	/* Functions with calls into them, each with its call rows. */
+	for (i = 0, k = 0; i < nf || k < p->ncalls;) {
+		const struct vgl_pfunc *fn;
+		uint32_t at;
+
+		/* Callers in index order; functions without rows after. */
+		if (k < p->ncalls)
+			at = eff_caller(&p->calls[idx[k]]);
+		else {
+			while (i < nf && (shown[i] || !p->funcs[i].calls))
+				i++;
+			if (i == nf)
+				break;
+			at = (uint32_t)i;
+		}
+		if (at != cur) {
+			fn = &p->funcs[at];
+			fprintf(f, "\nob=%s\nfl=%s\nfn=%s\n%d %llu\n",
+				module_path(p, fn), or_unknown(fn->file),
+				fn->label, fn->file ? fn->line : 0,
+				(unsigned long long)fn->calls);
+			shown[at] = 1;
+			cur = at;
+		}
+		if (k < p->ncalls) {
+			const struct vgl_pcall *c = &p->calls[idx[k++]];
+			const struct vgl_pfunc *ce = &p->funcs[c->callee];
+
+			fprintf(f, "cob=%s\ncfi=%s\ncfn=%s\ncalls=%llu %d\n%d %llu\n",
+				module_path(p, ce), or_unknown(ce->file),
+				ce->label, (unsigned long long)c->calls,
+				ce->file ? ce->line : 0,
+				c->site_file ? c->site_line : 0,
+				(unsigned long long)inclusive(&s, c));
+		}
+	}
+	fprintf(f, "\ntotals: %llu\n", (unsigned long long)p->total_calls);
+	err = ferror(f) ? -EIO : 0;
+out:
+	free(idx);
+	free(shown);
+	stacks_release(&s);
+	return err;
+}

@@ -1,0 +1,305 @@
+/*
+ * out-pprof.c - a gzipped profile.proto (proto/profile.proto), as go tool
+ * pprof, Pyroscope, Parca and speedscope read it, encoded by protobuf-c
+ * and compressed by zlib.
+ *
+ * A counting profile becomes one sample per stack of the call-graph
+ * unfolding (src/stacks.c), sample type calls/count, the value the calls
+ * into the stack's leaf along that path, so pprof's flat view shows each
+ * function's calls and its cumulative view the calls under it.  Each
+ * function is one Function and one Location (at its first byte, with its
+ * source file and line) in the Mapping of its module, which carries the
+ * module's path and build-id (hex), as pprof matches binaries by them.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "out.h"
+#include "profile.pb-c.h"
+
+typedef Perftools__Profiles__Profile PProfile;
+typedef Perftools__Profiles__Sample PSample;
+typedef Perftools__Profiles__Location PLocation;
+typedef Perftools__Profiles__Line PLine;
+typedef Perftools__Profiles__Function PFunction;
+typedef Perftools__Profiles__Mapping PMapping;
+typedef Perftools__Profiles__ValueType PValueType;
+
+/* The string table, each string once: a hash table on content, so that a
+ * profile of a million functions stays linear. */
+struct strtab {
+	char **v;
+	size_t n, cap;
+	size_t *hash;           /* open addressing: index + 1, 0 empty */
+	size_t hcap;
+};
+
+static uint64_t fnv(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static int strtab_grow(struct strtab *t)
+{
+	size_t i, cap = t->hcap ? 2 * t->hcap : 1024;
+	size_t *h = calloc(cap, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	for (i = 0; i < t->n; i++) {
+		size_t k = fnv(t->v[i]) & (cap - 1);
+
+		while (h[k])
+			k = (k + 1) & (cap - 1);
+		h[k] = i + 1;
+	}
+	free(t->hash);
+	t->hash = h;
+	t->hcap = cap;
+	return 0;
+}
+
+/* The index of s in t (added if new), or -1 on -ENOMEM.  NULL is "". */
+static int64_t strtab_add(struct strtab *t, const char *s)
+{
+	size_t k;
+
+	if (!s)
+		s = "";
+	if (2 * (t->n + 1) > t->hcap && strtab_grow(t))
+		return -1;
+	for (k = fnv(s) & (t->hcap - 1); t->hash[k]; k = (k + 1) & (t->hcap - 1))
+		if (!strcmp(t->v[t->hash[k] - 1], s))
+			return (int64_t)(t->hash[k] - 1);
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 256;
+		char **v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		t->v = v;
+		t->cap = cap;
+	}
+	t->v[t->n] = strdup(s);
+	if (!t->v[t->n])
+		return -1;
+	t->hash[k] = ++t->n;
+	return (int64_t)(t->n - 1);
+}
+
+static void strtab_free(struct strtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->v[i]);
+	free(t->v);
+	free(t->hash);
+}
+
+struct samples {
+	PSample **v;
+	size_t n, cap;
+	int nomem;
+};
+
+static int add_sample(void *arg, const uint32_t *frames, size_t depth,
+		      double weight)
+{
+	struct samples *s = arg;
+	PSample *sm;
+	size_t i;
+
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 1024;
+		PSample **v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	sm = malloc(sizeof(*sm) + depth * sizeof(uint64_t) + sizeof(int64_t));
+	if (!sm)
+		return -ENOMEM;
+	perftools__profiles__sample__init(sm);
+	sm->n_location_id = depth;
+	sm->location_id = (uint64_t *)(sm + 1);
+	sm->n_value = 1;
+	sm->value = (int64_t *)(sm->location_id + depth);
+	/* Leaf first; location ids are function indexes + 1. */
+	for (i = 0; i < depth; i++)
+		sm->location_id[i] = (uint64_t)frames[depth - 1 - i] + 1;
+	sm->value[0] = (int64_t)floor(weight + 0.5);
+	s->v[s->n++] = sm;
+	return 0;
+}
+
+/* Compresses len bytes at buf into f as one gzip member. */
+static int write_gzip(const uint8_t *buf, size_t len, FILE *f)
+{
+	unsigned char out[65536];
+	z_stream z;
+	int ret;
+
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (Bytef *)buf;
+	z.avail_in = (uInt)len;     /* a profile under 4 GiB */
+	do {
+		z.next_out = out;
+		z.avail_out = sizeof(out);
+		ret = deflate(&z, Z_FINISH);
+		if (ret == Z_STREAM_ERROR)
+			break;
+		if (fwrite(out, 1, sizeof(out) - z.avail_out, f) !=
+		    sizeof(out) - z.avail_out) {
+			ret = Z_ERRNO;
+			break;
+		}
+	} while (ret != Z_STREAM_END);
+	deflateEnd(&z);
+	return ret == Z_STREAM_END ? 0 : ret == Z_ERRNO ? -EIO : -EINVAL;
+}
+
+int out_pprof(const struct vgl_profile *p, FILE *f)
+{
+	const struct vgl_reader *r = p->r;
+	PProfile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+	PValueType vt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	PMapping *maps = NULL, **mapp = NULL;
+	PLocation *locs = NULL, **locp = NULL;
+	PLine *lines = NULL, **linep = NULL;
+	PFunction *funcs = NULL, **funcp = NULL;
+	struct strtab st = { 0 };
+	struct samples sm = { 0 };
+	struct stacks s;
+	size_t i, nm = r->nmodules, nf = p->nfuncs, len;
+	uint8_t *buf = NULL;
+	int err;
+
+	err = stacks_build(&s, p);
+	if (err)
+		return err;
+	err = stacks_walk(&s, add_sample, &sm);
+	stacks_release(&s);
+	if (err)
+		goto out;
+	err = -ENOMEM;
+	maps = calloc(nm + 1, sizeof(*maps));
+	mapp = calloc(nm + 1, sizeof(*mapp));
+	locs = calloc(nf + 1, sizeof(*locs));
+	locp = calloc(nf + 1, sizeof(*locp));
+	lines = calloc(nf + 1, sizeof(*lines));
+	linep = calloc(nf + 1, sizeof(*linep));
+	funcs = calloc(nf + 1, sizeof(*funcs));
+	funcp = calloc(nf + 1, sizeof(*funcp));
+	if (!maps || !mapp || !locs || !locp || !lines || !linep || !funcs ||
+	    !funcp || strtab_add(&st, "") < 0)
+		goto out;
+
+	vt.type = strtab_add(&st, "calls");
+	vt.unit = strtab_add(&st, "count");
+	for (i = 0; i < nm; i++) {
+		const struct vgl_module_info *m = &r->modules[i];
+		char hex[2 * VGL_BUILD_ID_MAX + 1];
+		size_t k;
+
+		for (k = 0; k < m->build_id_len && k < VGL_BUILD_ID_MAX; k++)
+			sprintf(hex + 2 * k, "%02x", m->build_id[k]);
+		hex[2 * k] = 0;
+		perftools__profiles__mapping__init(&maps[i]);
+		maps[i].id = i + 1;
+		maps[i].memory_start = m->lo;
+		maps[i].memory_limit = m->hi;
+		maps[i].filename = strtab_add(&st, m->path);
+		maps[i].build_id = strtab_add(&st, hex);
+		maps[i].has_functions = 1;
+		maps[i].has_filenames = 1;
+		maps[i].has_line_numbers = 1;
+		mapp[i] = &maps[i];
+		if (maps[i].filename < 0 || maps[i].build_id < 0)
+			goto out;
+	}
+	for (i = 0; i < nf; i++) {
+		const struct vgl_pfunc *fn = &p->funcs[i];
+		uint64_t bias = 0;
+
+		perftools__profiles__function__init(&funcs[i]);
+		funcs[i].id = i + 1;
+		funcs[i].name = strtab_add(&st, fn->label);
+		funcs[i].system_name = strtab_add(&st, fn->name);
+		funcs[i].filename = strtab_add(&st, fn->file);
+		funcs[i].start_line = fn->file ? fn->line : 0;
+		if (funcs[i].name < 0 || funcs[i].system_name < 0 ||
+		    funcs[i].filename < 0)
+			goto out;
+		funcp[i] = &funcs[i];
+
+		perftools__profiles__line__init(&lines[i]);
+		lines[i].function_id = i + 1;
+		lines[i].line = funcs[i].start_line;
+		linep[i] = &lines[i];
+
+		perftools__profiles__location__init(&locs[i]);
+		locs[i].id = i + 1;
+		if (fn->module != VGL_PROFILE_NO_MODULE) {
+			locs[i].mapping_id = fn->module + 1;
+			bias = vgl_symbolizer_module_bias(p->sym, fn->module);
+		}
+		locs[i].address = fn->addr + bias;
+		locs[i].n_line = 1;
+		locs[i].line = &linep[i];
+		locp[i] = &locs[i];
+	}
+	prof.n_sample_type = 1;
+	prof.sample_type = (PValueType *[]){ &vt };
+	prof.n_sample = sm.n;
+	prof.sample = sm.v;
+	prof.n_mapping = nm;
+	prof.mapping = mapp;
+	prof.n_location = nf;
+	prof.location = locp;
+	prof.n_function = nf;
+	prof.function = funcp;
+	prof.n_string_table = st.n;
+	prof.string_table = st.v;
+	prof.time_nanos = (int64_t)r->meta.start_ns;
+	if (r->meta.end_ns > r->meta.start_ns)
+		prof.duration_nanos = (int64_t)(r->meta.end_ns - r->meta.start_ns);
+	prof.period_type = &vt;
+	prof.period = 1;
+
+	len = perftools__profiles__profile__get_packed_size(&prof);
+	buf = malloc(len + 1);
+	if (!buf)
+		goto out;
+	perftools__profiles__profile__pack(&prof, buf);
+	err = write_gzip(buf, len, f);
+out:
+	for (i = 0; i < sm.n; i++)
+		free(sm.v[i]);
+	free(sm.v);
+	free(buf);
+	free(maps);
+	free(mapp);
+	free(locs);
+	free(locp);
+	free(lines);
+	free(linep);
+	free(funcs);
+	free(funcp);
+	strtab_free(&st);
+	return err;
+}

@@ -1,0 +1,96 @@
+/*
+ * out.h - the output formats of `vigil convert` and `vigil flame`: one file
+ * per format (src/out-FORMAT.c), each writing a profile model
+ * (lib/profile.h) to a stdio stream, plus the call-graph unfolding they
+ * share (src/stacks.c).
+ *
+ * Writers return 0 or a negative errno; they do not print (but for
+ * -ECANCELED: the writer has said on stderr what was wrong, in the one
+ * case where only it knows which file): the command that called them
+ * names the file and the problem.  A write error is
+ * noticed by the command from the stream (ferror, fclose), so writers
+ * need not check every fprintf.
+ */
+#ifndef VIGIL_OUT_H
+#define VIGIL_OUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "profile.h"
+
+/* The deepest stack the unfolding follows; a longer path is cut there. */
+#define STACKS_MAX_DEPTH 64
+
+/*
+ * The call graph of a counting profile seen with inlined copies put where
+ * they ran: a call counted in a copy of F inlined in HOST (vgl_pcall's
+ * inlined_in) is an edge HOST -> F, not CALLER -> F.  Edges with the same
+ * caller and callee are added up.
+ */
+struct stacks_edge {
+	uint32_t callee;
+	uint64_t calls;
+	double incl;        /* filled by stacks_walk: calls in the subtrees
+	                     * reached through this edge, the edge's own
+	                     * calls included */
+};
+
+struct stacks {
+	const struct vgl_profile *p;
+	size_t *first;                /* edges of funcs[f]: edges[first[f] ..
+	                               * first[f+1]), by callee */
+	struct stacks_edge *edges;
+	size_t *order;                /* edge indexes, each caller's most
+	                               * counted first: the walk's order */
+	size_t nedges;
+	uint32_t *scc;                /* strongly connected component (cycle
+	                               * of calls) of each function */
+	uint64_t *cycle_calls;        /* calls into f from its own component,
+	                               * f -> f included */
+	double *top;                  /* calls into f from callers that are not
+	                               * counted themselves (libc's start code,
+	                               * a thread's start routine's caller) */
+	double *top_incl;             /* filled by stacks_walk: the weight of
+	                               * the stacks under those top entries */
+};
+
+int stacks_build(struct stacks *s, const struct vgl_profile *p);
+void stacks_release(struct stacks *s);
+
+/* The index in s->edges of caller -> callee, or SIZE_MAX. */
+size_t stacks_find(const struct stacks *s, uint32_t caller, uint32_t callee);
+
+/*
+ * Called once per stack, outermost frame first: frames[0 .. depth) are
+ * function indexes, weight the calls into frames[depth - 1] estimated for
+ * this path.  Returns 0 to go on or a negative errno to stop the walk.
+ */
+typedef int (*stacks_fn)(void *arg, const uint32_t *frames, size_t depth,
+			 double weight);
+
+/*
+ * Unfolds the call graph into stacks (the rule is in stacks.c, and in
+ * `vigil convert --help`), calling fn for every stack of weight >= 0.5 in
+ * depth-first order, and fills each edge's incl.  Returns 0 or the first
+ * error fn returned.
+ */
+int stacks_walk(struct stacks *s, stacks_fn fn, void *arg);
+
+/* The writers.  path is the profile's name, for the formats that record
+ * it. */
+int out_callgrind(const struct vgl_profile *p, const char *path, FILE *f);
+int out_folded(const struct vgl_profile *p, FILE *f);
+/* module: the module whose calls are written (base name or path); NULL
+ * for the executable.  -ENOENT when no module has that name. */
+int out_fdata(const struct vgl_profile *p, const char *module, FILE *f);
+int out_pprof(const struct vgl_profile *p, FILE *f);
+/* The schema of report --json (docs/report-json.md); in cmd-report.c. */
+int report_json(const struct vgl_profile *p, const char *path, FILE *f);
+int out_flame(const struct vgl_profile *p, const char *title, FILE *f);
+
+/* A function's name as one frame of a folded stack: its label, with ';'
+ * (the frame separator) replaced by ':' and line ends by spaces. */
+void out_frame_name(const struct vgl_pfunc *fn, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,134 @@
+#!/usr/bin/python3
+"""flame_check.py SVG WORKDIR NAME... - check a `vigil flame` SVG in
+headless Chromium (issue 10, point 4):
+
+  1. opened as is, the rendered DOM holds a frame for each NAME;
+  2. its screenshot is not blank: it holds the colour of NAME[0]'s frame
+     (read from the SVG) and several others;
+  3. inlined in a page whose script plays a user: a mouseover on NAME[1]
+     fills the details line with its name, calls and share; a click on it
+     zooms (its frame spans the whole width, the frames outside it are
+     hidden); search(NAME[0]) highlights every frame of NAME[0].
+
+Prints what it found as one JSON line; exits 1 with a line per problem."""
+
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+import zlib
+
+CHROME = ["chromium", "--headless", "--no-sandbox", "--disable-gpu",
+          "--allow-file-access-from-files", "--virtual-time-budget=3000"]
+
+
+def chrome(args, timeout=120):
+    r = subprocess.run(CHROME + args, capture_output=True, text=True,
+                       timeout=timeout, stdin=subprocess.DEVNULL)
+    if r.returncode != 0:
+        sys.exit("chromium failed (%d): %s" % (r.returncode, r.stderr[-500:]))
+    return r.stdout
+
+
+def png_pixels(path):
+    """The RGB(A) pixels of an 8-bit non-interlaced PNG, as a set."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and ctype in (2, 6) and not interlace
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    prev = bytearray(stride)
+    colours = set()
+    i = 0
+    for _ in range(h):
+        ftype = raw[i]
+        line = bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b = prev[x]
+            c = prev[x - bpp] if x >= bpp else 0
+            if ftype == 1:
+                line[x] = (line[x] + a) & 255
+            elif ftype == 2:
+                line[x] = (line[x] + b) & 255
+            elif ftype == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif ftype == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pr = a if pa <= pb and pa <= pc else b if pb <= pc else c
+                line[x] = (line[x] + pr) & 255
+        for x in range(0, stride, bpp):
+            colours.add(tuple(line[x:x + 3]))
+        prev = line
+    return colours
+
+
+PAGE = """<!DOCTYPE html><html><body>%s
+<pre id="result"></pre>
+<script>
+var out = {}, svg = document.querySelector('svg');
+function frame(n) { return svg.querySelector('g.f[data-name="' + n + '"]'); }
+var g = frame(%s);
+g.dispatchEvent(new MouseEvent('mouseover', {bubbles: true}));
+out.details = svg.querySelector('#details').textContent;
+g.dispatchEvent(new MouseEvent('click', {bubbles: true}));
+out.zoomed = svg.getAttribute('data-zoomed');
+out.zoomed_width = +g.querySelector('rect').getAttribute('width');
+out.hidden = Array.prototype.filter.call(svg.querySelectorAll('g.f'),
+  function (f) { return f.style.display === 'none'; })
+  .map(function (f) { return f.getAttribute('data-name'); }).sort();
+out.matches = window.vigilFlame.search(%s);
+out.highlighted = svg.querySelectorAll('g.match').length;
+out.matched = svg.querySelector('#matched').textContent;
+document.getElementById('result').textContent = JSON.stringify(out);
+</script></body></html>"""
+
+
+def main():
+    svg, work, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+    text = open(svg).read()
+    bad = []
+    dom = chrome(["--dump-dom", "file://" + os.path.abspath(svg)])
+    for n in names:
+        if 'data-name="%s"' % n not in dom:
+            bad.append("no frame %s in the rendered DOM" % n)
+    m = re.search(r'data-name="%s"[^>]*>.*?fill="rgb\((\d+),(\d+),(\d+)\)"'
+                  % re.escape(names[0]), text)
+    shot = os.path.join(work, "shot.png")
+    chrome(["--screenshot=" + shot, "--window-size=1200,400",
+            "file://" + os.path.abspath(svg)])
+    colours = png_pixels(shot)
+    if not m or tuple(int(x) for x in m.groups()) not in colours:
+        bad.append("the screenshot lacks %s's colour" % names[0])
+    if len(colours) < 5:
+        bad.append("the screenshot is blank (%d colours)" % len(colours))
+    body = text[text.index("<svg"):]
+    page = os.path.join(work, "page.html")
+    with open(page, "w") as f:
+        f.write(PAGE % (body, json.dumps(names[1]), json.dumps(names[0])))
+    dom = chrome(["--dump-dom", "file://" + os.path.abspath(page)])
+    m = re.search(r'<pre id="result">(.*?)</pre>', dom, re.S)
+    result = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&")) if m and m.group(1) else None
+    print(json.dumps(result, sort_keys=True))
+    if result is None:
+        bad.append("the page's script gave no result")
+    for b in bad:
+        print(b)
+    sys.exit(1 if bad else 0)
+
+
+main()
