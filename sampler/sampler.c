@@ -64,6 +64,21 @@ struct sampler {
 	void *arg;
 };
 
+int sampler_parse_hz(const char *s, unsigned *hz)
+{
+	unsigned long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < 1 || v > SAMPLER_FREQ_MAX)
+		return -EINVAL;
+	*hz = (unsigned)v;
+	return 0;
+}
+
 const char *sampler_scan_name(unsigned bit)
 {
 	size_t i;

@@ -65,6 +65,10 @@ int sampler_parse_scan(const char *s, unsigned *mask, char *err, size_t errlen);
 /* The name of one scan bit, or NULL. */
 const char *sampler_scan_name(unsigned bit);
 
+/* Parses a stack-sampling frequency in Hz (1 .. SAMPLER_FREQ_MAX, decimal
+ * digits only); returns 0 or -EINVAL. */
+int sampler_parse_hz(const char *s, unsigned *hz);
+
 /* One thread of the target in a sample with SAMPLER_SCAN_THREADS. */
 struct sampler_thread {
 	pid_t tid;

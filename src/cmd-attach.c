@@ -129,14 +129,6 @@ struct tallies {
 	size_t n, cap;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static struct tally *tally_of(struct tallies *ts, const char *name)
 {
 	size_t i;
@@ -569,22 +561,6 @@ static void scan_list(unsigned scan, char *buf, size_t len)
 					      sampler_scan_name(1u << i));
 }
 
-/* Parses a frequency in Hz; returns 0 or -EINVAL. */
-static int parse_hz(const char *s, unsigned *hz)
-{
-	unsigned long v;
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < 1 || v > SAMPLER_FREQ_MAX)
-		return -EINVAL;
-	*hz = (unsigned)v;
-	return 0;
-}
-
 /*
  * Acts on one control line.  Returns REASON_STOP for "stop", else
  * REASON_NONE; a bad line gets one error record and changes nothing.
@@ -642,7 +618,7 @@ static enum reason control(struct attach *a, char *line)
 		return REASON_NONE;
 	}
 	if (!strcmp(cmd, "frequency") && arg) {
-		int r = parse_hz(arg, &v);
+		int r = sampler_parse_hz(arg, &v);
 
 		if (r)
 			snprintf(err, sizeof(err),
@@ -760,7 +736,7 @@ static int parse(int argc, char **argv, struct attach *a,
 	if (scan && sampler_parse_scan(scan, &cfg->scan, err, sizeof(err)))
 		return usage_error("attach", "bad --scan '%s': %s", scan, err);
 	cfg->frequency = SAMPLER_FREQ_DEFAULT;
-	if (freq && parse_hz(freq, &cfg->frequency))
+	if (freq && sampler_parse_hz(freq, &cfg->frequency))
 		return usage_error("attach", "bad --frequency '%s' (1 to %u Hz)",
 				   freq, SAMPLER_FREQ_MAX);
 	*duration = 0;
@@ -912,7 +888,7 @@ int cmd_attach(int argc, char **argv)
 	}
 	pthread_mutex_init(&a.out_lock, NULL);
 	a.pid = cfg.pid;
-	a.start_mono = a.prev_mono = mono_ns();
+	a.start_mono = a.prev_mono = vigil_now_ns();
 	a.syms = sampler_symbols_open(cfg.pid);
 	if (a.vgl_path) {
 		attach_vgl_init(&vgl, cfg.pid);

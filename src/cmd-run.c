@@ -83,14 +83,6 @@ const char cmd_run_usage[] =
 	"Exit status: CMD's, or 128+N when signal N killed it; 127 when CMD\n"
 	"cannot be run; 2 for a bad command line.\n";
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* A process that is still ours to wait for. */
 struct proc {
 	pid_t pid, ppid;
@@ -399,21 +391,6 @@ static void update_sampler(struct tree_sampler *ts)
 	free(ps);
 }
 
-static int parse_hz(const char *s, unsigned *hz)
-{
-	unsigned long v;
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < 1 || v > SAMPLER_FREQ_MAX)
-		return -EINVAL;
-	*hz = (unsigned)v;
-	return 0;
-}
-
 int cmd_run(int argc, char **argv)
 {
 	const char *out = NULL, *linger = "1s", *user_file;
@@ -474,7 +451,7 @@ int cmd_run(int argc, char **argv)
 					   sizeof(serr)) < 0)
 		return usage_error("run", "%s", serr);
 	if (freq_arg) {
-		if (parse_hz(freq_arg, &freq) < 0)
+		if (sampler_parse_hz(freq_arg, &freq) < 0)
 			return usage_error("run", "'%s' is not a frequency "
 					   "(1 to %u Hz)", freq_arg,
 					   SAMPLER_FREQ_MAX);
@@ -579,7 +556,7 @@ int cmd_run(int argc, char **argv)
 	}
 
 	/* Then its descendants, for at most --linger. */
-	deadline = now_ns() + linger_ns;
+	deadline = vigil_now_ns() + linger_ns;
 	for (;;) {
 		struct proc *ps;
 		size_t n;
@@ -593,7 +570,7 @@ int cmd_run(int argc, char **argv)
 			free(ps);
 			break;
 		}
-		now = now_ns();
+		now = vigil_now_ns();
 		if (now >= deadline) {
 			warn_left(ps, n, linger);
 			free(ps);

@@ -43,14 +43,6 @@ const char cmd_wait_usage[] =
 	"DURATION' and exits 1.  Without --timeout, a missing FILE is an\n"
 	"error at once: a wrong name must not wait for ever.\n";
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Opens path for reading; while it does not exist (ENOENT, also for a
  * directory not made yet), tries again every 10 ms until deadline (a
@@ -70,7 +62,7 @@ static int open_when_there(const char *path, uint64_t deadline)
 			return fd;
 		if (errno != ENOENT)
 			return -errno;
-		if (now_ns() >= deadline)
+		if (vigil_now_ns() >= deadline)
 			return -ETIMEDOUT;
 		nanosleep(&tick, NULL);
 	}
@@ -95,7 +87,7 @@ static int wait_writer(const struct vgl_meta *m, const struct stat *st,
 					 (uint64_t)st->st_ino);
 		if (alive <= 0)
 			break;
-		now = now_ns();
+		now = vigil_now_ns();
 		if (deadline && now >= deadline) {
 			alive = -ETIMEDOUT;
 			break;
@@ -141,7 +133,7 @@ int cmd_wait(int argc, char **argv)
 	if (timeout && vgl_parse_duration(timeout, &ns) < 0)
 		return usage_error("wait", "'%s' is not a duration", timeout);
 
-	start = now_ns();
+	start = vigil_now_ns();
 	fd = timeout ? open_when_there(path, start + ns)
 		     : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd == -ETIMEDOUT) {

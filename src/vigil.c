@@ -61,6 +61,14 @@ static const struct cmd *find(const char *name)
 	return NULL;
 }
 
+uint64_t vigil_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 int usage_error(const char *cmd, const char *fmt, ...)
 {
 	char msg[512];

@@ -69,6 +69,9 @@ int convert_to(const char *cmd, const char *path, const char *to,
 /* Prints "vigil: FILE: <r->err>" and returns EXIT_BAD_FILE. */
 int file_error(const struct vgl_reader *r, const char *path);
 
+/* CLOCK_MONOTONIC in ns, for deadlines and elapsed times. */
+uint64_t vigil_now_ns(void);
+
 /* Formats ns since the epoch as ISO-8601 UTC with milliseconds, or "-" for
  * 0.  Returns buf. */
 const char *format_time(uint64_t ns, char *buf, size_t len);
