@@ -48,7 +48,7 @@ def build():
                     "-I" + os.path.join(ROOT, "sampler"),
                     "-I" + os.path.join(ROOT, "lib"),
                     os.path.join(HERE, "sampler.c"), *srcs,
-                    "-ldw", "-lelf", "-lstdc++", "-pthread",
+                    "-ldw", "-lelf", "-lcapstone", "-lstdc++", "-pthread",
                     "-o", os.path.join(OUT, "sampler")], check=True)
     subprocess.run([CC, "-O1", "-fno-omit-frame-pointer",
                     "-mno-omit-leaf-frame-pointer",
