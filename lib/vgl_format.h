@@ -96,12 +96,13 @@ enum vgl_kind {
 	                         * watched from outside */
 };
 
-/* META.state.  A RUNNING file whose lock is free was cut short. */
+/* META.state.  A RUNNING file whose writer is gone was cut short. */
 enum vgl_state {
 	VGL_STATE_RUNNING = 1,
 	VGL_STATE_FINISHED = 2,   /* exit() or return from main; exit_status set */
 	VGL_STATE_CUT_SHORT = 3,  /* recorded by a tool that knows (readers
-	                           * also derive it from RUNNING + no lock) */
+	                           * also derive it from RUNNING + writer
+	                           * gone) */
 };
 
 /* META.flags */

@@ -2,11 +2,15 @@
  * init.c - the runtime's life: set up on the first instrumented call (not
  * in a constructor: instrumented constructors may run before ours, and a
  * libvigil.so whose hooks another copy of the runtime interposes must stay
- * dormant), follow fork, mark the file finished at exit, and the public API
- * of vigil.h.
+ * dormant), follow fork, mark the file finished after the program's last
+ * destructor, and the public API of vigil.h.  Only the exit handler is
+ * registered before main (from .preinit_array, or libvigil.so's
+ * constructor), so that it runs late; it does nothing in a dormant copy.
  *
  * The runtime is a guest in the program: it never exits, never installs
  * signal handlers, never forks, and prints at most one line per process.
+ * It blocks signals only for the moment of its slow path, and restores the
+ * program's mask.
  */
 #include <errno.h>
 #include <fcntl.h>
