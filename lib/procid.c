@@ -113,3 +113,36 @@ int vgl_boot_id(uint8_t id[VGL_BOOT_ID_LEN])
 	}
 	return k == 2 * VGL_BOOT_ID_LEN ? 0 : -EINVAL;
 }
+
+uint64_t vgl_leftover_pid(const char *name)
+{
+	size_t len = strlen(name);
+	const char *p, *end;
+	uint64_t pid = 0, num[2] = { 0, 0 };
+	int n = 0;
+
+	if (len < 10 || strcmp(name + len - 4, ".tmp"))
+		return 0;
+	end = name + len - 4;
+	/* Up to two runs of digits, each after a dot, then ".vgl". */
+	for (p = end; n < 2;) {
+		const char *d = p;
+		uint64_t v = 0, scale = 1;
+
+		while (d > name && d[-1] >= '0' && d[-1] <= '9') {
+			d--;
+			v += (uint64_t)(*d - '0') * scale;
+			scale *= 10;
+		}
+		if (d == p || d == name || d[-1] != '.')
+			return 0;
+		num[n++] = v;
+		p = d - 1;
+		if (p - name >= 4 && !memcmp(p - 4, ".vgl", 4))
+			break;
+	}
+	if (p - name < 4 || memcmp(p - 4, ".vgl", 4))
+		return 0;
+	pid = num[n - 1];
+	return pid;
+}

@@ -29,4 +29,14 @@ int vgl_boot_id(uint8_t id[VGL_BOOT_ID_LEN]);
 /* Writes "/proc/<pid>/<leaf>" into buf (at least 64 bytes). */
 void vgl_proc_path(char *buf, uint64_t pid, const char *leaf);
 
+/*
+ * Is NAME (a file name, no directory) one of vigil's temporary files,
+ * "NAME.vgl.PID.N.tmp" (a profile being created) or
+ * "NAME.wNNNNNN.vgl.PID.N.tmp" (a window being written)?  Returns the pid
+ * of the process writing it, or 0.  Files of a pid that no longer exists
+ * are leftovers of a killed process, for the next run (or `vigil run`) to
+ * remove.
+ */
+uint64_t vgl_leftover_pid(const char *name);
+
 #endif

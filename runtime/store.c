@@ -497,52 +497,22 @@ static int RT create_tmp(struct rt *rt, const char *path, char *tmp,
 	return fd;
 }
 
-/* Is this NAME a temporary file of vigil's, "….vgl.PID.tmp" or
- * "….vgl.PID.N.tmp"?  Returns the pid, or 0. */
-static uint64_t RT leftover_pid(const char *name)
-{
-	size_t len = strlen(name);
-	const char *p, *end;
-	uint64_t pid = 0, num[2] = { 0, 0 };
-	int n = 0;
-
-	if (len < 10 || strcmp(name + len - 4, ".tmp"))
-		return 0;
-	end = name + len - 4;
-	/* Up to two runs of digits, each after a dot, then ".vgl". */
-	for (p = end; n < 2;) {
-		const char *d = p;
-		uint64_t v = 0, scale = 1;
-
-		while (d > name && d[-1] >= '0' && d[-1] <= '9') {
-			d--;
-			v += (uint64_t)(*d - '0') * scale;
-			scale *= 10;
-		}
-		if (d == p || d == name || d[-1] != '.')
-			return 0;
-		num[n++] = v;
-		p = d - 1;
-		if (p - name >= 4 && !memcmp(p - 4, ".vgl", 4))
-			break;
-	}
-	if (p - name < 4 || memcmp(p - 4, ".vgl", 4))
-		return 0;
-	pid = num[n - 1];
-	return pid;
-}
-
 /*
  * Removes temporary files left in path's directory by processes that are
  * gone (killed while creating a profile or writing a window).  Reads the
  * directory with getdents64 into a buffer on the stack: no allocation.
+ * Looks at the first LEFTOVER_SCAN entries only: every run does this, and
+ * a directory that collects thousands of profiles (a whole build sent to
+ * one place) must not make each start cost as much as the directory is
+ * large.
  */
+#define LEFTOVER_SCAN 2048
 void RT store_clean_leftovers(const char *path)
 {
 	char dir[RT_PATH_MAX], buf[4096];
 	const char *slash = strrchr(path, '/');
 	size_t len = slash ? (size_t)(slash - path) : 0;
-	int fd;
+	int fd, seen = 0;
 	long n;
 
 	if (!len)
@@ -552,7 +522,8 @@ void RT store_clean_leftovers(const char *path)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+	while (seen < LEFTOVER_SCAN &&
+	       (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
 		long off = 0;
 
 		while (off < n) {
@@ -563,10 +534,11 @@ void RT store_clean_leftovers(const char *path)
 				unsigned char type;
 				char name[];
 			} *d = (void *)(buf + off);
-			uint64_t pid = leftover_pid(d->name), start;
+			uint64_t pid = vgl_leftover_pid(d->name), start;
 			char state;
 
 			off += d->reclen;
+			seen++;
 			if (!pid || pid == (uint64_t)getpid())
 				continue;
 			if (vgl_proc_stat(pid, &start, &state) == -ENOENT)

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "procid.h"
 #include "sampler.h"
 #include "tree-sampler.h"
 #include "vgl_merge.h"
@@ -267,6 +268,28 @@ static void list_dir(const char *dir, struct names *s)
 }
 
 /*
+ * Removes the temporary files of processes that are gone (killed while
+ * creating a profile or writing a window) from dir: the runtime of a
+ * later run looks at a directory's first entries only.
+ */
+static void clean_leftovers(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	uint64_t pid, start;
+	char state;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		pid = vgl_leftover_pid(e->d_name);
+		if (pid && vgl_proc_stat(pid, &start, &state) == -ENOENT)
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
+}
+
+/*
  * Merges the profiles in dir that were not there before (old) into one
  * per program, removes the merged per-process files unless keep, and
  * prints the summary line.  Returns 0 or -1 (after saying why).
@@ -283,6 +306,7 @@ static int merge_dir(const char *dir, const struct names *old, int keep)
 	vgl_merge_init(&m);
 	m.by_path = 1;
 	m.keep_apart = 1;
+	clean_leftovers(dir);
 	list_dir(dir, &now);
 	for (i = 0; i < now.n; i++) {
 		if (names_has(old, now.v[i]) ||
