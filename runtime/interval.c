@@ -434,11 +434,21 @@ void RT interval_unlock(void)
  */
 void RT interval_forget(int new_file)
 {
+	struct vgl_meta *m = vgl_rt.meta;
+
 	shadow_clear(&ivl.file);
 	if (new_file) {
 		ivl.seq = 0;
 		ivl.window_start = 0;
+		ivl.lost_seen = 0;
 	}
+	/* What the windows hold is counted from here on; lost calls (which a
+	 * reset keeps) count as held, so that none shows as "in no window". */
+	if (m)
+		__atomic_store_n(&m->windowed_calls,
+				 __atomic_load_n(&m->lost_calls,
+						 __ATOMIC_RELAXED),
+				 __ATOMIC_RELAXED);
 }
 
 /* In a fork child, inside fork(): the parent's thread is gone, and the

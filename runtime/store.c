@@ -902,6 +902,7 @@ static void RT restart(struct rt *rt, uint64_t used)
 	store_zero_counts(&rt->overflow);
 	set_identity(m);
 	m->windows = 0;
+	m->windowed_calls = 0;
 	m->start_ns = rt_now_ns();
 	m->end_ns = 0;
 	m->exit_status = 0;

@@ -13,7 +13,8 @@
  *                  prints "in destructor" and waits for stdin to close
  *   chdir DIR N    f() N times, chdir to DIR, f() N more times, sleeping
  *                  1 ms between calls
- *   spin           f() for ever, printing "ready" after 100 ms
+ *   spin [snapshot]  f() for ever, printing "ready" after 100 ms (with
+ *                  snapshot: a window snapshot first, then 1000 calls)
  *   forktasks      fork; the child counts its threads (libc calls only,
  *                  no instrumented call) and prints "child tasks N"
  *   forkthread     (nfns >= 300) threads that end, fns[0..100), then fork:
@@ -31,6 +32,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "vigil.h"
 
 typedef void (*fp)(void);
 extern fp fns[];
@@ -199,6 +202,14 @@ int main(int argc, char **argv)
 			if (t.tv_sec - t0.tv_sec >= 1 ||
 			    (t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec -
 					    t0.tv_nsec > 100000000L) {
+				int k;
+
+				/* A window now, then calls that no window
+				 * holds before anyone hears "ready". */
+				if (argc > 2 && !strcmp(argv[2], "snapshot"))
+					vigil_snapshot();
+				for (k = 0; k < 1000; k++)
+					f();
 				printf("ready\n");
 				fflush(stdout);
 				i = -2000000000;
