@@ -521,8 +521,7 @@ void RT thread_slow_enter(uintptr_t fn, uintptr_t site)
 	t = vgl_self;
 	if (!t)
 		t = thread_new();
-	module_prepare(fn);
-	module_prepare(site);
+	module_prepare(fn, site);
 
 	pthread_mutex_lock(&vgl_rt.lock);
 	if (rt_ensure_init() < 0) {

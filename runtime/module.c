@@ -177,19 +177,20 @@ static int RT peek_subs(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 /*
- * Makes sure addr's object is in the table, asking the loader when it is
- * not, or when an object was unloaded since the last look (another may now
- * be loaded at the same address).  Called without the runtime's lock.
+ * Makes sure the objects of a new edge's callee and call site are in the
+ * table, asking the loader when one is not, or when an object was unloaded
+ * since the last look (another may now be loaded at the same address).
+ * One look at the loader's unload counter for both.  Called without the
+ * runtime's lock.
  */
-void RT module_prepare(uintptr_t addr)
+void RT module_prepare(uintptr_t fn, uintptr_t site)
 {
 	unsigned long long subs = 0;
 
-	if (!addr)
-		return;
 	rt_find_exe();
 	dl_iterate_phdr(peek_subs, &subs);
-	if (lookup(addr) != VGL_NO_MODULE &&
+	if ((!fn || lookup(fn) != VGL_NO_MODULE) &&
+	    (!site || lookup(site) != VGL_NO_MODULE) &&
 	    subs == __atomic_load_n(&seen_subs, __ATOMIC_RELAXED))
 		return;
 	__atomic_store_n(&seen_subs, subs, __ATOMIC_RELAXED);
@@ -233,19 +234,3 @@ uint32_t RT module_of(struct rt *rt, uintptr_t addr)
 	return lookup(addr);
 }
 
-/* A new file (fork child, vigil_set_file) holds the blocks written up to
- * `upto` entries already: the rest are written to it anew. */
-void RT module_rewind(uint32_t upto)
-{
-	uint32_t i, n = __atomic_load_n(&nmods, __ATOMIC_ACQUIRE);
-
-	for (i = upto; i < n; i++)
-		mods[i].written = 0;
-	if (nwritten > upto)
-		nwritten = upto;
-}
-
-uint32_t RT module_count(void)
-{
-	return nwritten;
-}

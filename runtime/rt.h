@@ -117,10 +117,8 @@ int store_create_tmp(const char *path, char *tmp);
 void store_clean_leftovers(const char *path);
 
 /* module.c */
-void module_prepare(uintptr_t addr);   /* without vgl_rt.lock */
+void module_prepare(uintptr_t fn, uintptr_t site);  /* without vgl_rt.lock */
 uint32_t module_of(struct rt *rt, uintptr_t addr);  /* with it */
-uint32_t module_count(void);
-void module_rewind(uint32_t upto);
 
 /* hooks.c */
 void thread_slow_enter(uintptr_t fn, uintptr_t site);
