@@ -141,6 +141,7 @@ def build(v, src):
                    c, LIBVIGIL,
                    "-Wl,--export-dynamic-symbol=__cyg_profile_func_enter",
                    "-Wl,--export-dynamic-symbol=__cyg_profile_func_exit",
+                   "-Wl,--wrap=__cyg_profile_func_enter",
                    "-o", out])
     elif v.name == "gprof":
         sh(base + ["-pg", c, "-o", out])

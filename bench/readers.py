@@ -112,7 +112,8 @@ def make_program(edges):
     exe = os.path.join(d, "p")
     sh([CC, "-pie"] + objs + [os.path.join(ROOT, "build", "libvigil.a"),
        "-pthread", "-Wl,--export-dynamic-symbol=__cyg_profile_func_enter",
-       "-Wl,--export-dynamic-symbol=__cyg_profile_func_exit", "-ldl",
+       "-Wl,--export-dynamic-symbol=__cyg_profile_func_exit",
+       "-Wl,--wrap=__cyg_profile_func_enter", "-ldl",
        "-o", exe])
     sh([exe], env=dict(os.environ, VIGIL_FILE=prof), stdout=subprocess.DEVNULL)
     print("bench: built and ran the %d-edge program in %.0f s"

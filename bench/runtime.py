@@ -31,7 +31,7 @@ LIBVIGIL = os.path.join(ROOT, "build", "libvigil.a")
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
 ROUNDS = os.environ.get("BENCH_ROUNDS", "20")
 LINK = [LIBVIGIL, "-pthread", "-u__cyg_profile_func_enter",
-        "-u__cyg_profile_func_exit"]
+        "-u__cyg_profile_func_exit", "-Wl,--wrap=__cyg_profile_func_enter"]
 
 
 def sh(cmd, **kw):

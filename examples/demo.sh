@@ -21,7 +21,8 @@ echo "== building examples/demo.c with -finstrument-functions and libvigil.a"
 	-u__cyg_profile_func_enter -u__cyg_profile_func_exit \
 	"$root/build/libvigil.a" -pthread \
 	-Xlinker --export-dynamic-symbol=__cyg_profile_func_enter \
-	-Xlinker --export-dynamic-symbol=__cyg_profile_func_exit
+	-Xlinker --export-dynamic-symbol=__cyg_profile_func_exit \
+	-Xlinker --wrap=__cyg_profile_func_enter
 
 echo
 rel=${out#"$root"/}

@@ -308,6 +308,12 @@ static int cmp_raw_edge(const void *a, const void *b)
 		return x->callee < y->callee ? -1 : 1;
 	if (x->site != y->site)
 		return x->site < y->site ? -1 : 1;
+	/* The same addresses in two objects, one loaded where the other was
+	 * unloaded, are two edges. */
+	if (x->callee_mod != y->callee_mod)
+		return x->callee_mod < y->callee_mod ? -1 : 1;
+	if (x->site_mod != y->site_mod)
+		return x->site_mod < y->site_mod ? -1 : 1;
 	return x->owner < y->owner ? -1 : x->owner > y->owner;
 }
 
@@ -443,7 +449,9 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 		r->thread_counts[i].count = raw[i].count;
 		r->thread_counts[i].tid = raw[i].owner;
 		r->thread_counts[i].reserved = 0;
-		if (!ei || ei->callee != raw[i].callee || ei->site != raw[i].site) {
+		if (!ei || ei->callee != raw[i].callee || ei->site != raw[i].site ||
+		    ei->callee_mod != raw[i].callee_mod ||
+		    ei->site_mod != raw[i].site_mod) {
 			ei = &r->edges[r->nedges++];
 			ei->callee = raw[i].callee;
 			ei->site = raw[i].site;

@@ -28,7 +28,18 @@
  * instrumented IFUNC resolver runs during relocation, before TLS exists
  * (static) or is initialised (dynamic), where reading TLS would crash.
  * Such calls are skipped and tallied; the first call that finds TLS usable
- * switches the pointer to enter_hot for good.
+ * switches the pointer to enter_hot.
+ *
+ * The exported hook is itself an IFUNC, for one reason: the loader then
+ * calls its resolver whenever it binds an object's calls to the hook
+ * (while dlopen relocates the object, or at its first call through its
+ * PLT), which is always before that object's first counted call.  An
+ * object dlclosed before may have left edges with the very addresses the
+ * new one will use (a plugin reloaded where it was); the resolver points
+ * the hook at enter_check, whose one look at the loader drops the edges of
+ * unloaded objects from every index before the call is counted.  The
+ * executable's own calls skip the resolver's PLT slot through the linker's
+ * --wrap (see vigil.pc): they cost what they did.
  */
 #include <errno.h>
 #include <signal.h>
@@ -49,12 +60,16 @@ struct rt_thread {
 	uint64_t blk_cap;          /* edges that fit in blk */
 	uint64_t blk_size;         /* bytes of blk, to size the next one */
 	struct rt_thread *next;    /* on the free list, once its thread ended */
+	struct rt_thread *all;     /* every state ever made, for purges */
 	uint32_t tid;
 	uint32_t pid;              /* the process whose index `slots` is: a
 	                            * fork child copies it before writing */
 };
 
 static struct vgl_edge empty_edge;
+/* What a purged slot points at: like the sentinel no call matches it, but
+ * a probe goes on past it, to the edges placed after it. */
+static struct vgl_edge dead_edge;
 
 /* The index of a thread that has no state yet: two slots (a shift of 32
  * would be no shift at all on a 32-bit word), both the sentinel. */
@@ -87,8 +102,11 @@ uint64_t RT thread_skipped_calls(void)
 
 static void RT enter_early(uintptr_t fn, uintptr_t site);
 static void RT enter_hot(uintptr_t fn, uintptr_t site);
+static void RT enter_check(uintptr_t fn, uintptr_t site);
 
 static void (*enter_fn)(uintptr_t, uintptr_t) = enter_early;
+/* Times the loader bound an object's calls to the hook. */
+static uint64_t binds;
 
 #define FIRST_BITS 8
 #define FIRST_BLOCK 1024u
@@ -143,10 +161,48 @@ static inline void RT count_inc(struct vgl_edge *e)
 #endif
 }
 
-void HOT __cyg_profile_func_enter(void *this_fn, void *call_site)
+/* What every object's calls to the hook reach: one indirect jump.  The
+ * executable calls it by this name (--wrap), shared objects through the
+ * IFUNC below. */
+void HOT __wrap___cyg_profile_func_enter(void *this_fn, void *call_site)
 {
 	enter_fn((uintptr_t)this_fn, (uintptr_t)call_site);
 }
+
+/*
+ * The IFUNC resolver: the loader is binding an object's calls to the hook.
+ * Runs inside the loader, maybe before TLS exists and before this object
+ * is relocated: it reads no TLS, calls nothing and touches only its own
+ * words.  A pointer still at enter_early is left alone (no index exists
+ * before TLS does).
+ */
+typedef void hook_fn(void *, void *);
+
+__attribute__((no_instrument_function, no_stack_protector, used)) static hook_fn *
+enter_resolve(void)
+{
+	void (*hot)(uintptr_t, uintptr_t) = enter_hot;
+
+	__atomic_add_fetch(&binds, 1, __ATOMIC_RELEASE);
+	__atomic_compare_exchange_n(&enter_fn, &hot, enter_check, 0,
+				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	return __wrap___cyg_profile_func_enter;
+}
+
+void __cyg_profile_func_enter(void *this_fn, void *call_site)
+	__attribute__((ifunc("enter_resolve"), visibility("default")));
+
+/* For `vigil check` of a stripped program, which has only the dynamic
+ * symbol table: the exported IFUNC names the resolver, and this allocated
+ * section (strip keeps it) gives the distance from there to where the
+ * program's own calls go.  Both are in this object's .text, so the
+ * assembler writes the distance itself: no relocation. */
+#if defined(__x86_64__)
+__asm__(".pushsection .vigil.hook, \"a\", @progbits\n"
+	".balign 8\n"
+	".quad __wrap___cyg_profile_func_enter - enter_resolve\n"
+	".popsection\n");
+#endif
 
 /* Edges are counted on entry; the exit hook exists because the compiler
  * calls it, and costs a call and a return. */
@@ -208,7 +264,20 @@ static void RT enter_early(uintptr_t fn, uintptr_t site)
 		__atomic_fetch_add(&skipped_calls, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	__atomic_store_n(&enter_fn, enter_hot, __ATOMIC_RELAXED);
+	{
+		void (*early)(uintptr_t, uintptr_t) = enter_early;
+
+		__atomic_compare_exchange_n(&enter_fn, &early, enter_hot, 0,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	}
+	enter_hot(fn, site);
+}
+
+/* The hook's target after the loader bound a new object to it: drops the
+ * edges of unloaded objects, then counts as always. */
+static void RT enter_check(uintptr_t fn, uintptr_t site)
+{
+	thread_check_unloads();
 	enter_hot(fn, site);
 }
 
@@ -272,9 +341,12 @@ static int RT index_grow(struct rt_thread *t)
 	s = index_alloc((unsigned)__builtin_ctzll(n) + 1);
 	if (!s)
 		return -ENOMEM;
+	t->used = 0;
 	for (i = 0; i < n; i++)
-		if (old[i] != &empty_edge)
+		if (old[i] != &empty_edge && old[i] != &dead_edge) {
 			index_put(s, old[i]);
+			t->used++;
+		}
 	t->slots = s;
 	__atomic_store_n(&vgl_slots, s, __ATOMIC_RELEASE);
 	return 0;
@@ -291,7 +363,7 @@ static struct vgl_edge *RT index_find(struct vgl_edge **slots, uintptr_t fn,
 
 		if (e == &empty_edge)
 			return NULL;
-		if (e->callee == fn && e->site == site)
+		if (e->callee == fn && e->site == site && e != &dead_edge)
 			return e;
 	}
 }
@@ -306,6 +378,8 @@ static struct vgl_edge *RT index_find(struct vgl_edge **slots, uintptr_t fn,
  * pushes the rest back (only pushes compete, so there is no ABA).
  */
 static struct rt_thread *free_threads;
+/* Every state, pushed once when made (fork children inherit the list). */
+static struct rt_thread *all_threads;
 
 static void RT free_push(struct rt_thread *first, struct rt_thread *last)
 {
@@ -361,6 +435,11 @@ static struct rt_thread *RT thread_new(void)
 		}
 		/* Before the runtime is set up, vgl_rt.pid is not yet. */
 		t->pid = (uint32_t)getpid();
+		t->all = __atomic_load_n(&all_threads, __ATOMIC_RELAXED);
+		while (!__atomic_compare_exchange_n(&all_threads, &t->all, t,
+						    1, __ATOMIC_RELEASE,
+						    __ATOMIC_RELAXED))
+			;
 	}
 	t->next = NULL;
 	/* Blocks this thread adds are marked with its id. */
@@ -466,6 +545,47 @@ void RT thread_after_fork_child(void)
 		vgl_self->tid = (uint32_t)syscall(SYS_gettid);
 }
 
+/* Deaths of loaded objects whose edges the indexes still hold; with
+ * vgl_rt.lock held. */
+static uint64_t purged_deaths;
+
+/* Points the slots of edges of unloaded objects at dead_edge.  In place,
+ * one word at a time: the thread that owns the array may be probing it. */
+static void RT index_purge(struct vgl_edge **slots)
+{
+	uint64_t n = index_size(slots), i;
+
+	for (i = 0; i < n; i++) {
+		struct vgl_edge *e = slots[i];
+
+		if (e != &empty_edge && e != &dead_edge &&
+		    (module_dead(e->callee_mod) || module_dead(e->site_mod)))
+			__atomic_store_n(&slots[i], &dead_edge,
+					 __ATOMIC_RELEASE);
+	}
+}
+
+/*
+ * Drops the edges of objects unloaded since the last purge from every
+ * index of this process (those still shared with a parent are purged when
+ * copied, in index_own).  Their records and counts stay in the file under
+ * the unloaded object's id; the next call of such an address, now another
+ * object's, makes a new edge.  With vgl_rt.lock held.
+ */
+static void RT purge_unloaded(void)
+{
+	uint64_t deaths = module_deaths();
+	struct rt_thread *t;
+
+	if (deaths == purged_deaths)
+		return;
+	for (t = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); t;
+	     t = t->all)
+		if (t->pid == vgl_rt.pid)
+			index_purge(t->slots);
+	__atomic_store_n(&purged_deaths, deaths, __ATOMIC_RELAXED);
+}
+
 /*
  * Gives t an index of this process's own.  Index arrays are shared
  * anonymous memory (see index_alloc), so a thread state that came through
@@ -485,6 +605,9 @@ static int RT index_own(struct rt_thread *t)
 		s[i] = old[i];
 	t->slots = s;
 	t->pid = vgl_rt.pid;
+	/* The parent's purges reached the copy; the child's own (it skips
+	 * arrays it shares) must reach it too. */
+	index_purge(s);
 	return 0;
 }
 
@@ -528,6 +651,7 @@ void RT thread_slow_enter(uintptr_t fn, uintptr_t site)
 		pthread_mutex_unlock(&vgl_rt.lock);
 		goto unblock;
 	}
+	purge_unloaded();
 	if (t && t->pid != vgl_rt.pid && index_own(t) < 0)
 		t = NULL;
 	if (t && !(e = index_find(t->slots, fn, site)))
@@ -547,5 +671,39 @@ unblock:
 	vgl_in_slow = 0;
 	rt_restore_signals(&old);
 out:
+	errno = saved_errno;
+}
+
+/*
+ * What enter_check runs, on the first call after the loader bound an
+ * object to the hook: looks for unloaded objects and drops their edges,
+ * then points the hook back at enter_hot unless another object was bound
+ * meanwhile.  Like the slow path, with every signal blocked, the loader
+ * asked before the lock is taken.
+ */
+void RT thread_check_unloads(void)
+{
+	void (*check)(uintptr_t, uintptr_t) = enter_check;
+	int saved_errno = errno;
+	uint64_t old, seen;
+
+	if (vgl_in_slow)
+		return; /* a call from inside the slow path: it purges */
+	rt_block_signals(&old);
+	vgl_in_slow = 1;
+	seen = __atomic_load_n(&binds, __ATOMIC_ACQUIRE);
+	module_check_unloads();
+	if (module_deaths() != __atomic_load_n(&purged_deaths,
+					       __ATOMIC_RELAXED)) {
+		pthread_mutex_lock(&vgl_rt.lock);
+		purge_unloaded();
+		pthread_mutex_unlock(&vgl_rt.lock);
+	}
+	if (seen == __atomic_load_n(&binds, __ATOMIC_ACQUIRE))
+		__atomic_compare_exchange_n(&enter_fn, &check, enter_hot, 0,
+					    __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED);
+	vgl_in_slow = 0;
+	rt_restore_signals(&old);
 	errno = saved_errno;
 }

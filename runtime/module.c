@@ -12,6 +12,12 @@
  * Lookups read the published entries without a lock.  Under the runtime's
  * lock, each entry is then written to the file as a MODULE block.  Works in
  * static binaries too, where dl_iterate_phdr reports the executable itself.
+ *
+ * An object that is unloaded stays in the table, marked dead: edges made
+ * while it was loaded keep its id.  An object loaded later gets an entry of
+ * its own, also where a dead one was, and edges of its addresses must not
+ * be found under the dead one's id: the hooks drop those from every index
+ * (thread_purge_dead) before the new object's code can count a call.
  */
 #include <elf.h>
 #include <link.h>
@@ -30,6 +36,8 @@ struct mod {
 	uint32_t path_off;    /* in paths[] */
 	uint32_t path_len;
 	uint32_t build_id_len;
+	uint32_t seen;        /* the last scan that found it loaded */
+	int dead;             /* unloaded: its edges are out of every index */
 	int written;          /* its MODULE block is in the file */
 	uint8_t build_id[VGL_BUILD_ID_MAX];
 };
@@ -37,6 +45,8 @@ struct mod {
 static struct mod mods[MAX_MODULES];
 static uint32_t nmods;         /* published entries, release/acquire */
 static uint32_t nwritten;      /* entries below it are all in the file */
+static uint32_t scans;         /* the number of the latest scan */
+static uint64_t deaths;        /* entries marked dead, ever */
 #define PATHS_SIZE (1u << 20)
 static char paths[PATHS_SIZE]; /* zero pages cost nothing until used */
 static uint32_t paths_used;
@@ -92,30 +102,34 @@ static uint64_t RT name_hash(const char *path, const struct mod *m)
 	return h;
 }
 
-static int RT known(uintptr_t lo, uintptr_t bias, uint64_t name)
+/* The live entry of an object, or NULL.  A dead entry is never reused:
+ * the same file loaded again is a new load, with a new id. */
+static struct mod *RT known(uintptr_t lo, uintptr_t bias, uint64_t name)
 {
 	uint32_t i;
 
 	for (i = 0; i < __atomic_load_n(&nmods, __ATOMIC_ACQUIRE); i++)
 		if (mods[i].lo == lo && mods[i].bias == bias &&
-		    mods[i].name == name)
-			return 1;
-	return 0;
+		    mods[i].name == name &&
+		    !__atomic_load_n(&mods[i].dead, __ATOMIC_ACQUIRE))
+			return &mods[i];
+	return NULL;
 }
 
-/* A dl_iterate_phdr callback: appends each object not known yet.  The
- * loader holds its lock around the callbacks, so appends never race. */
+/* A dl_iterate_phdr callback: marks each object seen by scan *arg and
+ * appends those not known yet.  The loader holds its lock around the
+ * callbacks, so appends never race. */
 static int RT add_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	struct mod *m;
+	struct mod c, *m, *k;
 	uintptr_t lo = UINTPTR_MAX, hi = 0;
 	const char *path = info->dlpi_name;
 	uint32_t n = __atomic_load_n(&nmods, __ATOMIC_RELAXED);
+	uint32_t scan = *(uint32_t *)arg;
 	size_t len;
 	int i;
 
 	(void)size;
-	(void)arg;
 	if ((uintptr_t)info->dlpi_addr == getauxval(AT_SYSINFO_EHDR))
 		return 0; /* the vDSO: no file to read symbols from */
 	for (i = 0; i < info->dlpi_phnum; i++) {
@@ -128,28 +142,31 @@ static int RT add_one(struct dl_phdr_info *info, size_t size, void *arg)
 		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
 			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
 	}
-	if (lo >= hi || n == MAX_MODULES)
+	if (lo >= hi)
 		return 0;
 	if (!path || !*path)
 		path = vgl_rt.exe; /* the executable reports no name */
+	memset(&c, 0, sizeof(c));
+	build_id(info, &c);
+	c.name = name_hash(path, &c);
+	if ((k = known(lo, info->dlpi_addr, c.name))) {
+		__atomic_store_n(&k->seen, scan, __ATOMIC_RELAXED);
+		return 0;
+	}
 	len = strnlen(path, RT_PATH_MAX - 1);
-	if (paths_used + len + 1 > PATHS_SIZE)
+	if (n == MAX_MODULES || paths_used + len + 1 > PATHS_SIZE)
 		return 0;
-
-	m = &mods[n];
-	memset(m, 0, sizeof(*m));
-	build_id(info, m);
-	m->name = name_hash(path, m);
-	if (known(lo, info->dlpi_addr, m->name))
-		return 0;
-	m->lo = lo;
-	m->hi = hi;
-	m->bias = info->dlpi_addr;
-	m->path_off = paths_used;
-	m->path_len = (uint32_t)len;
+	c.seen = scan;
+	c.lo = lo;
+	c.hi = hi;
+	c.bias = info->dlpi_addr;
+	c.path_off = paths_used;
+	c.path_len = (uint32_t)len;
 	memcpy(paths + paths_used, path, len);
 	paths[paths_used + len] = 0;
 	paths_used += (uint32_t)len + 1;
+	m = &mods[n];
+	*m = c;
 	__atomic_store_n(&nmods, n + 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -161,9 +178,21 @@ static uint32_t RT lookup(uintptr_t addr)
 	/* Newest first: after dlclose and a new dlopen at the same address,
 	 * the object loaded now is the one that is running. */
 	for (i = __atomic_load_n(&nmods, __ATOMIC_ACQUIRE); i-- > 0;)
-		if (addr >= mods[i].lo && addr < mods[i].hi)
+		if (addr >= mods[i].lo && addr < mods[i].hi &&
+		    !__atomic_load_n(&mods[i].dead, __ATOMIC_ACQUIRE))
 			return i;
 	return VGL_NO_MODULE;
+}
+
+int RT module_dead(uint32_t id)
+{
+	return id < __atomic_load_n(&nmods, __ATOMIC_ACQUIRE) &&
+	       __atomic_load_n(&mods[id].dead, __ATOMIC_ACQUIRE);
+}
+
+uint64_t RT module_deaths(void)
+{
+	return __atomic_load_n(&deaths, __ATOMIC_ACQUIRE);
 }
 
 static unsigned long long seen_subs;
@@ -174,6 +203,31 @@ static int RT peek_subs(struct dl_phdr_info *info, size_t size, void *arg)
 	(void)size;
 	*(unsigned long long *)arg = info->dlpi_subs;
 	return 1;
+}
+
+/*
+ * Asks the loader for every object: appends the new ones, and marks dead
+ * the entries of objects no longer loaded.  Runs without any lock of ours,
+ * so two threads may scan at once: each marks dead only what was loaded
+ * before its scan and found by no scan since (seen below its number); an
+ * entry a later scan found is left to that one.
+ */
+static void RT rescan(unsigned long long subs)
+{
+	uint32_t scan = __atomic_add_fetch(&scans, 1, __ATOMIC_RELAXED);
+	uint32_t i, n;
+
+	__atomic_store_n(&seen_subs, subs, __ATOMIC_RELAXED);
+	dl_iterate_phdr(add_one, &scan);
+	n = __atomic_load_n(&nmods, __ATOMIC_ACQUIRE);
+	for (i = 0; i < n; i++) {
+		struct mod *m = &mods[i];
+
+		if ((int32_t)(__atomic_load_n(&m->seen, __ATOMIC_RELAXED) -
+			      scan) < 0 &&
+		    !__atomic_exchange_n(&m->dead, 1, __ATOMIC_ACQ_REL))
+			__atomic_add_fetch(&deaths, 1, __ATOMIC_RELEASE);
+	}
 }
 
 /*
@@ -193,8 +247,19 @@ void RT module_prepare(uintptr_t fn, uintptr_t site)
 	    (!site || lookup(site) != VGL_NO_MODULE) &&
 	    subs == __atomic_load_n(&seen_subs, __ATOMIC_RELAXED))
 		return;
-	__atomic_store_n(&seen_subs, subs, __ATOMIC_RELAXED);
-	dl_iterate_phdr(add_one, NULL);
+	rescan(subs);
+}
+
+/* After an object bound the hooks: a look for objects unloaded since the
+ * last one, so their entries are dead before the new object runs.
+ * Without the runtime's lock. */
+void RT module_check_unloads(void)
+{
+	unsigned long long subs = 0;
+
+	dl_iterate_phdr(peek_subs, &subs);
+	if (subs != __atomic_load_n(&seen_subs, __ATOMIC_RELAXED))
+		rescan(subs);
 }
 
 /* Writes the MODULE blocks of entries not in the file yet. */

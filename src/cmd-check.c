@@ -12,7 +12,9 @@
  *   instrumented   __cyg_profile_func_enter is undefined (bound at run
  *                  time), or defined here and called: on x86-64 a direct
  *                  `call rel32` to it, which is how GCC and Clang call it
- *                  once the linker has resolved it in an executable.
+ *                  once the linker has resolved it in an executable; or,
+ *                  linked with --wrap (vigil's hook is an IFUNC, see
+ *                  runtime/hooks.c), to __wrap___cyg_profile_func_enter.
  *   vigil's hooks  defined here next to vigil's runtime (its public API
  *                  symbol vigil_snapshot, or, in a stripped file, the
  *                  .vgl magic the runtime writes: with the hook defined,
@@ -53,6 +55,7 @@ const char cmd_check_usage[] =
 	"x86-64, the machine vigil's runtime counts on.\n";
 
 #define HOOK "__cyg_profile_func_enter"
+#define WRAP "__wrap___cyg_profile_func_enter"
 #define VIGIL_SYM "vigil_snapshot"
 
 struct elf_facts {
@@ -60,6 +63,12 @@ struct elf_facts {
 	int has_syms;           /* a symbol table with at least one entry */
 	int hook_defined;       /* HOOK defined in this file, at hook_addr */
 	GElf_Addr hook_addr;
+	int hook_ifunc;         /* HOOK is an IFUNC (vigil's since 6.11) */
+	GElf_Addr wrap_addr;    /* WRAP, where calls go with --wrap; or 0 */
+	int64_t wrap_delta;     /* WRAP - resolver, from .vigil.hook */
+	int has_delta;
+	int hook_plt;           /* an IRELATIVE slot resolves the hook: calls
+	                         * go through the PLT (no --wrap) */
 	int hook_undef;         /* HOOK referenced, defined elsewhere */
 	int vigil_api;          /* VIGIL_SYM defined in this file */
 	int vigil_magic;        /* VGL_MAGIC in an allocated section */
@@ -91,9 +100,14 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 			if (sym.st_shndx != SHN_UNDEF) {
 				f->hook_defined = 1;
 				f->hook_addr = sym.st_value;
+				f->hook_ifunc = GELF_ST_TYPE(sym.st_info) ==
+						STT_GNU_IFUNC;
 			} else {
 				f->hook_undef = 1;
 			}
+		} else if (!strcmp(name, WRAP) &&
+			   sym.st_shndx != SHN_UNDEF) {
+			f->wrap_addr = sym.st_value;
 		} else if (!strcmp(name, VIGIL_SYM) &&
 			   sym.st_shndx != SHN_UNDEF) {
 			f->vigil_api = 1;
@@ -148,9 +162,11 @@ static void scan_calls(Elf_Scn *scn, const GElf_Shdr *sh,
 	for (i = 0; i + 5 <= n; i++) {
 		if (p[i] != 0xe8)
 			continue;
+		GElf_Addr to;
+
 		memcpy(&rel, p + i + 1, 4);
-		if (sh->sh_addr + i + 5 + (GElf_Addr)(int64_t)rel ==
-		    f->hook_addr)
+		to = sh->sh_addr + i + 5 + (GElf_Addr)(int64_t)rel;
+		if (to == f->hook_addr || (f->wrap_addr && to == f->wrap_addr))
 			f->calls++;
 	}
 }
@@ -164,6 +180,48 @@ static void scan_magic(Elf_Scn *scn, struct elf_facts *f)
 	if (d && d->d_buf &&
 	    memmem(d->d_buf, d->d_size, VGL_MAGIC, VGL_MAGIC_LEN))
 		f->vigil_magic = 1;
+}
+
+/* Records whether a relocation in scn fills a PLT slot with the hook's
+ * resolver: the program calls the hook, through that slot. */
+static void scan_irelative(Elf_Scn *scn, const GElf_Shdr *sh,
+			   struct elf_facts *f)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	GElf_Rela r;
+	size_t i, n;
+
+	if (!d || !sh->sh_entsize || !f->hook_ifunc)
+		return;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < n; i++)
+		if (gelf_getrela(d, (int)i, &r) &&
+		    GELF_R_TYPE(r.r_info) == R_X86_64_IRELATIVE &&
+		    (GElf_Addr)r.r_addend == f->hook_addr)
+			f->hook_plt = 1;
+}
+
+/* Whether sh is the runtime's .vigil.hook section (runtime/hooks.c). */
+static int is_hook_note(Elf *elf, const GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	const char *name;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	name = elf_strptr(elf, shstrndx, sh->sh_name);
+	return name && !strcmp(name, ".vigil.hook");
+}
+
+/* Reads the distance from the hook's resolver to WRAP. */
+static void read_delta(Elf_Scn *scn, struct elf_facts *f)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+
+	if (!d || !d->d_buf || d->d_size < sizeof(f->wrap_delta))
+		return;
+	memcpy(&f->wrap_delta, d->d_buf, sizeof(f->wrap_delta));
+	f->has_delta = 1;
 }
 
 /* Whether [off, off + size) lies within a file of fsize bytes. */
@@ -228,13 +286,20 @@ static int read_facts(Elf *elf, uint64_t fsize, struct elf_facts *f,
 			continue;
 		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
 			scan_symbols(elf, scn, &sh, f);
+		else if (sh.sh_type == SHT_PROGBITS && is_hook_note(elf, &sh))
+			read_delta(scn, f);
 		else if (sh.sh_type == SHT_DYNAMIC)
 			scan_dynamic(elf, scn, &sh, f);
 	}
 	/* A hook defined in one table and undefined in none is defined. */
 	if (f->hook_defined)
 		f->hook_undef = 0;
+	/* Stripped: the IFUNC's value is its resolver's address. */
+	if (f->hook_defined && f->hook_ifunc && !f->wrap_addr && f->has_delta)
+		f->wrap_addr = f->hook_addr + (GElf_Addr)f->wrap_delta;
 	while ((scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA)
+			scan_irelative(scn, &sh, f);
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
 		    !(sh.sh_flags & SHF_ALLOC))
 			continue;
@@ -281,6 +346,13 @@ static int verdict(const struct elf_facts *f, char *msg, size_t len)
 		snprintf(msg, len, "instrumented, but its hooks are not vigil's: "
 			 "it has its own (the C library's no-ops or another "
 			 "tool's; link with `pkg-config --libs vigil`)");
+		return 1;
+	}
+	if (f->hook_defined && f->hook_plt && vigil) {
+		snprintf(msg, len, "instrumented, with vigil's runtime linked in, "
+			 "but without -Xlinker --wrap=" HOOK ": every call "
+			 "takes a PLT slot, and an instrumented IFUNC resolver "
+			 "would crash (link with `pkg-config --libs vigil`)");
 		return 1;
 	}
 	if (!f->has_syms) {
