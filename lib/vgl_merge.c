@@ -24,6 +24,8 @@ struct out_module {
 	char *path;
 };
 
+#define BATCH 16
+
 /* One distinct edge; addresses are in the group's address space (the
  * first load address seen of each module). */
 struct slot {
@@ -109,11 +111,11 @@ static uint64_t slot_hash(uint64_t callee, uint64_t site, uint32_t cm,
 	return mix(callee ^ mix(site ^ ((uint64_t)cm << 32 | sm)));
 }
 
-static struct slot *find_slot(struct slot *slots, size_t cap,
+static struct slot *find_slot(struct slot *slots, size_t cap, uint64_t h,
 			      uint64_t callee, uint64_t site, uint32_t cm,
 			      uint32_t sm)
 {
-	size_t i = (size_t)slot_hash(callee, site, cm, sm) & (cap - 1);
+	size_t i = (size_t)h & (cap - 1);
 
 	for (;; i = (i + 1) & (cap - 1)) {
 		struct slot *s = &slots[i];
@@ -135,7 +137,11 @@ static int grow(struct vgl_merge_group *g)
 	for (i = 0; i < g->cap; i++) {
 		if (!g->slots[i].used)
 			continue;
-		s = find_slot(n, cap, g->slots[i].callee, g->slots[i].site,
+		s = find_slot(n, cap,
+			      slot_hash(g->slots[i].callee, g->slots[i].site,
+					g->slots[i].callee_mod,
+					g->slots[i].site_mod),
+			      g->slots[i].callee, g->slots[i].site,
 			      g->slots[i].callee_mod, g->slots[i].site_mod);
 		*s = g->slots[i];
 	}
@@ -145,9 +151,17 @@ static int grow(struct vgl_merge_group *g)
 	return 0;
 }
 
-static int add_edge(struct vgl_merge_group *g, uint64_t callee,
-		    uint64_t site, uint32_t cm, uint32_t sm, uint64_t count)
+/* An edge in the group's address space, and its hash. */
+struct key {
+	uint64_t callee, site, h;
+	uint32_t cm, sm;
+	uint64_t count;
+};
+
+static int add_edge(struct vgl_merge_group *g, const struct key *k)
 {
+	uint64_t callee = k->callee, site = k->site;
+	uint32_t cm = k->cm, sm = k->sm;
 	struct slot *s;
 	int err;
 
@@ -156,7 +170,7 @@ static int add_edge(struct vgl_merge_group *g, uint64_t callee,
 		if (err)
 			return err;
 	}
-	s = find_slot(g->slots, g->cap, callee, site, cm, sm);
+	s = find_slot(g->slots, g->cap, k->h, callee, site, cm, sm);
 	if (!s->used) {
 		s->used = 1;
 		s->callee = callee;
@@ -165,8 +179,8 @@ static int add_edge(struct vgl_merge_group *g, uint64_t callee,
 		s->site_mod = sm;
 		g->used++;
 	}
-	s->count = sat_add(s->count, count);
-	g->calls = sat_add(g->calls, count);
+	s->count = sat_add(s->count, k->count);
+	g->calls = sat_add(g->calls, k->count);
 	return 0;
 }
 
@@ -394,18 +408,34 @@ int vgl_merge_add(struct vgl_merge *m, const struct vgl_reader *r,
 			goto out;
 		}
 	}
-	for (i = 0; i < r->nedges; i++) {
-		const struct vgl_edge_info *e = &r->edges[i];
-		uint32_t cm, sm;
-		uint64_t callee = translate(r, g, map, e->callee_mod,
-					    e->callee, &cm);
-		uint64_t site = translate(r, g, map, e->site_mod, e->site,
-					  &sm);
+	/* In batches: the keys and hashes of a batch first, with a prefetch
+	 * of each home slot, then the lookups.  A table of a big program
+	 * is larger than the caches, and each lookup otherwise waits for
+	 * its own miss; this way the misses overlap. */
+	for (i = 0; i < r->nedges; i += BATCH) {
+		struct key k[BATCH];
+		size_t j, n = r->nedges - i < BATCH ? r->nedges - i : BATCH;
 
-		err = add_edge(g, callee, site, cm, sm, e->count);
-		if (err) {
-			set_err(m, err, "%s: out of memory", name);
-			goto out;
+		for (j = 0; j < n; j++) {
+			const struct vgl_edge_info *e = &r->edges[i + j];
+
+			k[j].callee = translate(r, g, map, e->callee_mod,
+						e->callee, &k[j].cm);
+			k[j].site = translate(r, g, map, e->site_mod, e->site,
+					      &k[j].sm);
+			k[j].count = e->count;
+			k[j].h = slot_hash(k[j].callee, k[j].site, k[j].cm,
+					   k[j].sm);
+			if (g->cap)
+				__builtin_prefetch(
+					&g->slots[k[j].h & (g->cap - 1)]);
+		}
+		for (j = 0; j < n; j++) {
+			err = add_edge(g, &k[j]);
+			if (err) {
+				set_err(m, err, "%s: out of memory", name);
+				goto out;
+			}
 		}
 	}
 

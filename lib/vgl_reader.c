@@ -324,6 +324,31 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* VGL_READ_UNSORTED: each raw edge is an edge of its own. */
+static int copy_unsorted(struct vgl_reader *r, const struct raw_edge *raw,
+			 size_t n)
+{
+	size_t i;
+
+	r->edges = malloc((n ? n : 1) * sizeof(*r->edges));
+	if (!r->edges)
+		return fail(r, -ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		struct vgl_edge_info *ei = &r->edges[i];
+
+		ei->callee = raw[i].callee;
+		ei->site = raw[i].site;
+		ei->count = raw[i].count;
+		ei->callee_mod = raw[i].callee_mod;
+		ei->site_mod = raw[i].site_mod;
+		ei->first_thread = 0;
+		ei->nthreads = 0;
+		r->total_calls = vgl_sat_add(r->total_calls, raw[i].count);
+	}
+	r->nedges = n;
+	return 0;
+}
+
 /*
  * Walks the blocks of the arena twice: once to check them and count the
  * edges, once to copy the edges out.  Then sorts the edges and adds up
@@ -433,6 +458,10 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 		}
 	}
 
+	if (r->flags & VGL_READ_UNSORTED) {
+		err = copy_unsorted(r, raw, nraw);
+		goto count_owners;
+	}
 	n = vgl_sort_sum(raw, nraw, sizeof(*raw), cmp_raw_edge,
 			 offsetof(struct raw_edge, count), NULL);
 	r->edges = malloc((n ? n : 1) * sizeof(*r->edges));
@@ -466,6 +495,9 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 		r->total_calls = vgl_sat_add(r->total_calls, raw[i].count);
 	}
 
+count_owners:
+	if (err)
+		goto out;
 	qsort(owners, nblocks, sizeof(*owners), cmp_u32);
 	for (i = 0; i < nblocks; i++)
 		if (i == 0 || owners[i] != owners[i - 1])
@@ -715,6 +747,7 @@ static int parse(struct vgl_reader *r)
 static void reset_data(struct vgl_reader *r)
 {
 	char *name = r->name;
+	unsigned flags = r->flags;
 
 	r->name = NULL;
 	free(r->data);
@@ -727,8 +760,9 @@ static void reset_data(struct vgl_reader *r)
 	free(r->sample_first);
 	free(r->stacks);
 	free(r->frames);
-	memset(r, 0, offsetof(struct vgl_reader, err));
+	memset(r, 0, offsetof(struct vgl_reader, flags));
 	r->name = name;
+	r->flags = flags;
 }
 
 static void reset(struct vgl_reader *r)
@@ -1029,12 +1063,19 @@ static int settle(struct vgl_reader *r, const char *path, struct stat *st)
 
 int vgl_reader_open(struct vgl_reader *r, const char *path)
 {
+	return vgl_reader_open_flags(r, path, 0);
+}
+
+int vgl_reader_open_flags(struct vgl_reader *r, const char *path,
+			  unsigned flags)
+{
 	struct stat st;
 	int err;
 
 	err = set_name(r, path);
 	if (err)
 		return err;
+	r->flags = flags;
 	err = load(r, path, &st);
 	if (!err)
 		err = settle(r, path, &st);

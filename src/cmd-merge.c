@@ -77,7 +77,7 @@ static int one(struct merge_run *mr, const char *path)
 	if (mr->have_out && !stat(path, &st) && st.st_dev == mr->out.st_dev &&
 	    st.st_ino == mr->out.st_ino)
 		return 0;
-	err = vgl_reader_open(&r, path);
+	err = vgl_reader_open_flags(&r, path, VGL_READ_UNSORTED);
 	if (err) {
 		if (mr->progress)
 			fputc('\n', stderr);

@@ -312,7 +312,7 @@ static int merge_dir(const char *dir, const struct names *old, int keep)
 		if (names_has(old, now.v[i]) ||
 		    join(path, sizeof(path), dir, now.v[i]))
 			continue;
-		if (vgl_reader_open(&r, path)) {
+		if (vgl_reader_open_flags(&r, path, VGL_READ_UNSORTED)) {
 			fprintf(stderr, "vigil: %s: %s (not merged)\n", path,
 				r.err);
 			bad++;
