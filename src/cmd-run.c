@@ -68,11 +68,12 @@ const char cmd_run_usage[] =
 	"  --scan LIST   also sample every process of the tree, rebuilt or\n"
 	"                not, every --interval (default 1s), as 'vigil attach'\n"
 	"                does (LIST as there: cpu, threads, memory, io, stacks,\n"
-	"                ...; default cpu,threads,memory), into\n"
-	"                DIR/samples.jsonl: one JSON line per sample, naming\n"
-	"                its process (pid, exe), and one {\"type\":\"ended\"}\n"
-	"                line per process.  Processes are looked for every\n"
-	"                20 ms: one that lives shorter may not be sampled.\n"
+	"                ...; default cpu,threads,memory): each process's\n"
+	"                samples go into a sampled profile of its own,\n"
+	"                DIR/samples/NAME.PID.vgl, as 'vigil attach -o' writes\n"
+	"                them ('vigil report', 'convert', 'flame' read them).\n"
+	"                Processes are looked for every 20 ms: one that lives\n"
+	"                shorter may not be sampled.\n"
 	"  --frequency HZ  sample CPU stacks at HZ (adds stacks to the scans)\n"
 	"  --interval D  the sampling interval (1ms to 24h)\n"
 	"\n"
@@ -520,7 +521,7 @@ int cmd_run(int argc, char **argv)
 			setenv("VIGIL_FILE", file, 1);
 	}
 	if (scan_arg || freq_arg || interval_arg) {
-		snprintf(spath, sizeof(spath), "%s/samples.jsonl", dir);
+		snprintf(spath, sizeof(spath), "%s/samples", dir);
 		if (tree_sampler_start(&tsam, spath, scan, freq, interval_ns,
 				       serr, sizeof(serr)) < 0) {
 			fprintf(stderr, "vigil: %s\n", serr);
@@ -611,17 +612,14 @@ int cmd_run(int argc, char **argv)
 	}
 
 	if (tsam) {
-		size_t nproc;
+		size_t nproc, nfiles;
 		uint64_t nsamples;
 
-		if (tree_sampler_stop(tsam, &nproc, &nsamples) < 0)
-			fprintf(stderr, "vigil: %s: cannot write the samples\n",
-				spath);
-		else
-			fprintf(stderr, "vigil run: %llu samples of %zu "
-				"process%s -> %s\n",
-				(unsigned long long)nsamples, nproc,
-				nproc == 1 ? "" : "es", spath);
+		tree_sampler_stop(tsam, &nproc, &nfiles, &nsamples);
+		fprintf(stderr, "vigil run: %llu samples of %zu process%s -> "
+			"%zu file%s in %s\n", (unsigned long long)nsamples,
+			nproc, nproc == 1 ? "" : "es", nfiles,
+			nfiles == 1 ? "" : "s", spath);
 	}
 	if (!user_file) {
 		merge_dir(dir, &old, keep);

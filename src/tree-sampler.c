@@ -1,34 +1,39 @@
 /*
- * tree-sampler.c - one sampler per process of a tree, all writing one
- * JSON-lines file (see tree-sampler.h).
+ * tree-sampler.c - one sampler per process of a tree, each process's
+ * samples kept as `vigil attach -o` keeps them and written as a sampled
+ * .vgl file of its own when the process ends (see tree-sampler.h).
  *
  * The caller finds the processes (cmd-run.c looks every 20 ms while it
  * samples), so a process that lives shorter than that may be missed:
  * sampling is for what runs long enough to matter.  Samplers call back on
- * their own threads; one mutex keeps their lines whole.  A sampler whose
- * process ended is released on the next update, from the caller's thread
- * (sampler_stop() may not be called from the callback).
+ * their own threads, each into its own member; one mutex guards the
+ * `ended` flags the caller reads.  A sampler whose process ended is
+ * stopped and its file written on the next update, from the caller's
+ * thread (sampler_stop() may not be called from the callback).
  */
 #include <errno.h>
-#include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#include "json.h"
+#include "attach-vgl.h"
 #include "sampler.h"
 #include "tree-sampler.h"
 
 struct member {
 	pid_t pid;
 	struct sampler *s;
+	struct attach_vgl av;   /* its samples and stacks so far */
 	int ended;              /* set by the callback, under the mutex */
+	int exit_known, exit_status;
 	struct tree_sampler *t;
 };
 
 struct tree_sampler {
-	FILE *f;
+	char *dir;
 	pthread_mutex_t lock;
 	unsigned scan, frequency;
 	uint64_t interval_ns;
@@ -36,25 +41,28 @@ struct tree_sampler {
 	size_t n;
 	size_t processes;
 	uint64_t samples;
+	size_t files;           /* sampled files written */
+	int write_err;          /* the first error writing one, or 0 */
 	int warned;             /* said once why a process cannot be sampled */
 };
 
-int tree_sampler_start(struct tree_sampler **out, const char *path,
+int tree_sampler_start(struct tree_sampler **out, const char *dir,
 		       unsigned scan, unsigned frequency, uint64_t interval_ns,
 		       char *err, size_t errlen)
 {
 	struct tree_sampler *t = calloc(1, sizeof(*t));
 
 	*out = NULL;
-	if (!t) {
+	if (!t || !(t->dir = strdup(dir))) {
+		free(t);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	t->f = fopen(path, "we");
-	if (!t->f) {
+	if (mkdir(dir, 0777) && errno != EEXIST) {
 		int e = errno;
 
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		snprintf(err, errlen, "%s: %s", dir, strerror(e));
+		free(t->dir);
 		free(t);
 		return -e;
 	}
@@ -66,69 +74,54 @@ int tree_sampler_start(struct tree_sampler **out, const char *path,
 	return 0;
 }
 
-/* One line per sample: the process, then what its scans filled, with the
- * names `vigil attach --format jsonl` uses for the same fields. */
-static void write_sample(FILE *f, pid_t pid, const struct sampler_sample *s)
-{
-	size_t i;
-
-	fprintf(f, "{\"type\":\"sample\",\"pid\":%d,\"seq\":%" PRIu64
-		",\"time_ns\":%" PRIu64 ",\"state\":\"%c\",\"exe\":",
-		(int)pid, s->seq, s->time_ns, s->state ? s->state : '?');
-	vgl_json_string(f, s->exe);
-	if (s->scan & SAMPLER_SCAN_CPU)
-		fprintf(f, ",\"cpu_user_us\":%" PRIu64 ",\"cpu_sys_us\":%" PRIu64
-			",\"cpu_user_delta_us\":%" PRIu64
-			",\"cpu_sys_delta_us\":%" PRIu64,
-			s->cpu_user_us, s->cpu_sys_us, s->cpu_user_delta_us,
-			s->cpu_sys_delta_us);
-	if (s->scan & SAMPLER_SCAN_MEMORY)
-		fprintf(f, ",\"rss_bytes\":%" PRIu64 ",\"vsize_bytes\":%" PRIu64,
-			s->rss_bytes, s->vsize_bytes);
-	if (s->scan & SAMPLER_SCAN_HOST_MEMORY)
-		fprintf(f, ",\"host_mem_available_bytes\":%" PRIu64,
-			s->host_mem_available_bytes);
-	if ((s->scan & SAMPLER_SCAN_IO) && s->io_ok)
-		fprintf(f, ",\"io_read_bytes\":%" PRIu64
-			",\"io_write_bytes\":%" PRIu64, s->io_read_bytes,
-			s->io_write_bytes);
-	if (s->scan & SAMPLER_SCAN_THREADS) {
-		fputs(",\"threads\":[", f);
-		for (i = 0; i < s->nthreads; i++) {
-			fprintf(f, "%s{\"tid\":%d,\"name\":", i ? "," : "",
-				(int)s->threads[i].tid);
-			vgl_json_string(f, s->threads[i].name);
-			fputc('}', f);
-		}
-		fputc(']', f);
-	}
-	if (s->scan & SAMPLER_SCAN_STACKS)
-		fprintf(f, ",\"frequency_hz\":%u,\"stack_samples\":%" PRIu64
-			",\"stack_lost\":%" PRIu64, s->frequency,
-			s->stack_samples, s->stack_lost);
-	if (s->scan & SAMPLER_SCAN_COUNTS)
-		fprintf(f, ",\"calls_total\":%" PRIu64 ",\"calls_delta\":%"
-			PRIu64, s->calls_total, s->calls_delta);
-	fputs("}\n", f);
-}
-
 static void on_sample(const struct sampler_sample *s, void *arg)
 {
 	struct member *m = arg;
 	struct tree_sampler *t = m->t;
 
-	pthread_mutex_lock(&t->lock);
 	if (s->kind == SAMPLER_SAMPLE) {
-		write_sample(t->f, m->pid, s);
+		attach_vgl_sample(&m->av, s);
+		pthread_mutex_lock(&t->lock);
 		t->samples++;
+		pthread_mutex_unlock(&t->lock);
 	} else if (s->kind == SAMPLER_ENDED) {
-		fprintf(t->f, "{\"type\":\"ended\",\"pid\":%d", (int)m->pid);
-		if (s->exit_known)
-			fprintf(t->f, ",\"wait_status\":%d", s->exit_status);
-		fputs("}\n", t->f);
+		pthread_mutex_lock(&t->lock);
+		m->exit_known = s->exit_known;
+		m->exit_status = s->exit_status;
 		m->ended = 1;
+		pthread_mutex_unlock(&t->lock);
 	}
-	pthread_mutex_unlock(&t->lock);
+}
+
+/*
+ * Stops m's sampler (its last sample delivered), writes DIR/NAME.PID.vgl
+ * (NAME: the last program it ran) and frees m.  ended: the process ended;
+ * else it runs on (the sampler was stopped at the end of the run).
+ */
+static void finish(struct tree_sampler *t, struct member *m, int ended)
+{
+	const char *exe, *base;
+	char path[PATH_MAX];
+	int err;
+
+	sampler_stop(m->s);
+	exe = m->av.exe;
+	base = exe && strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+	if (!base || !*base)
+		base = "process";
+	snprintf(path, sizeof(path), "%s/%s.%d.vgl", t->dir, base,
+		 (int)m->pid);
+	err = attach_vgl_write(&m->av, path, ended, m->exit_known,
+			       m->exit_status);
+	if (err && !t->write_err) {
+		fprintf(stderr, "vigil: %s: cannot write the samples: %s\n",
+			path, strerror(-err));
+		t->write_err = err;
+	} else if (!err) {
+		t->files++;
+	}
+	attach_vgl_release(&m->av);
+	free(m);
 }
 
 void tree_sampler_update(struct tree_sampler *t, const pid_t *pids,
@@ -145,12 +138,10 @@ void tree_sampler_update(struct tree_sampler *t, const pid_t *pids,
 		pthread_mutex_lock(&t->lock);
 		ended = t->m[i]->ended;
 		pthread_mutex_unlock(&t->lock);
-		if (ended) {
-			sampler_stop(t->m[i]->s);
-			free(t->m[i]);
-		} else {
+		if (ended)
+			finish(t, t->m[i], 1);
+		else
 			t->m[k++] = t->m[i];
-		}
 	}
 	t->n = k;
 	for (i = 0; i < n; i++) {
@@ -171,6 +162,10 @@ void tree_sampler_update(struct tree_sampler *t, const pid_t *pids,
 		t->m = grown;
 		m->pid = pids[i];
 		m->t = t;
+		if (attach_vgl_init(&m->av, pids[i]) < 0) {
+			free(m);
+			return;
+		}
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.pid = pids[i];
 		cfg.interval_ns = t->interval_ns;
@@ -187,6 +182,7 @@ void tree_sampler_update(struct tree_sampler *t, const pid_t *pids,
 					"process %d: %s\n", (int)pids[i], err);
 				t->warned = 1;
 			}
+			attach_vgl_release(&m->av);
 			free(m);
 			continue;
 		}
@@ -196,21 +192,24 @@ void tree_sampler_update(struct tree_sampler *t, const pid_t *pids,
 }
 
 int tree_sampler_stop(struct tree_sampler *t, size_t *processes,
-		      uint64_t *samples)
+		      size_t *files, uint64_t *samples)
 {
 	size_t i;
-	int err = 0;
+	int err, ended;
 
 	for (i = 0; i < t->n; i++) {
-		sampler_stop(t->m[i]->s);
-		free(t->m[i]);
+		pthread_mutex_lock(&t->lock);
+		ended = t->m[i]->ended;
+		pthread_mutex_unlock(&t->lock);
+		finish(t, t->m[i], ended);
 	}
 	free(t->m);
-	if (ferror(t->f) | fclose(t->f))
-		err = -EIO;
+	err = t->write_err;
 	pthread_mutex_destroy(&t->lock);
 	*processes = t->processes;
+	*files = t->files;
 	*samples = t->samples;
+	free(t->dir);
 	free(t);
 	return err;
 }

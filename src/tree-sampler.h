@@ -1,8 +1,9 @@
 /*
  * tree-sampler.h - sample every process of a tree (what `vigil run
  * --scan` does): one sampler (sampler/sampler.h) per process, started as
- * the caller finds new processes, each sample written as one JSON line
- * naming its process.
+ * the caller finds new processes; each process's samples go into a
+ * sampled .vgl file of its own, DIR/NAME.PID.vgl, as `vigil attach -o`
+ * writes them.
  */
 #ifndef VIGIL_TREE_SAMPLER_H
 #define VIGIL_TREE_SAMPLER_H
@@ -14,11 +15,11 @@
 struct tree_sampler;
 
 /*
- * Creates path (JSON lines, see cmd-run.c's usage) and a tree sampler
- * with these settings for every process it is given.  Returns 0 with *out
- * set, or a negative errno with err saying why.
+ * Makes dir (if missing) and a tree sampler with these settings for every
+ * process it is given.  Returns 0 with *out set, or a negative errno with
+ * err saying why.
  */
-int tree_sampler_start(struct tree_sampler **out, const char *path,
+int tree_sampler_start(struct tree_sampler **out, const char *dir,
 		       unsigned scan, unsigned frequency, uint64_t interval_ns,
 		       char *err, size_t errlen);
 
@@ -31,11 +32,13 @@ void tree_sampler_update(struct tree_sampler *t, const pid_t *pids,
 			 size_t n);
 
 /*
- * Stops every sampler (their last samples written), closes the file and
- * frees t; *processes and *samples say how many were sampled and taken.
- * Returns 0, or a negative errno when the file could not be written.
+ * Stops every sampler, writes the files of the processes still running
+ * (marked detached) and frees t; *processes, *files and *samples say how
+ * many processes were sampled, files written and samples taken.  Returns
+ * 0, or the negative errno of the first file that could not be written
+ * (already named on stderr).
  */
 int tree_sampler_stop(struct tree_sampler *t, size_t *processes,
-		      uint64_t *samples);
+		      size_t *files, uint64_t *samples);
 
 #endif

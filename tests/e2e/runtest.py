@@ -16,11 +16,11 @@ Popen(stdout=PIPE, stderr=PIPE).communicate(), and on a terminal.
     runtest.py sigint --dir DIR -- CMD...
         CMD prints "ready"; SIGINT is sent to vigil run (not its group);
         prints CMD's stdout and vigil's exit status.
-    runtest.py samples FILE EXE
-        checks DIR/samples.jsonl of `vigil run --scan`: every line a JSON
-        object of type sample or ended naming its pid; prints how many
-        processes whose exe ends in /EXE were sampled, and whether each
-        has its "ended" line.
+    runtest.py samples VIGIL DIR EXE
+        reads the sampled profiles DIR/EXE.PID.vgl of `vigil run --scan`
+        with `VIGIL report --json`: checks each names its pid and EXE, and
+        prints how many there are and how many hold samples of their one
+        thread.
     runtest.py tty --dir DIR -- CMD...
         the same on a pseudo-terminal: Ctrl-C typed once reaches the
         whole foreground process group, vigil and CMD; CMD must get it
@@ -160,33 +160,36 @@ def cmd_tty(a):
 
 
 def cmd_samples(a):
+    """The sampled profiles vigil run --scan wrote for processes of EXE."""
     import json
-    pids, ended = set(), set()
-    with open(a.file) as f:
-        for n, line in enumerate(f, 1):
-            try:
-                doc = json.loads(line)
-            except ValueError:
-                fail("%s:%d: not JSON: %r" % (a.file, n, line))
-                continue
-            if doc.get("type") not in ("sample", "ended") or \
-                    not isinstance(doc.get("pid"), int):
-                fail("%s:%d: not a sample or ended record: %r"
-                     % (a.file, n, line))
-                continue
-            if doc["type"] == "ended":
-                ended.add(doc["pid"])
-            elif (doc.get("exe") or "").endswith("/" + a.exe):
-                pids.add(doc["pid"])
-    print("%s processes sampled: %d, ended: %d"
-          % (a.exe, len(pids), len(pids & ended)))
+    files = sorted(f for f in os.listdir(a.dir)
+                   if f.startswith(a.exe + ".") and f.endswith(".vgl"))
+    sampled = 0
+    for f in files:
+        path = os.path.join(a.dir, f)
+        r = subprocess.run([a.vigil, "report", "--json", path],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if r.returncode:
+            fail("%s: report failed: %s" % (path, r.stderr.decode()))
+            continue
+        doc = json.loads(r.stdout)
+        pid = int(f[len(a.exe) + 1:-len(".vgl")])
+        if doc["pid"] != pid or not doc["command"][0].endswith(a.exe):
+            fail("%s: pid %r command %r" % (path, doc["pid"],
+                                            doc["command"]))
+        if doc["sampled"]["samples"] >= 1 and \
+                [t["name"] for t in doc["sampled"]["threads"]] == [a.exe]:
+            sampled += 1
+    print("%s processes: %d, with samples of their one thread: %d"
+          % (a.exe, len(files), sampled))
 
 
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="sub", required=True)
     c = sub.add_parser("samples")
-    c.add_argument("file")
+    c.add_argument("vigil")
+    c.add_argument("dir")
     c.add_argument("exe")
     for name in ("same", "linger", "sigint", "tty"):  # samples: above
         c = sub.add_parser(name)
