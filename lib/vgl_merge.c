@@ -78,6 +78,25 @@ static void group_free(struct vgl_merge_group *g)
 	free(g);
 }
 
+/* A window snapshot seen in the first pass: its file, the key of its
+ * program and its times. */
+struct vgl_merge_pending {
+	char *name;
+	char *key;               /* hex build-id of its program, or path */
+	uint64_t start, end;
+	uint64_t t0, step;       /* its program's slots: the first's start,
+	                          * and their length */
+	uint64_t seq;            /* the merged window it goes to, from 1 */
+};
+
+/* A merged window: the windows of one program that end in one slot. */
+struct vgl_merge_bucket {
+	size_t group;            /* index of the program's group */
+	uint64_t seq;
+	uint64_t start, end;     /* the slot */
+	struct vgl_merge_group *g;
+};
+
 void vgl_merge_release(struct vgl_merge *m)
 {
 	size_t i;
@@ -87,6 +106,18 @@ void vgl_merge_release(struct vgl_merge *m)
 	free(m->groups);
 	m->groups = NULL;
 	m->ngroups = 0;
+	for (i = 0; i < m->npending; i++) {
+		free(m->pending[i].name);
+		free(m->pending[i].key);
+	}
+	free(m->pending);
+	m->pending = NULL;
+	m->npending = 0;
+	for (i = 0; i < m->nbuckets; i++)
+		group_free(m->buckets[i].g);
+	free(m->buckets);
+	m->buckets = NULL;
+	m->nbuckets = 0;
 }
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -342,22 +373,60 @@ static uint64_t translate(const struct vgl_reader *r,
 	return addr - mi->bias + g->mods[k].bias;
 }
 
-int vgl_merge_add(struct vgl_merge *m, const struct vgl_reader *r,
-		  const char *name)
+/* The program key of r: its main module's build-id in hex, or its path. */
+static char *program_key(const struct vgl_reader *r)
 {
 	const struct vgl_module_info *mm = main_module(r);
-	struct vgl_merge_group *g = NULL, **gs;
+	char h[2 * VGL_BUILD_ID_MAX + 1];
+
+	if (mm && mm->build_id_len) {
+		hex(mm->build_id, mm->build_id_len, h, sizeof(h));
+		return strdup(h);
+	}
+	return strdup(mm && mm->path ? mm->path : r->exe ? r->exe : "");
+}
+
+static int pend_window(struct vgl_merge *m, const struct vgl_reader *r,
+		       const char *name)
+{
+	struct vgl_merge_pending *p;
+
+	p = realloc(m->pending, (m->npending + 1) * sizeof(*p));
+	if (!p)
+		return set_err(m, -ENOMEM, "%s: out of memory", name);
+	m->pending = p;
+	p = &m->pending[m->npending];
+	p->name = strdup(name);
+	p->key = program_key(r);
+	if (!p->name || !p->key) {
+		free(p->name);
+		free(p->key);
+		return set_err(m, -ENOMEM, "%s: out of memory", name);
+	}
+	p->start = r->meta.window_start_ns;
+	p->end = r->meta.window_end_ns > p->start ? r->meta.window_end_ns
+						   : p->start + 1;
+	p->seq = 0;
+	m->npending++;
+	return 0;
+}
+
+/*
+ * The group of r's program: found by build-id (or path), or made when
+ * keep_apart is set or no group exists yet; *g is NULL when r is another
+ * program than those before and keep_apart is not set (err says so).
+ * Returns 0, -EXDEV, -ENOENT (a module without build-id, by_path not
+ * set) or -ENOMEM.
+ */
+static int find_group(struct vgl_merge *m, const struct vgl_reader *r,
+		      const char *name, size_t *gi)
+{
+	const struct vgl_module_info *mm = main_module(r);
+	struct vgl_merge_group *g, **gs;
 	char a[2 * VGL_BUILD_ID_MAX + 1], b[2 * VGL_BUILD_ID_MAX + 1];
 	const char *path = mm && mm->path ? mm->path : r->exe ? r->exe : "";
-	long *map = NULL;
 	size_t i;
-	int err = 0;
 
-	if (r->meta.kind == VGL_KIND_WINDOW) {
-		m->windows_skipped++;
-		return 0;
-	}
-	/* Refuse before anything is added, so a failure adds nothing. */
 	if (!m->by_path)
 		for (i = 0; i < r->nmodules; i++)
 			if (!r->modules[i].build_id_len)
@@ -370,10 +439,10 @@ int vgl_merge_add(struct vgl_merge *m, const struct vgl_reader *r,
 	for (i = 0; i < m->ngroups; i++)
 		if (group_matches(m->groups[i], mm ? mm->build_id : NULL,
 				  mm ? mm->build_id_len : 0, path)) {
-			g = m->groups[i];
-			break;
+			*gi = i;
+			return 0;
 		}
-	if (!g && m->ngroups && !m->keep_apart) {
+	if (m->ngroups && !m->keep_apart) {
 		const struct vgl_merge_group *f = m->groups[0];
 
 		hex(f->build_id, f->build_id_len, a, sizeof(a));
@@ -385,18 +454,28 @@ int vgl_merge_add(struct vgl_merge *m, const struct vgl_reader *r,
 			       "(--keep-apart merges each program apart)",
 			       f->first, f->key_path, a, name, path, b);
 	}
-	if (!g) {
-		g = new_group(r, name, mm);
-		gs = realloc(m->groups, (m->ngroups + 1) * sizeof(*gs));
-		if (!g || !gs) {
-			group_free(g);
-			if (gs)
-				m->groups = gs;
-			return set_err(m, -ENOMEM, "%s: out of memory", name);
-		}
-		m->groups = gs;
-		m->groups[m->ngroups++] = g;
+	g = new_group(r, name, mm);
+	gs = realloc(m->groups, (m->ngroups + 1) * sizeof(*gs));
+	if (!g || !gs) {
+		group_free(g);
+		if (gs)
+			m->groups = gs;
+		return set_err(m, -ENOMEM, "%s: out of memory", name);
 	}
+	m->groups = gs;
+	*gi = m->ngroups;
+	m->groups[m->ngroups++] = g;
+	return 0;
+}
+
+/* Adds r's edges and what its META says to g (a program's group or one of
+ * its windows).  On failure nothing but memory was added. */
+static int add_reader(struct vgl_merge *m, struct vgl_merge_group *g,
+		      const struct vgl_reader *r, const char *name)
+{
+	long *map = NULL;
+	size_t i;
+	int err = 0;
 
 	map = calloc(r->nmodules ? r->nmodules : 1, sizeof(*map));
 	if (!map)
@@ -439,12 +518,6 @@ int vgl_merge_add(struct vgl_merge *m, const struct vgl_reader *r,
 		}
 	}
 
-	m->inputs++;
-	if (r->liveness == VGL_LIVENESS_RUNNING ||
-	    r->liveness == VGL_LIVENESS_EXITING)
-		m->running++;
-	else if (r->liveness == VGL_LIVENESS_CUT_SHORT)
-		m->cut_short++;
 	if (r->liveness != VGL_LIVENESS_FINISHED)
 		g->all_finished = 0;
 	else if (r->meta.exit_status)
@@ -460,6 +533,136 @@ int vgl_merge_add(struct vgl_merge *m, const struct vgl_reader *r,
 		g->meta.end_ns = r->meta.end_ns;
 out:
 	free(map);
+	return err;
+}
+
+int vgl_merge_add(struct vgl_merge *m, const struct vgl_reader *r,
+		  const char *name)
+{
+	size_t gi;
+	int err;
+
+	if (r->meta.kind == VGL_KIND_WINDOW)
+		return pend_window(m, r, name);
+	/* Refuse before anything is added, so a failure adds nothing. */
+	err = find_group(m, r, name, &gi);
+	if (!err)
+		err = add_reader(m, m->groups[gi], r, name);
+	if (err)
+		return err;
+	m->inputs++;
+	if (r->liveness == VGL_LIVENESS_RUNNING ||
+	    r->liveness == VGL_LIVENESS_EXITING)
+		m->running++;
+	else if (r->liveness == VGL_LIVENESS_CUT_SHORT)
+		m->cut_short++;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_pending(const void *a, const void *b)
+{
+	const struct vgl_merge_pending *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	if (c)
+		return c;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+size_t vgl_merge_plan_windows(struct vgl_merge *m)
+{
+	uint64_t *len = malloc((m->npending ? m->npending : 1) * sizeof(*len));
+	size_t i, j, k;
+
+	if (!len)
+		return 0;
+	/* By program, then by start: each program's windows are one run. */
+	qsort(m->pending, m->npending, sizeof(*m->pending), cmp_pending);
+	for (i = 0; i < m->npending; i = j) {
+		uint64_t t0 = m->pending[i].start, step;
+
+		for (j = i; j < m->npending &&
+			    !strcmp(m->pending[j].key, m->pending[i].key); j++)
+			len[j - i] = m->pending[j].end - m->pending[j].start;
+		qsort(len, j - i, sizeof(*len), cmp_u64);
+		step = m->window_ns ? m->window_ns : len[(j - i) / 2];
+		if (!step)
+			step = 1;
+		for (k = i; k < j; k++) {
+			m->pending[k].t0 = t0;
+			m->pending[k].step = step;
+			/* By its middle: a window a little longer than the
+			 * interval (timer jitter) still lands in its slot. */
+			m->pending[k].seq = (m->pending[k].start - t0 +
+					     (m->pending[k].end -
+					      m->pending[k].start) / 2) /
+						    step + 1;
+		}
+	}
+	free(len);
+	return m->npending;
+}
+
+const char *vgl_merge_window_name(const struct vgl_merge *m, size_t k)
+{
+	return m->pending[k].name;
+}
+
+int vgl_merge_add_window(struct vgl_merge *m, size_t k,
+			 const struct vgl_reader *r)
+{
+	const struct vgl_merge_pending *p = &m->pending[k];
+	struct vgl_merge_bucket *b = NULL, *bs;
+	char *key;
+	size_t gi, i;
+	int err, same;
+
+	key = program_key(r);
+	if (!key)
+		return set_err(m, -ENOMEM, "%s: out of memory", p->name);
+	same = !strcmp(key, p->key) && r->meta.kind == VGL_KIND_WINDOW;
+	free(key);
+	if (!same)
+		return set_err(m, -ESTALE, "%s: changed while it was merged",
+			       p->name);
+	err = find_group(m, r, p->name, &gi);
+	if (err)
+		return err;
+	for (i = 0; i < m->nbuckets; i++)
+		if (m->buckets[i].group == gi && m->buckets[i].seq == p->seq)
+			b = &m->buckets[i];
+	if (!b) {
+		bs = realloc(m->buckets, (m->nbuckets + 1) * sizeof(*bs));
+		if (!bs)
+			return set_err(m, -ENOMEM, "%s: out of memory",
+				       p->name);
+		m->buckets = bs;
+		b = &m->buckets[m->nbuckets];
+		b->group = gi;
+		b->seq = p->seq;
+		b->start = p->t0 + (p->seq - 1) * p->step;
+		b->end = b->start + p->step;
+		b->g = new_group(r, p->name, main_module(r));
+		if (!b->g)
+			return set_err(m, -ENOMEM, "%s: out of memory",
+				       p->name);
+		b->g->meta.kind = VGL_KIND_WINDOW;
+		b->g->meta.window_start_ns = b->start;
+		b->g->meta.window_end_ns = b->end;
+		b->g->meta.window_seq = b->seq;
+		b->g->meta.start_ns = 0;
+		m->nbuckets++;
+	}
+	err = add_reader(m, b->g, r, p->name);
+	if (!err)
+		m->windows_in++;
 	return err;
 }
 
@@ -510,9 +713,8 @@ void vgl_merge_name(const struct vgl_merge *m, size_t i, char *buf,
 	snprintf(buf, len, "%s.%s.vgl", b, h);
 }
 
-int vgl_merge_write(const struct vgl_merge *m, size_t i, const char *path)
+static int write_group(const struct vgl_merge_group *g, const char *path)
 {
-	const struct vgl_merge_group *g = m->groups[i];
 	struct vgl_writer_module *mods = NULL;
 	struct vgl_edge *edges = NULL;
 	struct vgl_writer_block block;
@@ -567,4 +769,49 @@ out:
 	free(mods);
 	free(edges);
 	return err;
+}
+
+int vgl_merge_write(const struct vgl_merge *m, size_t i, const char *path)
+{
+	return write_group(m->groups[i], path);
+}
+
+/* path with ".wNNNNNN" before its ".vgl" (appended when it has none), as
+ * the runtime names a profile's windows. */
+static int window_path(const char *path, uint64_t seq, char *buf,
+		       size_t len)
+{
+	size_t n = strlen(path);
+	int k;
+
+	if (n >= 4 && !strcmp(path + n - 4, ".vgl"))
+		n -= 4;
+	k = snprintf(buf, len, "%.*s.w%06llu.vgl", (int)n, path,
+		     (unsigned long long)seq);
+	return k < 0 || (size_t)k >= len ? -ENAMETOOLONG : 0;
+}
+
+int vgl_merge_write_windows(struct vgl_merge *m, size_t i, const char *path,
+			    size_t *written)
+{
+	char wpath[4096];
+	size_t j;
+	int err;
+
+	*written = 0;
+	for (j = 0; j < m->nbuckets; j++) {
+		const struct vgl_merge_bucket *b = &m->buckets[j];
+
+		if (b->group != i)
+			continue;
+		err = window_path(path, b->seq, wpath, sizeof(wpath));
+		if (!err)
+			err = write_group(b->g, wpath);
+		if (err)
+			return set_err(m, err, "%s: cannot write: %s",
+				       err == -ENAMETOOLONG ? path : wpath,
+				       strerror(-err));
+		(*written)++;
+	}
+	return 0;
 }

@@ -17,6 +17,15 @@
  * profile, the earliest start and the latest end, and the summed lost and
  * skipped calls.  Its state is "finished" when every input finished (exit
  * status 0, or the last non-zero one seen), "cut short" otherwise.
+ *
+ * Window snapshots (VIGIL_INTERVAL) are merged by time:
+ * the windows of one program, from any of its processes, go into slots of
+ * one interval (the median length of its windows, or the one asked for)
+ * laid from the earliest window's start; each window to the slot its
+ * middle falls in, so every call of every window is in exactly one merged
+ * window.  Windows are read twice: once to see their times (the slots
+ * need all of them), then to add them up, so memory is that of the merged
+ * windows, not of the inputs.
  */
 #ifndef VGL_MERGE_H
 #define VGL_MERGE_H
@@ -27,16 +36,23 @@
 #include "vgl_reader.h"
 
 struct vgl_merge_group;
-
+struct vgl_merge_pending;
+struct vgl_merge_bucket;
 struct vgl_merge {
 	int by_path;          /* match modules without build-id by path */
 	int keep_apart;       /* accept several programs */
+	uint64_t window_ns;   /* merged windows' length; 0: the median */
 
 	struct vgl_merge_group **groups;
 	size_t ngroups;
 
 	/* What was added, for the summary. */
-	size_t inputs, running, cut_short, windows_skipped;
+	size_t inputs, running, cut_short;
+	size_t windows_in;          /* window snapshots merged */
+	struct vgl_merge_pending *pending;   /* windows to read again */
+	size_t npending;
+	struct vgl_merge_bucket *buckets;    /* merged windows */
+	size_t nbuckets;
 	size_t by_path_matches;     /* modules matched by path */
 	char by_path_example[256];  /* one of them */
 	char err[512];              /* why the last call failed */
@@ -48,9 +64,9 @@ void vgl_merge_init(struct vgl_merge *m);
 void vgl_merge_release(struct vgl_merge *m);
 
 /*
- * Adds the profile that r holds (named name in messages).  Window
- * snapshots are not added (their counts are also in the live file they
- * were taken from) but counted in windows_skipped.  Returns 0; -EXDEV when
+ * Adds the profile that r holds (named name in messages).  A window
+ * snapshot is only noted, for vgl_merge_add_window: its counts are also in
+ * the live file it was taken from.  Returns 0; -EXDEV when
  * r is the profile of another program than those added before and
  * keep_apart is not set (err names both files); -ENOENT when a module
  * has no build-id and by_path is not set; -ENOMEM.  On failure nothing of
@@ -58,6 +74,28 @@ void vgl_merge_release(struct vgl_merge *m);
  */
 int vgl_merge_add(struct vgl_merge *m, const struct vgl_reader *r,
 		  const char *name);
+
+/*
+ * After every input was added: the window snapshots noted, to read again
+ * (vgl_merge_window_name) and add (vgl_merge_add_window) one by one.
+ * Returns their number; 0 without windows.
+ */
+size_t vgl_merge_plan_windows(struct vgl_merge *m);
+const char *vgl_merge_window_name(const struct vgl_merge *m, size_t k);
+
+/* Adds window k, read again into r, to its merged window.  Same errors as
+ * vgl_merge_add; -ESTALE when the file changed since it was noted. */
+int vgl_merge_add_window(struct vgl_merge *m, size_t k,
+			 const struct vgl_reader *r);
+
+/*
+ * Writes group i's merged windows next to path, which group i was written
+ * to: "out.vgl" gets "out.w000001.vgl", ... (numbered by slot, so a slot
+ * no window falls in leaves a gap).  *written says how many.  Returns 0,
+ * or a negative errno with err naming the file.
+ */
+int vgl_merge_write_windows(struct vgl_merge *m, size_t i, const char *path,
+			    size_t *written);
 
 /* How many calls the merge holds in all, saturating. */
 uint64_t vgl_merge_calls(const struct vgl_merge *m);

@@ -5,7 +5,8 @@
  *
  * Inputs are read one at a time, in the order given (a directory's *.vgl
  * files in name order, a list file's lines in order), so thousands of
- * files merge in the memory of one file plus the distinct edges.
+ * files merge in the memory of one file plus the distinct edges.  Window
+ * snapshots among them are read again at the end, to be merged by time.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,12 +16,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "duration.h"
 #include "vgl_merge.h"
 #include "vigil.h"
 
 const char cmd_merge_usage[] =
 	"usage: vigil merge INPUT... -o OUT [--keep-apart] [--by-path]\n"
-	"                   [--skip-bad]\n"
+	"                   [--skip-bad] [--window D]\n"
 	"\n"
 	"Adds up the call counts of counting profiles of the same program\n"
 	"into the profile OUT.  An INPUT is a .vgl file, a directory (its\n"
@@ -39,13 +41,23 @@ const char cmd_merge_usage[] =
 	"  --skip-bad    a truncated or corrupt input is named and left out\n"
 	"                instead of stopping the merge; the summary says how\n"
 	"                many were\n"
+	"  --window D    the length of a merged window (see below; default:\n"
+	"                the median length of the program's windows)\n"
 	"\n"
 	"The merged profile holds each edge's count summed over every input\n"
 	"and every thread (one thread, 0, in the merged file), and is written\n"
 	"under a temporary name, then renamed.  Inputs still being written or\n"
 	"cut short are merged as they are, and counted in the summary line on\n"
-	"stderr.  Window snapshots (kind window) are left out, with a note:\n"
-	"their counts are also in the live profile they were taken from.\n"
+	"stderr.\n"
+	"\n"
+	"Window snapshots (VIGIL_INTERVAL's NAME.wNNNNNN.vgl) are merged by\n"
+	"time: the windows of one program, from all its processes, go into\n"
+	"slots of one window length laid from the earliest window's start,\n"
+	"each window into the slot its middle falls in, and slot N is written\n"
+	"next to the program's profile as OUT.wNNNNNN.vgl (a slot that no\n"
+	"window falls in is a gap in the numbers).  Every call of every\n"
+	"input window is in exactly one merged window.\n"
+	"\n"
 	"Exit status: 0, 1 for an unreadable input or output, 2 for a bad\n"
 	"command line.\n";
 
@@ -61,7 +73,7 @@ struct merge_run {
 
 static void progress(struct merge_run *mr)
 {
-	size_t n = mr->m.inputs + mr->bad + mr->m.windows_skipped;
+	size_t n = mr->m.inputs + mr->bad + mr->m.npending;
 
 	if (mr->progress && n % 100 == 0)
 		fprintf(stderr, "\rvigil merge: %zu profiles read", n);
@@ -192,9 +204,11 @@ void merge_summary(const struct vgl_merge *m, size_t bad, char *buf,
 	if (bad && n < len)
 		n += (size_t)snprintf(buf + n, len - n,
 				      ", %zu unreadable skipped", bad);
-	if (m->windows_skipped && n < len)
-		snprintf(buf + n, len - n, ", %zu window snapshot%s left out",
-			 m->windows_skipped, m->windows_skipped == 1 ? "" : "s");
+	if (m->windows_in && n < len)
+		snprintf(buf + n, len - n, ", %zu window snapshot%s in %zu "
+			 "merged window%s", m->windows_in,
+			 m->windows_in == 1 ? "" : "s", m->nbuckets,
+			 m->nbuckets == 1 ? "" : "s");
 }
 
 void merge_by_path_warning(const struct vgl_merge *m)
@@ -206,9 +220,37 @@ void merge_by_path_warning(const struct vgl_merge *m)
 			m->by_path_example);
 }
 
+/* Reads the window snapshots again and merges them by time. */
+static int merge_windows(struct merge_run *mr)
+{
+	size_t k, n = vgl_merge_plan_windows(&mr->m);
+
+	for (k = 0; k < n; k++) {
+		const char *name = vgl_merge_window_name(&mr->m, k);
+		struct vgl_reader r;
+		int err;
+
+		if (vgl_reader_open_flags(&r, name, VGL_READ_UNSORTED)) {
+			if (!mr->skip_bad)
+				return file_error(&r, name);
+			fprintf(stderr, "vigil: %s: %s (skipped)\n", name,
+				r.err);
+			mr->bad++;
+			continue;
+		}
+		err = vgl_merge_add_window(&mr->m, k, &r);
+		vgl_reader_close(&r);
+		if (err) {
+			fprintf(stderr, "vigil: %s\n", mr->m.err);
+			return EXIT_BAD_FILE;
+		}
+	}
+	return 0;
+}
+
 int cmd_merge(int argc, char **argv)
 {
-	const char *out = NULL;
+	const char *out = NULL, *window = NULL;
 	int keep = 0, by_path = 0, skip = 0, n, i, status = 0, err;
 	const struct option_spec specs[] = {
 		{ "-o", &out, NULL },
@@ -216,11 +258,12 @@ int cmd_merge(int argc, char **argv)
 		{ "--keep-apart", NULL, &keep },
 		{ "--by-path", NULL, &by_path },
 		{ "--skip-bad", NULL, &skip },
+		{ "--window", &window, NULL },
 		{ NULL, NULL, NULL },
 	};
 	char *inputs[argc], summary[512], path[4096], name[1024];
 	struct merge_run mr;
-	size_t g;
+	size_t g, nwin;
 
 	if (parse_options("merge", argc, argv, specs, inputs, &n))
 		return EXIT_USAGE;
@@ -231,6 +274,10 @@ int cmd_merge(int argc, char **argv)
 
 	memset(&mr, 0, sizeof(mr));
 	vgl_merge_init(&mr.m);
+	if (window && (vgl_parse_duration(window, &mr.m.window_ns) < 0 ||
+		       !mr.m.window_ns))
+		return usage_error("merge", "'%s' is not a window length "
+				   "(e.g. 250ms, 1s)", window);
 	mr.m.by_path = by_path;
 	mr.m.keep_apart = keep;
 	mr.skip_bad = skip;
@@ -238,6 +285,8 @@ int cmd_merge(int argc, char **argv)
 	mr.progress = isatty(2);
 	for (i = 0; i < n && !status; i++)
 		status = one_input(&mr, inputs[i]);
+	if (!status)
+		status = merge_windows(&mr);
 	if (mr.progress && mr.m.inputs + mr.bad >= 100)
 		fputc('\n', stderr);
 	if (status)
@@ -265,6 +314,11 @@ int cmd_merge(int argc, char **argv)
 		if (err) {
 			fprintf(stderr, "vigil: %s: cannot write: %s\n", path,
 				strerror(-err));
+			status = EXIT_BAD_FILE;
+			goto out;
+		}
+		if (vgl_merge_write_windows(&mr.m, g, path, &nwin)) {
+			fprintf(stderr, "vigil: %s\n", mr.m.err);
 			status = EXIT_BAD_FILE;
 			goto out;
 		}

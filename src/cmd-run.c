@@ -54,9 +54,10 @@ const char cmd_run_usage[] =
 	"per program, DIR/NAME.vgl (see 'vigil merge --help': programs are\n"
 	"told apart by build-id, modules without one are matched by path).\n"
 	"The per-process files are removed once merged (--keep-files keeps\n"
-	"them); those of processes left running are kept, and so are window\n"
-	"snapshots (VIGIL_INTERVAL), which are not merged.  One summary line\n"
-	"on stderr says how many programs, processes and calls, and where.\n"
+	"them); those of processes left running are kept.  Window snapshots\n"
+	"(VIGIL_INTERVAL) are merged by time into DIR/NAME.wNNNNNN.vgl, as\n"
+	"'vigil merge' does.  One summary line on stderr says how many\n"
+	"programs, processes and calls, and where.\n"
 	"\n"
 	"  -o DIR        where the profiles go (made if missing; profiles\n"
 	"                already in it are not merged).  Default: a new\n"
@@ -298,10 +299,11 @@ static void clean_leftovers(const char *dir)
 static int merge_dir(const char *dir, const struct names *old, int keep)
 {
 	struct names now = { NULL, 0 }, done = { NULL, 0 }, outs = { NULL, 0 };
+	struct names wins = { NULL, 0 };
 	struct vgl_merge m;
 	struct vgl_reader r;
 	char path[4096], name[1024], summary[512], *extra;
-	size_t i, bad = 0;
+	size_t i, bad = 0, nwin, written;
 	int ret = 0, err;
 
 	vgl_merge_init(&m);
@@ -328,6 +330,23 @@ static int merge_dir(const char *dir, const struct names *old, int keep)
 			names_add(&done, now.v[i]);
 		vgl_reader_close(&r);
 	}
+	/* The window snapshots, read again and merged by time. */
+	nwin = vgl_merge_plan_windows(&m);
+	for (i = 0; i < nwin; i++) {
+		const char *w = vgl_merge_window_name(&m, i);
+
+		if (vgl_reader_open_flags(&r, w, VGL_READ_UNSORTED)) {
+			fprintf(stderr, "vigil: %s: %s (not merged)\n", w,
+				r.err);
+			bad++;
+			continue;
+		}
+		if (vgl_merge_add_window(&m, i, &r))
+			fprintf(stderr, "vigil: %s (not merged)\n", m.err);
+		else
+			names_add(&wins, strrchr(w, '/') + 1);
+		vgl_reader_close(&r);
+	}
 	merge_by_path_warning(&m);
 	for (i = 0; i < m.ngroups; i++) {
 		vgl_merge_name(&m, i, name, sizeof(name));
@@ -338,15 +357,32 @@ static int merge_dir(const char *dir, const struct names *old, int keep)
 			fprintf(stderr, "vigil: %s: cannot write: %s\n", path,
 				strerror(-err));
 			ret = -1;
+		} else if (vgl_merge_write_windows(&m, i, path, &written)) {
+			fprintf(stderr, "vigil: %s\n", m.err);
+			ret = -1;
 		}
 	}
-	if (!ret && !keep)
+	if (!ret && !keep) {
 		for (i = 0; i < done.n; i++) {
 			if (names_has(&outs, done.v[i]))
 				continue;   /* replaced by a merged file */
 			if (!join(path, sizeof(path), dir, done.v[i]))
 				unlink(path);
 		}
+		/* A window goes with its profile: PREFIX.wNNNNNN.vgl with
+		 * PREFIX.vgl, once that one is merged and removed. */
+		for (i = 0; i < wins.n; i++) {
+			size_t n = strlen(wins.v[i]);
+
+			if (n < 12 || snprintf(name, sizeof(name), "%.*s.vgl",
+					       (int)(n - 12), wins.v[i]) >=
+					      (int)sizeof(name) ||
+			    !names_has(&done, name) ||
+			    join(path, sizeof(path), dir, wins.v[i]))
+				continue;
+			unlink(path);
+		}
+	}
 	merge_summary(&m, bad, summary, sizeof(summary));
 	extra = strstr(summary, " calls");
 	/* "N programs, P processes": each process writes one profile. */
@@ -360,6 +396,7 @@ static int merge_dir(const char *dir, const struct names *old, int keep)
 	names_free(&now);
 	names_free(&done);
 	names_free(&outs);
+	names_free(&wins);
 	return ret;
 }
 

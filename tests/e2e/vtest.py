@@ -25,6 +25,10 @@ are read with the real `vigil` command ($VIGIL, else build/vigil):
       stderr=PIPE).communicate(); each must return within S seconds of the
       program's exit (its last stdout line is "end NS", CLOCK_MONOTONIC),
       and the profile P read at once must be final and exact.
+  merged-windows --inputs DIR --merged OUT.vgl
+      the window snapshots vigil merge wrote next to OUT.vgl are slots of
+      one length from the earliest start of DIR's windows, each holding
+      exactly the calls of the input windows whose middle it holds.
   windows --profile P [--calls FN]... [--min N] [--cut]
       window snapshots NAME.wNNNNNN.vgl next to P add up to P's counts;
       with --cut, P was cut short, and the windows plus the calls that
@@ -337,6 +341,56 @@ def cmd_windows(a):
                                         {k: sums.get(k, 0) for k in names}))
 
 
+def window_meta(path):
+    """(window_start_ns, window_end_ns, window_seq) from META, read raw."""
+    import struct
+    with open(path, "rb") as f:
+        data = f.read()
+    n = struct.unpack_from("<I", data, 20)[0]
+    for i in range(n):
+        kind, _, off, _ = struct.unpack_from("<IIQQ", data, 32 + 24 * i)
+        if kind == 1:
+            return struct.unpack_from("<QQQ", data, off + 48)
+    fail("%s: no META section" % path)
+    return (0, 0, 0)
+
+
+def cmd_merged_windows(a):
+    """vigil merge's windows of --merged: slots of one length from the
+    earliest input window's start, slot N numbered N, each holding exactly
+    the calls of the input windows whose middle falls in it."""
+    ins = sorted(glob.glob(os.path.join(a.inputs, "*.w[0-9]*.vgl")))
+    outs = window_files(a.merged)
+    if not ins or not outs:
+        fail("%d input windows in %s, %d merged next to %s"
+             % (len(ins), a.inputs, len(outs), a.merged))
+        return
+    t0 = min(window_meta(w)[0] for w in ins)
+    slots = {}
+    for w in outs:
+        start, end, seq = window_meta(w)
+        slots[seq] = (start, end, check_profile(w).doc["total_calls"])
+    length = {e - s for s, e, _ in slots.values()}
+    if len(length) != 1:
+        fail("merged windows of different lengths: %s" % sorted(length))
+        return
+    step = length.pop()
+    for seq, (start, end, _) in slots.items():
+        if start != t0 + (seq - 1) * step:
+            fail("merged window %d starts at %d, want %d"
+                 % (seq, start, t0 + (seq - 1) * step))
+    want = {}
+    for w in ins:
+        start, end, _ = window_meta(w)
+        seq = (start - t0 + (end - start) // 2) // step + 1
+        want[seq] = want.get(seq, 0) + check_profile(w).doc["total_calls"]
+    got = {seq: c for seq, (_, _, c) in slots.items()}
+    if got != want:
+        fail("merged windows hold %s calls, their inputs %s" % (got, want))
+    print("%d input windows in %d merged windows, each the sum of those "
+          "whose middle it holds" % (len(ins), len(outs)))
+
+
 def windows_cut(a):
     """A profile cut short after some windows: the windows and the calls
     `vigil show` says are in no window add up to the profile's calls."""
@@ -599,6 +653,11 @@ def main():
     c.add_argument("--cut", action="store_true")
     c.add_argument("-v", "--verbose", action="store_true")
     c.set_defaults(fn=cmd_windows)
+
+    c = sub.add_parser("merged-windows")
+    c.add_argument("--inputs", required=True)
+    c.add_argument("--merged", required=True)
+    c.set_defaults(fn=cmd_merged_windows)
 
     c = sub.add_parser("wait-test")
     c.add_argument("--profile", required=True)
