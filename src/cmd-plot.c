@@ -56,8 +56,12 @@ int cmd_plot(int argc, char **argv)
 	if (vgl_reader_open(&r, path) < 0)
 		return file_error(&r, path);
 	if (!r.nsamples) {
-		fprintf(stderr, "vigil: %s: not a sampled profile (%s, no samples): plot draws the samples of `vigil attach -o FILE.vgl`\n",
-			path, vgl_kind_name(r.meta.kind));
+		if (r.meta.kind == VGL_KIND_SAMPLED)
+			fprintf(stderr, "vigil: %s: no samples to plot: the sampler stopped before its first sample\n",
+				path);
+		else
+			fprintf(stderr, "vigil: %s: not a sampled profile (a %s profile, without samples): plot draws the samples that `vigil attach -o FILE.vgl` records\n",
+				path, vgl_kind_name(r.meta.kind));
 		goto out;
 	}
 	err = outfile_open(&o, out);
