@@ -4,6 +4,7 @@
  * SVG file (src/out-plot.c).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,6 +48,7 @@ int cmd_plot(int argc, char **argv)
 	int nfiles, err, werr, cerr, status = EXIT_BAD_FILE;
 	struct vgl_reader r;
 	struct outfile o;
+	size_t i;
 
 	if (parse_options("plot", argc, argv, specs, files, &nfiles))
 		return EXIT_USAGE;
@@ -64,6 +66,15 @@ int cmd_plot(int argc, char **argv)
 				path, vgl_kind_name(r.meta.kind));
 		goto out;
 	}
+	/* The sampler's clock is monotonic: a time that goes back is a
+	 * damaged file, which would be drawn as nonsense. */
+	for (i = 1; i < r.nsamples; i++)
+		if (r.samples[i].elapsed_ns < r.samples[i - 1].elapsed_ns) {
+			fprintf(stderr, "vigil: %s: sample %zu is earlier than sample %zu (elapsed_ns %" PRIu64 " < %" PRIu64 ")\n",
+				path, i + 1, i, r.samples[i].elapsed_ns,
+				r.samples[i - 1].elapsed_ns);
+			goto out;
+		}
 	err = outfile_open(&o, out);
 	if (err) {
 		fprintf(stderr, "vigil: %s: cannot create: %s\n", out,

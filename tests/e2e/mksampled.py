@@ -10,6 +10,7 @@ plot`'s tests and benchmark:
                    MiB at sample i; host user 1 us, system 1 us, iowait
                    0, idle 2 us per interval (25 % user, 25 % system)
   memory OUT N     N samples of memory alone (no threads, no host CPU)
+  backwards OUT    3 samples, the third 5 ms before the second
 """
 import os
 import struct
@@ -56,6 +57,10 @@ def main():
         s["samples"] = []
     elif kind == "many":
         s["samples"] = samples(int(sys.argv[3]), int(sys.argv[4]), 0x45)
+    elif kind == "backwards":
+        s["samples"] = samples(3, 1, 0x45)
+        t, _, *rest = s["samples"][2]
+        s["samples"][2] = (t, 5000000, *rest)
     elif kind == "memory":
         s["samples"] = samples(int(sys.argv[3]), 0, 0x40)
     else:
