@@ -7,7 +7,9 @@
  *                    CPU: each thread's CPU time (schedstat's run time,
  *                    or user + system time where the kernel gave none)
  *                    gained between two samples, over the time between
- *                    them; a legend names each thread and its tid
+ *                    them; a legend names each thread and its tid; a
+ *                    dashed line the whole process's CPU, which holds
+ *                    the threads that lived between two samples too
  *   memory           the process's RSS at each sample
  *   host CPU         user, system and iowait time of every CPU of the
  *                    host between two samples, in % of all of them
@@ -344,20 +346,62 @@ static void thread_pass(const struct vgl_reader *r, const struct buckets *b,
 	}
 }
 
+/*
+ * The process's own CPU time (user + system, from the samples with
+ * VGL_SAMPLE_CPU: every thread of it, ended ones included) gained in each
+ * bucket of b, in % of one CPU, into *v (b->nb values).  A thread that
+ * starts and ends between two samples is in no thread record: the gap
+ * between this line and the stacked threads is where it ran.  Returns 0
+ * or -ENOMEM.
+ */
+static int process_cpu(const struct plot *pl, struct buckets *b, double **v)
+{
+	const struct vgl_reader *r = pl->r;
+	size_t j;
+	int err;
+
+	*v = NULL;
+	err = buckets_make(b, pl, VGL_SAMPLE_CPU);
+	if (err)
+		return err;
+	*v = calloc(b->nb + 1, sizeof(**v));
+	if (!*v)
+		return -ENOMEM;
+	for (j = 1; j < b->n; j++) {
+		const struct vgl_sample *s = &r->samples[b->idx[j]];
+		const struct vgl_sample *q = &r->samples[b->idx[j - 1]];
+		uint64_t now = s->cpu_user_us + s->cpu_sys_us;
+		uint64_t then = q->cpu_user_us + q->cpu_sys_us;
+
+		(*v)[(j - 1) / b->per] += now >= then ? (double)(now - then) : 0;
+	}
+	for (j = 0; j < b->nb; j++) {
+		double dt = b->times[j + 1] - b->times[j];
+
+		(*v)[j] = dt > 0 ? (*v)[j] / (dt * 1e6) * 100 : 0;
+	}
+	return 0;
+}
+
 static int cpu_panel(const struct plot *pl)
 {
 	const struct vgl_reader *r = pl->r;
-	struct buckets b;
+	struct buckets b, pb = { 0 };
 	struct tstate *t = NULL, **rank = NULL;
 	uint32_t *tids = NULL;
-	double *vals = NULL, *lo = NULL, *hi = NULL, ymax, max = 0;
+	double *vals = NULL, *lo = NULL, *hi = NULL, *pv = NULL, ymax, max = 0;
 	size_t i, k, nt = 0, ns, nseries = 0;
 	int use_run = 0, err;
 	FILE *f = pl->f;
 
 	err = buckets_make(&b, pl, VGL_SAMPLE_THREADS);
+	if (!err)
+		err = process_cpu(pl, &pb, &pv);
 	if (err)
 		goto out;
+	for (i = 0; i < pb.nb; i++)
+		if (pv[i] > max)
+			max = pv[i];
 	/* Every distinct tid, sorted, for a binary search per record. */
 	err = -ENOMEM;
 	tids = malloc((r->nsample_threads + 1) * sizeof(*tids));
@@ -465,9 +509,32 @@ static int cpu_panel(const struct plot *pl)
 			fprintf(f, " (tid %" PRIu32 ")", st->tid);
 		fprintf(f, " %.1f ms</text></g>\n", (double)total / 1e6);
 	}
+	if (pb.nb) {
+		double y = CPU_TOP + 14.0 * (double)(b.nb ? nseries : 0) + 6;
+
+#define Y(v) (CPU_TOP + CPU_H - CPU_H * ((v) > ymax ? ymax : (v)) / ymax)
+		fputs("<path class=\"series\" data-name=\"process\" data-times=\"", f);
+		for (k = 0; k <= pb.nb; k++)
+			fprintf(f, "%s%.9g", k ? "," : "", pb.times[k]);
+		fputc('"', f);
+		values_attr(f, pv, pb.nb);
+		fputs(" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"5,3\" d=\"", f);
+		for (k = 0; k < pb.nb; k++)
+			fprintf(f, "%s%.1f,%.1f L%.1f,%.1f ", k ? "L" : "M",
+				xpos(pl, pb.times[k]), Y(pv[k]),
+				xpos(pl, pb.times[k + 1]), Y(pv[k]));
+		fputs("\"><title>the process: all its threads, ended ones too</title></path>\n", f);
+		fprintf(f, "<g class=\"legend\"><line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+			"stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"5,3\"/>"
+			"<text x=\"%d\" y=\"%.1f\">process (all threads)</text></g>\n",
+			LEGEND_X, y, LEGEND_X + 12, y, LEGEND_X + 18, y + 4);
+#undef Y
+	}
 	fputs("</g>\n", f);
 	err = 0;
 out:
+	buckets_release(&pb);
+	free(pv);
 	buckets_release(&b);
 	free(tids);
 	free(t);
@@ -653,7 +720,8 @@ static const char script[] =
 	"  }\n"
 	"  function fmt(v) { return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2); }\n"
 	"  function at(p, t) {\n"
-	"    var g = p.closest('g.panel'), ts = nums(g.getAttribute('data-times'));\n"
+	"    var g = p.closest('g.panel');\n"
+	"    var ts = nums(p.getAttribute('data-times') || g.getAttribute('data-times'));\n"
 	"    var vs = nums(p.getAttribute('data-values')), unit = g.getAttribute('data-unit'), i;\n"
 	"    if (!vs.length) return null;\n"
 	"    if (g.getAttribute('data-kind') === 'steps') {\n"

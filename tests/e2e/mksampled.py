@@ -6,9 +6,11 @@ plot`'s tests and benchmark:
   empty OUT        a sampled file without samples
   many OUT N T     N samples 10 ms apart of T threads: thread k (tid
                    1000 + k, name "t<k>") gains (k + 1) * 100 us of run
-                   time per interval, (k + 1) % of one CPU; RSS (i % 7 + 1)
-                   MiB at sample i; host user 1 us, system 1 us, iowait
-                   0, idle 2 us per interval (25 % user, 25 % system)
+                   time per interval, (k + 1) % of one CPU, and the
+                   process the sum of its threads' user time; RSS (i % 7
+                   + 1) MiB at sample i; host user 1 us, system 1 us,
+                   iowait 0, idle 2 us per interval (25 % user, 25 %
+                   system)
   memory OUT N     N samples of memory alone (no threads, no host CPU)
   backwards OUT    3 samples, the third 5 ms before the second
 """
@@ -30,7 +32,8 @@ def samples(n, t, scan):
     for i in range(n):
         threads = [(1000 + k, "t%d" % k, 0, 0, (k + 1) * 100000 * i)
                    for k in range(t)] if scan & 0x4 else []
-        out.append((T0 + i * 10000000, i * 10000000, scan, (0, 0),
+        cpu = sum((k + 1) * 100 * i for k in range(t)) if scan & 0x2 else 0
+        out.append((T0 + i * 10000000, i * 10000000, scan, (cpu, 0),
                     ((i % 7 + 1) * MIB, MIB, 0, 0),
                     (1, 1, 2, 0) if i else (99, 99, 99, 99), 0, threads))
     return out
@@ -56,9 +59,9 @@ def main():
     if kind == "empty":
         s["samples"] = []
     elif kind == "many":
-        s["samples"] = samples(int(sys.argv[3]), int(sys.argv[4]), 0x45)
+        s["samples"] = samples(int(sys.argv[3]), int(sys.argv[4]), 0x47)
     elif kind == "backwards":
-        s["samples"] = samples(3, 1, 0x45)
+        s["samples"] = samples(3, 1, 0x47)
         t, _, *rest = s["samples"][2]
         s["samples"][2] = (t, 5000000, *rest)
     elif kind == "memory":
