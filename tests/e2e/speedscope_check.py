@@ -12,7 +12,10 @@ not canvas: one row per function with its total and self values.
 
 Prints the page's title (speedscope puts the profile's name there once it
 has imported it) and each row of the table as "total | self | name", in
-speedscope's order (most self first); exits 1 when the table is empty."""
+speedscope's order (most self first); then how many frame colours a
+screenshot of the Left Heavy view (its flame chart, drawn with WebGL)
+holds: one per function when it is drawn.  Exits 1 when the table is
+empty."""
 
 import functools
 import html
@@ -25,12 +28,23 @@ import sys
 import tempfile
 import threading
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot_check import png_counts  # noqa: E402
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("VIGIL_BUILD") or os.path.join(ROOT, "build")
 SPEEDSCOPE = os.path.join(BUILD, "npm", "node_modules", "speedscope", "dist",
                           "release")
 CHROME = ["chromium", "--headless", "--no-sandbox", "--disable-gpu",
           "--virtual-time-budget=10000"]
+
+
+def frame_colours(png):
+    """The colours that fill at least 2000 pixels of the screenshot, but
+    for greys (background, text, grid lines): speedscope's frames, one
+    colour per function, in its flame chart (WebGL canvas) and minimap."""
+    return len([c for c, n in png_counts(png).items()
+                if n >= 2000 and not c[0] == c[1] == c[2]])
 
 
 class Quiet(http.server.SimpleHTTPRequestHandler):
@@ -53,12 +67,21 @@ def main():
             ("127.0.0.1", 0), functools.partial(Quiet, directory=site))
         threading.Thread(target=server.serve_forever, daemon=True).start()
         base = "http://127.0.0.1:%d/" % server.server_address[1]
+        page = base + "index.html#profileURL=" + base + name
         try:
             r = subprocess.run(
-                CHROME + ["--dump-dom", base + "index.html#profileURL=" + base +
-                          name + "&view=sandwich"],
+                CHROME + ["--dump-dom", page + "&view=sandwich"],
                 capture_output=True, text=True, timeout=60,
                 stdin=subprocess.DEVNULL)
+            if r.returncode == 0:
+                shot = subprocess.run(
+                    CHROME + ["--window-size=1000,500",
+                              "--screenshot=" + os.path.join(site, "shot.png"),
+                              page + "&view=left-heavy"],
+                    capture_output=True, text=True, timeout=60,
+                    stdin=subprocess.DEVNULL)
+                colours = frame_colours(os.path.join(site, "shot.png")) \
+                    if shot.returncode == 0 else None
         except subprocess.TimeoutExpired:
             # What speedscope does with a profile it cannot import: an
             # alert(), which holds a headless page for ever.
@@ -80,6 +103,7 @@ def main():
                  for c in re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)]
         print(" | ".join(cells))
         rows += 1
+    print("flame chart frame colours:", colours)
     if not rows:
         print("no table rows in speedscope's page")
         sys.exit(1)
