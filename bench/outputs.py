@@ -7,6 +7,10 @@ bench/readers.py's make_program, kept in build/bench-readers): seconds
 --json` measured in the same run on the same profile: the cost of reading
 the file, symbolizing and building the model, which every format pays.
 
+Then `vigil plot` of a long sampled profile (BENCH_PLOT_SAMPLES samples,
+default 100000: 1000 s at a 10 ms interval, of 8 threads, made by
+tests/e2e/mksampled.py) beside `vigil report` of the same file.
+
 A measurement, not a test: it prints, and exits 0 whatever the numbers
 are.  BENCH_EDGES (default 1000000) picks other sizes (comma-separated).
 """
@@ -20,6 +24,7 @@ ROOT = readers.ROOT
 VIGIL = os.path.join(ROOT, "build", "vigil")
 SIZES = [int(x) for x in
          os.environ.get("BENCH_EDGES", "1000000").split(",") if x]
+PLOT_SAMPLES = int(os.environ.get("BENCH_PLOT_SAMPLES", "100000"))
 RUNS = [
     ("report --json (baseline)", ["report", "--json"], None),
     ("convert --to json", ["convert", "--to", "json"], "json"),
@@ -50,6 +55,29 @@ def main():
                 "" if rc == 0 else "  (exit %s)" % rc))
 
 
+def bench_plot():
+    import subprocess
+    d = os.path.join(ROOT, "build", "bench-plot")
+    os.makedirs(d, exist_ok=True)
+    prof = os.path.join(d, "long.vgl")
+    subprocess.run([sys.executable, os.path.join(ROOT, "tests", "e2e",
+                                                 "mksampled.py"),
+                    "many", prof, str(PLOT_SAMPLES), "8"], check=True)
+    print("plot: %d samples of 8 threads (%.1f MiB, %s)"
+          % (PLOT_SAMPLES, os.path.getsize(prof) / 2**20, prof))
+    base = None
+    for name, args, ext in (("report (baseline)", ["report"], "report"),
+                            ("plot", ["plot"], "svg")):
+        out = os.path.join(d, "out." + ext)
+        sec, rss, rc = run(args + [prof], out)
+        if base is None:
+            base = sec
+        ratio = " %5.2fx" % (sec / base) if sec and base else ""
+        print("  %-26s %s%s  %8.1f MiB out%s" % (
+            name, readers.fmt(sec, rss), ratio, os.path.getsize(out) / 2**20,
+            "" if rc == 0 else "  (exit %s)" % rc))
+
+
 def run(args, out):
     import subprocess
     import time
@@ -63,4 +91,6 @@ def run(args, out):
 
 
 if __name__ == "__main__":
-    main()
+    if os.environ.get("BENCH_PLOT_ONLY") != "1":
+        main()
+    bench_plot()

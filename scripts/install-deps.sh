@@ -55,16 +55,22 @@ bench) pkgs=("${check_pkgs[@]}" "${bench_pkgs[@]}") ;;
 esac
 
 # npm packages for the tests (check and bench): pinned, into build/npm,
-# only when missing.  pprof-format decodes `vigil convert --to pprof`.
+# only when missing.  pprof-format decodes `vigil convert --to pprof`;
+# speedscope's page opens it (and folded stacks) in Chromium.
+npm_pkgs=(pprof-format@2.3.2 speedscope@1.25.0)
 install_npm() {
-	local root dir
+	local root dir p
 	root=$(cd "$(dirname "$0")/.." && pwd)
 	dir=$root/build/npm
-	[[ -f $dir/node_modules/pprof-format/package.json ]] && return 0
+	local want=()
+	for p in "${npm_pkgs[@]}"; do
+		[[ -f $dir/node_modules/${p%@*}/package.json ]] || want+=("$p")
+	done
+	[[ ${#want[@]} -eq 0 ]] && return 0
 	command -v npm >/dev/null 2>&1 || return 0   # apt installs it below
-	echo "install-deps: npm install pprof-format into build/npm" >&2
+	echo "install-deps: npm install ${want[*]} into build/npm" >&2
 	mkdir -p "$dir"
-	npm install --silent --no-audit --no-fund --prefix "$dir" pprof-format@2.3.2 >&2
+	npm install --silent --no-audit --no-fund --save-exact --prefix "$dir" "${want[@]}" >&2
 }
 
 missing=()

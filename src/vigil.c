@@ -27,6 +27,8 @@ static const struct cmd commands[] = {
 	  cmd_convert_usage },
 	{ "flame", cmd_flame, "draw a profile as an interactive flame graph (SVG)",
 	  cmd_flame_usage },
+	{ "plot", cmd_plot, "draw a sampled profile's CPU per thread, memory, host CPU over time (SVG)",
+	  cmd_plot_usage },
 	{ "wait", cmd_wait, "block until a profile's writer has finished",
 	  cmd_wait_usage },
 	{ "check", cmd_check, "is a program instrumented and linked with vigil?",

@@ -1,0 +1,110 @@
+/*
+ * cmd-plot.c - `vigil plot FILE -o OUT.svg`: the samples of a sampled
+ * profile (`vigil attach -o FILE.vgl`) over time, in one self-contained
+ * SVG file (src/out-plot.c).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "out-plot.h"
+#include "outfile.h"
+#include "vigil.h"
+
+const char cmd_plot_usage[] =
+	"usage: vigil plot FILE [-o OUT.svg] [--title TEXT]\n"
+	"\n"
+	"Draws the samples of the sampled profile FILE (written by `vigil\n"
+	"attach -p PID -o FILE.vgl`) over the time of the run, as one\n"
+	"self-contained SVG file (no network, no other file), to OUT.svg or\n"
+	"standard output:\n"
+	"\n"
+	"  CPU per thread  stacked areas, one colour per thread, in % of one\n"
+	"                  CPU between two samples; a legend with each\n"
+	"                  thread's name, tid and CPU time over the run (the\n"
+	"                  19 busiest threads, the others as one series);\n"
+	"                  a dashed line the whole process's CPU time, which\n"
+	"                  holds the threads that ran between two samples too\n"
+	"  memory          the process's resident set size (RSS)\n"
+	"  host CPU        user, system and iowait time of the whole machine,\n"
+	"                  in % of all its CPUs\n"
+	"\n"
+	"A panel whose data the sampler did not collect (see `vigil attach\n"
+	"--scan`: threads, memory, host-cpu) says so.  Open the file in a\n"
+	"browser: hovering a series shows its name and its value at that time.\n"
+	"\n"
+	"  -o OUT.svg      write to OUT.svg (whole, then renamed into place)\n"
+	"  --title TEXT    the title above the plot (default: FILE)\n";
+
+int cmd_plot(int argc, char **argv)
+{
+	const char *out = NULL, *title = NULL, *path;
+	const struct option_spec specs[] = {
+		{ "-o", &out, NULL },
+		{ "--output", &out, NULL },
+		{ "--title", &title, NULL },
+		{ NULL, NULL, NULL },
+	};
+	char *files[argc];
+	int nfiles, err, werr, cerr, status = EXIT_BAD_FILE;
+	struct vgl_reader r;
+	struct outfile o;
+	size_t i;
+
+	if (parse_options("plot", argc, argv, specs, files, &nfiles))
+		return EXIT_USAGE;
+	path = one_operand("plot", files, nfiles);
+	if (!path)
+		return EXIT_USAGE;
+	if (vgl_reader_open(&r, path) < 0)
+		return file_error(&r, path);
+	if (!r.nsamples) {
+		if (r.meta.kind == VGL_KIND_SAMPLED)
+			fprintf(stderr, "vigil: %s: no samples to plot: the sampler stopped before its first sample\n",
+				path);
+		else
+			fprintf(stderr, "vigil: %s: not a sampled profile (a %s profile, without samples): plot draws the samples that `vigil attach -o FILE.vgl` records\n",
+				path, vgl_kind_name(r.meta.kind));
+		goto out;
+	}
+	/* The sampler's clock is monotonic: a time that goes back is a
+	 * damaged file, which would be drawn as nonsense. */
+	for (i = 1; i < r.nsamples; i++)
+		if (r.samples[i].elapsed_ns < r.samples[i - 1].elapsed_ns) {
+			fprintf(stderr, "vigil: %s: sample %zu is earlier than sample %zu (elapsed_ns %" PRIu64 " < %" PRIu64 ")\n",
+				path, i + 1, i, r.samples[i].elapsed_ns,
+				r.samples[i - 1].elapsed_ns);
+			goto out;
+		}
+	err = outfile_open(&o, out);
+	if (err) {
+		fprintf(stderr, "vigil: %s: cannot create: %s\n", out,
+			strerror(-err));
+		goto out;
+	}
+	errno = 0;
+	err = out_plot(&r, title ? title : path, o.f);
+	werr = errno;
+	if (err && err != -EIO) {
+		outfile_close(&o, 0);
+		fprintf(stderr, "vigil: %s: %s\n", path, strerror(-err));
+		goto out;
+	}
+	cerr = outfile_close(&o, !err);
+	if (cerr || err) {
+		/* The errno of the write that failed says why (a full disk),
+		 * where the stream only says that one did. */
+		fprintf(stderr, "vigil: %s: write error: %s\n",
+			out && strcmp(out, "-") ? out : "standard output",
+			strerror(err && werr ? werr : cerr ? -cerr : EIO));
+		/* Said once: vigil.c's last check of stdout is quiet. */
+		if (!out || !strcmp(out, "-"))
+			clearerr(stdout);
+		goto out;
+	}
+	status = 0;
+out:
+	vgl_reader_close(&r);
+	return status;
+}

@@ -1,0 +1,819 @@
+/*
+ * out-plot.c - the timeline of a sampled profile as one self-contained SVG
+ * file: three panels over the time of the run, with a little JavaScript
+ * and CSS inside and nothing loaded from anywhere.
+ *
+ *   CPU per thread   stacked areas, one colour per thread, in % of one
+ *                    CPU: each thread's CPU time (schedstat's run time,
+ *                    or user + system time where the kernel gave none)
+ *                    gained between two samples, over the time between
+ *                    them; a legend names each thread and its tid; a
+ *                    dashed line the whole process's CPU, which holds
+ *                    the threads that lived between two samples too
+ *   memory           the process's RSS at each sample
+ *   host CPU         user, system and iowait time of every CPU of the
+ *                    host between two samples, in % of all of them
+ *
+ * Hovering a series shows its name and its value at that time (a tooltip
+ * drawn by the script; every series also has a <title>).  The values are
+ * in the elements too (data-values, data-times), so a script can check
+ * what is drawn.
+ *
+ * Tuned for long runs: at most MAX_BUCKETS steps or points per series
+ * (consecutive intervals are added up, so a step is still the CPU time
+ * over its span; memory keeps each group's highest point), and at most
+ * MAX_THREAD_SERIES thread series (the threads that used least CPU are
+ * one "other threads" series), so the file's size does not grow with the
+ * samples or the threads.  Threads are told apart by tid, as in `vigil
+ * report`; a tid whose CPU time goes down is a new thread that reused it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out-plot.h"
+
+#define WIDTH 1200
+#define X0 90.0                /* plot area, left: room for value labels */
+#define X1 920.0               /* plot area, right: the legend beyond */
+#define LEGEND_X 940
+#define CPU_TOP 80.0
+#define CPU_H 300.0
+#define MEM_TOP 450.0
+#define MEM_H 160.0
+#define HOST_TOP 680.0
+#define HOST_H 160.0
+#define HEIGHT 900
+#define MAX_BUCKETS 1000
+#define MAX_THREAD_SERIES 20
+
+static const char *const palette[MAX_THREAD_SERIES] = {
+	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+	"#8c564b", "#e377c2", "#bcbd22", "#17becf", "#aec7e8",
+	"#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94",
+	"#f7b6d2", "#dbdb8d", "#9edae5", "#7f7f7f", "#393b79",
+};
+#define OTHER_COLOR "#555555"
+
+/* One tid seen in the samples. */
+struct tstate {
+	uint32_t tid;
+	const char *name;          /* the last name it had */
+	uint64_t prev;             /* its CPU ns at its last sample */
+	int seen;
+	uint64_t total;            /* CPU ns gained over the run */
+	size_t series;             /* which series draws it */
+};
+
+/* Intervals between consecutive samples that hold one kind of data,
+ * added up into buckets: bucket b spans times[b] .. times[b + 1]. */
+struct buckets {
+	size_t *idx;               /* the samples holding the data */
+	size_t n;                  /* how many */
+	size_t per;                /* intervals per bucket */
+	size_t nb;                 /* buckets (0 with fewer than 2 samples) */
+	double *times;             /* nb + 1 bounds, s since the first sample */
+};
+
+struct plot {
+	const struct vgl_reader *r;
+	FILE *f;
+	double span;               /* s from the first sample to the last */
+	uint64_t t0;               /* elapsed_ns of the first sample */
+};
+
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default:
+			if ((unsigned char)*s >= 0x20)
+				fputc(*s, f);
+		}
+	}
+}
+
+static double secs(const struct plot *pl, size_t i)
+{
+	return (double)(pl->r->samples[i].elapsed_ns - pl->t0) / 1e9;
+}
+
+static double xpos(const struct plot *pl, double t)
+{
+	return X0 + (X1 - X0) * t / pl->span;
+}
+
+/*
+ * Collects the samples whose scan has bit and lays their intervals into
+ * buckets of at most MAX_BUCKETS.  Returns 0 or -ENOMEM.
+ */
+static int buckets_make(struct buckets *b, const struct plot *pl,
+			uint32_t bit)
+{
+	const struct vgl_reader *r = pl->r;
+	size_t i, nint;
+
+	memset(b, 0, sizeof(*b));
+	b->idx = malloc((r->nsamples + 1) * sizeof(*b->idx));
+	if (!b->idx)
+		return -ENOMEM;
+	for (i = 0; i < r->nsamples; i++)
+		if (r->samples[i].scan & bit)
+			b->idx[b->n++] = i;
+	if (b->n < 2)
+		return 0;
+	nint = b->n - 1;
+	b->per = (nint + MAX_BUCKETS - 1) / MAX_BUCKETS;
+	b->nb = (nint + b->per - 1) / b->per;
+	b->times = malloc((b->nb + 1) * sizeof(*b->times));
+	if (!b->times)
+		return -ENOMEM;
+	for (i = 0; i < b->nb; i++)
+		b->times[i] = secs(pl, b->idx[i * b->per]);
+	b->times[b->nb] = secs(pl, b->idx[nint]);
+	return 0;
+}
+
+static void buckets_release(struct buckets *b)
+{
+	free(b->idx);
+	free(b->times);
+}
+
+/* A step of about a quarter of max, as 1, 2 or 5 times a power of ten. */
+static double nice_step(double max)
+{
+	double x = max > 0 ? max / 4 : 0.25, e = pow(10, floor(log10(x)));
+	double m = x / e;
+
+	return (m < 1.5 ? 1 : m < 3 ? 2 : m < 7 ? 5 : 10) * e;
+}
+
+/* The value axis of a panel from 0 to a multiple of step above max,
+ * with its label; returns the top of the axis. */
+static double value_axis(const struct plot *pl, double top, double h,
+			 double max, const char *label)
+{
+	double step = nice_step(max), ymax = step * ceil(max / step), v;
+	FILE *f = pl->f;
+
+	if (ymax <= 0)
+		ymax = step;
+	for (v = 0; v <= ymax + step / 2; v += step) {
+		double y = top + h - h * v / ymax;
+
+		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+			X0, y, X1, y, X0 - 6, y + 4, v);
+	}
+	fprintf(f, "<text class=\"label\" transform=\"translate(%.1f,%.1f) rotate(-90)\" "
+		"text-anchor=\"middle\">", X0 - 60, top + h / 2);
+	xml_text(f, label);
+	fputs("</text>\n", f);
+	return ymax;
+}
+
+/* The time axis under a panel, labelled in seconds. */
+static void time_axis(const struct plot *pl, double top, double h)
+{
+	double step = nice_step(pl->span), t;
+	FILE *f = pl->f;
+
+	fprintf(f, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		"<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+		X0, top + h, X1, top + h, X0, top, X0, top + h);
+	for (t = 0; t <= pl->span * (1 + 1e-9); t += step)
+		fprintf(f, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
+			xpos(pl, t), top + h, xpos(pl, t), top + h + 5,
+			xpos(pl, t), top + h + 18, t);
+	fprintf(f, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">time (s)</text>\n",
+		(X0 + X1) / 2, top + h + 34);
+}
+
+static void panel_begin(const struct plot *pl, const char *id,
+			const char *heading, const char *kind,
+			const char *unit, const double *times, size_t ntimes,
+			double top)
+{
+	FILE *f = pl->f;
+	size_t i;
+
+	fprintf(f, "<g class=\"panel\" id=\"%s\" data-kind=\"%s\" data-unit=\"%s\" "
+		"data-x0=\"%g\" data-x1=\"%g\" data-times=\"", id, kind, unit,
+		X0, X1);
+	for (i = 0; i < ntimes; i++)
+		fprintf(f, "%s%.9g", i ? "," : "", times[i]);
+	fprintf(f, "\">\n<text class=\"heading\" x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+		X0, top - 10, heading);
+}
+
+static void nothing_to_draw(const struct plot *pl, double top, double h,
+			    const char *why)
+{
+	fprintf(pl->f, "<text class=\"none\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+		(X0 + X1) / 2, top + h / 2, why);
+}
+
+/*
+ * One stacked area between the cumulative values lo and hi (nb buckets
+ * spanning times, on an axis up to ymax), as steps.
+ */
+static void area_path(const struct plot *pl, const double *times,
+		      const double *lo, const double *hi, size_t nb,
+		      double top, double h, double ymax)
+{
+	FILE *f = pl->f;
+	size_t i;
+
+#define Y(v) (top + h - h * ((v) > ymax ? ymax : (v)) / ymax)
+	fputs(" d=\"", f);
+	for (i = 0; i < nb; i++)
+		fprintf(f, "%s%.1f,%.1f L%.1f,%.1f ", i ? "L" : "M",
+			xpos(pl, times[i]), Y(hi[i]), xpos(pl, times[i + 1]),
+			Y(hi[i]));
+	for (i = nb; i-- > 0;)
+		fprintf(f, "L%.1f,%.1f L%.1f,%.1f ", xpos(pl, times[i + 1]),
+			Y(lo[i]), xpos(pl, times[i]), Y(lo[i]));
+	fputs("Z\"", f);
+#undef Y
+}
+
+static void values_attr(FILE *f, const double *v, size_t n)
+{
+	size_t i;
+
+	fputs(" data-values=\"", f);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%.4g", i ? "," : "", v[i]);
+	fputc('"', f);
+}
+
+/* A thread's CPU time at one sample, in ns. */
+static uint64_t thread_ns(const struct vgl_sample_thread *th, int use_run)
+{
+	return use_run ? th->run_ns : (th->user_us + th->sys_us) * 1000;
+}
+
+/* CPU ns gained since the thread's last sample (0 at the first sample
+ * that has threads: what ran before the run is not in it). */
+static uint64_t thread_gain(struct tstate *t, uint64_t ns, int baseline)
+{
+	uint64_t d;
+
+	if (baseline)
+		d = 0;
+	else if (t->seen && ns >= t->prev)
+		d = ns - t->prev;
+	else
+		d = ns;     /* new since the last sample, or a reused tid */
+	t->prev = ns;
+	t->seen = 1;
+	return d;
+}
+
+static int cmp_tid(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct tstate *x = *(const struct tstate *const *)a;
+	const struct tstate *y = *(const struct tstate *const *)b;
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static struct tstate *find_tid(struct tstate *t, size_t n, uint32_t tid)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t[mid].tid == tid)
+			return &t[mid];
+		if (t[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Runs over the thread records of the samples in b, adding each thread's
+ * gains to its total, and to vals[series * nb + bucket] when vals is
+ * not NULL. */
+static void thread_pass(const struct vgl_reader *r, const struct buckets *b,
+			struct tstate *t, size_t nt, int use_run, double *vals)
+{
+	size_t j, k;
+
+	for (k = 0; k < nt; k++)
+		t[k].seen = 0;
+	for (j = 0; j < b->n; j++) {
+		size_t i = b->idx[j];
+
+		for (k = 0; k < r->samples[i].nthreads; k++) {
+			const struct vgl_sample_thread *th =
+				&r->sample_threads[r->sample_first[i] + k];
+			struct tstate *st = find_tid(t, nt, th->tid);
+			uint64_t d;
+
+			if (!st)
+				continue;
+			d = thread_gain(st, thread_ns(th, use_run), j == 0);
+			st->name = th->name;
+			st->total += d;
+			if (vals && j > 0)
+				vals[st->series * b->nb + (j - 1) / b->per] +=
+					(double)d;
+		}
+	}
+}
+
+/*
+ * The process's own CPU time (user + system, from the samples with
+ * VGL_SAMPLE_CPU: every thread of it, ended ones included) gained in each
+ * bucket of b, in % of one CPU, into *v (b->nb values).  A thread that
+ * starts and ends between two samples is in no thread record: the gap
+ * between this line and the stacked threads is where it ran.  Returns 0
+ * or -ENOMEM.
+ */
+static int process_cpu(const struct plot *pl, struct buckets *b, double **v)
+{
+	const struct vgl_reader *r = pl->r;
+	size_t j;
+	int err;
+
+	*v = NULL;
+	err = buckets_make(b, pl, VGL_SAMPLE_CPU);
+	if (err)
+		return err;
+	*v = calloc(b->nb + 1, sizeof(**v));
+	if (!*v)
+		return -ENOMEM;
+	for (j = 1; j < b->n; j++) {
+		const struct vgl_sample *s = &r->samples[b->idx[j]];
+		const struct vgl_sample *q = &r->samples[b->idx[j - 1]];
+		uint64_t now = s->cpu_user_us + s->cpu_sys_us;
+		uint64_t then = q->cpu_user_us + q->cpu_sys_us;
+
+		(*v)[(j - 1) / b->per] += now >= then ? (double)(now - then) : 0;
+	}
+	for (j = 0; j < b->nb; j++) {
+		double dt = b->times[j + 1] - b->times[j];
+
+		(*v)[j] = dt > 0 ? (*v)[j] / (dt * 1e6) * 100 : 0;
+	}
+	return 0;
+}
+
+static int cpu_panel(const struct plot *pl)
+{
+	const struct vgl_reader *r = pl->r;
+	struct buckets b, pb = { 0 };
+	struct tstate *t = NULL, **rank = NULL;
+	uint32_t *tids = NULL;
+	double *vals = NULL, *lo = NULL, *hi = NULL, *pv = NULL, ymax, max = 0;
+	size_t i, k, nt = 0, ns, nseries = 0;
+	int use_run = 0, err;
+	FILE *f = pl->f;
+
+	err = buckets_make(&b, pl, VGL_SAMPLE_THREADS);
+	if (!err)
+		err = process_cpu(pl, &pb, &pv);
+	if (err)
+		goto out;
+	for (i = 0; i < pb.nb; i++)
+		if (pv[i] > max)
+			max = pv[i];
+	/* Every distinct tid, sorted, for a binary search per record. */
+	err = -ENOMEM;
+	tids = malloc((r->nsample_threads + 1) * sizeof(*tids));
+	if (!tids)
+		goto out;
+	for (i = 0; i < b.n; i++)
+		for (k = 0; k < r->samples[b.idx[i]].nthreads; k++) {
+			const struct vgl_sample_thread *th =
+				&r->sample_threads[r->sample_first[b.idx[i]] + k];
+
+			tids[nt++] = th->tid;
+			/* A kernel without schedstats gives no run time:
+			 * then user + system time, for every thread alike. */
+			if (th->run_ns)
+				use_run = 1;
+		}
+	qsort(tids, nt, sizeof(*tids), cmp_tid);
+	for (i = k = 0; i < nt; i++)
+		if (!k || tids[i] != tids[k - 1])
+			tids[k++] = tids[i];
+	nt = k;
+	t = calloc(nt + 1, sizeof(*t));
+	rank = calloc(nt + 1, sizeof(*rank));
+	if (!t || !rank)
+		goto out;
+	for (i = 0; i < nt; i++) {
+		t[i].tid = tids[i];
+		rank[i] = &t[i];
+	}
+	thread_pass(r, &b, t, nt, use_run, NULL);
+	qsort(rank, nt, sizeof(*rank), cmp_rank);
+	nseries = nt <= MAX_THREAD_SERIES ? nt : MAX_THREAD_SERIES;
+	for (i = 0; i < nt; i++)
+		rank[i]->series = i < nseries ? i : nseries - 1;
+	ns = nseries ? nseries : 1;
+	vals = calloc(ns * b.nb + 1, sizeof(*vals));
+	lo = calloc(b.nb + 1, sizeof(*lo));
+	hi = calloc(b.nb + 1, sizeof(*hi));
+	if (!vals || !lo || !hi)
+		goto out;
+	for (i = 0; i < nt; i++)
+		t[i].total = 0;
+	thread_pass(r, &b, t, nt, use_run, vals);
+	/* ns gained -> % of one CPU over the bucket's span. */
+	for (k = 0; k < b.nb; k++) {
+		double dt = b.times[k + 1] - b.times[k], sum = 0;
+
+		for (i = 0; i < nseries; i++) {
+			double *v = &vals[i * b.nb + k];
+
+			*v = dt > 0 ? *v / (dt * 1e9) * 100 : 0;
+			sum += *v;
+		}
+		if (sum > max)
+			max = sum;
+	}
+
+	panel_begin(pl, "cpu", "CPU per thread", "steps", "% of a CPU",
+		    b.times, b.nb ? b.nb + 1 : 0, CPU_TOP);
+	ymax = value_axis(pl, CPU_TOP, CPU_H, max, "CPU (% of one CPU)");
+	time_axis(pl, CPU_TOP, CPU_H);
+	if (!b.nb)
+		nothing_to_draw(pl, CPU_TOP, CPU_H, b.n ?
+				"one sample of the threads: no interval to draw" :
+				"no thread samples (vigil attach --scan threads)");
+	for (i = 0; i < nseries && b.nb; i++) {
+		const struct tstate *st = rank[i];
+		int other = i == MAX_THREAD_SERIES - 1 && nt > MAX_THREAD_SERIES;
+		uint64_t total = st->total;
+		char label[64];
+
+		if (other) {
+			for (k = i + 1; k < nt; k++)
+				total += rank[k]->total;
+			snprintf(label, sizeof(label), "other threads (%zu)",
+				 nt - i);
+		}
+		for (k = 0; k < b.nb; k++) {
+			lo[k] = hi[k];
+			hi[k] += vals[i * b.nb + k];
+		}
+		fprintf(f, "<path class=\"series\" data-name=\"");
+		xml_text(f, other ? label : st->name);
+		if (other)
+			fputs("\" data-tid=\"\"", f);
+		else
+			fprintf(f, "\" data-tid=\"%" PRIu32 "\"", st->tid);
+		fprintf(f, " data-cpu-ns=\"%" PRIu64 "\" fill=\"%s\"",
+			total, other ? OTHER_COLOR : palette[i]);
+		values_attr(f, &vals[i * b.nb], b.nb);
+		area_path(pl, b.times, lo, hi, b.nb, CPU_TOP, CPU_H, ymax);
+		fputs("><title>", f);
+		xml_text(f, other ? label : st->name);
+		if (!other)
+			fprintf(f, " (tid %" PRIu32 ")", st->tid);
+		fprintf(f, ": %.1f ms of CPU over the run</title></path>\n",
+			(double)total / 1e6);
+		/* The legend, most CPU first, beside the plot. */
+		fprintf(f, "<g class=\"legend\"><rect x=\"%d\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+			"<text x=\"%d\" y=\"%.1f\">", LEGEND_X, CPU_TOP + 14.0 * (double)i,
+			other ? OTHER_COLOR : palette[i], LEGEND_X + 18,
+			CPU_TOP + 14.0 * (double)i + 10);
+		xml_text(f, other ? label : st->name);
+		if (!other)
+			fprintf(f, " (tid %" PRIu32 ")", st->tid);
+		fprintf(f, " %.1f ms</text></g>\n", (double)total / 1e6);
+	}
+	if (pb.nb) {
+		double y = CPU_TOP + 14.0 * (double)(b.nb ? nseries : 0) + 6;
+
+#define Y(v) (CPU_TOP + CPU_H - CPU_H * ((v) > ymax ? ymax : (v)) / ymax)
+		fputs("<path class=\"series\" data-name=\"process\" data-times=\"", f);
+		for (k = 0; k <= pb.nb; k++)
+			fprintf(f, "%s%.9g", k ? "," : "", pb.times[k]);
+		fputc('"', f);
+		values_attr(f, pv, pb.nb);
+		fputs(" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"5,3\" d=\"", f);
+		for (k = 0; k < pb.nb; k++)
+			fprintf(f, "%s%.1f,%.1f L%.1f,%.1f ", k ? "L" : "M",
+				xpos(pl, pb.times[k]), Y(pv[k]),
+				xpos(pl, pb.times[k + 1]), Y(pv[k]));
+		fputs("\"><title>the process: all its threads, ended ones too</title></path>\n", f);
+		fprintf(f, "<g class=\"legend\"><line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+			"stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"5,3\"/>"
+			"<text x=\"%d\" y=\"%.1f\">process (all threads)</text></g>\n",
+			LEGEND_X, y, LEGEND_X + 12, y, LEGEND_X + 18, y + 4);
+#undef Y
+	}
+	fputs("</g>\n", f);
+	err = 0;
+out:
+	buckets_release(&pb);
+	free(pv);
+	buckets_release(&b);
+	free(tids);
+	free(t);
+	free(rank);
+	free(vals);
+	free(lo);
+	free(hi);
+	return err;
+}
+
+static int memory_panel(const struct plot *pl)
+{
+	const struct vgl_reader *r = pl->r;
+	struct buckets b;
+	double *times = NULL, *v = NULL, max = 0, ymax, scale;
+	size_t i, n = 0;
+	const char *unit, *label;
+	int err;
+	FILE *f = pl->f;
+
+	err = buckets_make(&b, pl, VGL_SAMPLE_MEMORY);
+	if (err)
+		goto out;
+	err = -ENOMEM;
+	times = malloc((b.n + 1) * sizeof(*times));
+	v = malloc((b.n + 1) * sizeof(*v));
+	if (!times || !v)
+		goto out;
+	/* Points, not intervals: each group keeps its highest. */
+	for (i = 0; i < b.n; i++) {
+		const struct vgl_sample *s = &r->samples[b.idx[i]];
+		int start = b.per <= 1 || i % b.per == 0;
+
+		if (start || (double)s->rss_bytes > v[n - 1]) {
+			if (start)
+				n++;
+			times[n - 1] = secs(pl, b.idx[i]);
+			v[n - 1] = (double)s->rss_bytes;
+		}
+		if ((double)s->rss_bytes > max)
+			max = (double)s->rss_bytes;
+	}
+	if (max >= 1024.0 * 1024 * 1024) {
+		scale = 1024.0 * 1024 * 1024;
+		unit = "GiB";
+		label = "RSS (GiB)";
+	} else if (max >= 1024.0 * 1024) {
+		scale = 1024.0 * 1024;
+		unit = "MiB";
+		label = "RSS (MiB)";
+	} else {
+		scale = 1024.0;
+		unit = "KiB";
+		label = "RSS (KiB)";
+	}
+	for (i = 0; i < n; i++)
+		v[i] /= scale;
+	panel_begin(pl, "memory", "Memory (resident set size)", "points", unit,
+		    times, n, MEM_TOP);
+	ymax = value_axis(pl, MEM_TOP, MEM_H, max / scale, label);
+	time_axis(pl, MEM_TOP, MEM_H);
+	if (!n) {
+		nothing_to_draw(pl, MEM_TOP, MEM_H,
+				"no memory samples (vigil attach --scan memory)");
+	} else {
+#define Y(x) (MEM_TOP + MEM_H - MEM_H * (x) / ymax)
+		fputs("<path class=\"series\" data-name=\"RSS\" fill=\"#4e79a7\" fill-opacity=\"0.35\" "
+		      "stroke=\"#4e79a7\" stroke-width=\"1.5\"", f);
+		values_attr(f, v, n);
+		fprintf(f, " d=\"M%.1f,%.1f ", xpos(pl, times[0]), Y(0.0));
+		for (i = 0; i < n; i++)
+			fprintf(f, "L%.1f,%.1f ", xpos(pl, times[i]), Y(v[i]));
+		fprintf(f, "L%.1f,%.1f Z\"><title>RSS: %.1f %s at most</title></path>\n",
+			xpos(pl, times[n - 1]), Y(0.0), max / scale, unit);
+		if (n == 1)
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#4e79a7\"/>\n",
+				xpos(pl, times[0]), Y(v[0]));
+#undef Y
+	}
+	fputs("</g>\n", f);
+	err = 0;
+out:
+	buckets_release(&b);
+	free(times);
+	free(v);
+	return err;
+}
+
+static int host_panel(const struct plot *pl)
+{
+	static const char *const names[3] = { "user", "system", "iowait" };
+	static const char *const colors[3] = { "#59a14f", "#e15759", "#edc948" };
+	const struct vgl_reader *r = pl->r;
+	struct buckets b;
+	double *vals = NULL, *lo = NULL, *hi = NULL, ymax, max = 0;
+	size_t i, j, k;
+	int err;
+	FILE *f = pl->f;
+
+	err = buckets_make(&b, pl, VGL_SAMPLE_HOST_CPU);
+	if (err)
+		goto out;
+	err = -ENOMEM;
+	/* vals[kind * nb + bucket]; kind 3 is idle, not drawn. */
+	vals = calloc(4 * b.nb + 1, sizeof(*vals));
+	lo = calloc(b.nb + 1, sizeof(*lo));
+	hi = calloc(b.nb + 1, sizeof(*hi));
+	if (!vals || !lo || !hi)
+		goto out;
+	/* The first sample's times are since boot: only a start. */
+	for (j = 1; j < b.n; j++) {
+		const struct vgl_sample *s = &r->samples[b.idx[j]];
+		size_t bk = (j - 1) / b.per;
+
+		vals[0 * b.nb + bk] += (double)s->host_user_us;
+		vals[1 * b.nb + bk] += (double)s->host_sys_us;
+		vals[2 * b.nb + bk] += (double)s->host_iowait_us;
+		vals[3 * b.nb + bk] += (double)s->host_idle_us;
+	}
+	for (k = 0; k < b.nb; k++) {
+		double all = 0, busy = 0;
+
+		for (i = 0; i < 4; i++)
+			all += vals[i * b.nb + k];
+		for (i = 0; i < 3; i++) {
+			vals[i * b.nb + k] = all > 0 ? 100 * vals[i * b.nb + k] / all : 0;
+			busy += vals[i * b.nb + k];
+		}
+		if (busy > max)
+			max = busy;
+	}
+	panel_begin(pl, "host", "Host CPU (every CPU of the machine)", "steps",
+		    "% of all CPUs", b.times, b.nb ? b.nb + 1 : 0, HOST_TOP);
+	ymax = value_axis(pl, HOST_TOP, HOST_H, max > 0 ? max : 100,
+			  "host CPU (% of all CPUs)");
+	time_axis(pl, HOST_TOP, HOST_H);
+	if (!b.nb)
+		nothing_to_draw(pl, HOST_TOP, HOST_H, b.n ?
+				"one sample of the host: no interval to draw" :
+				"no host CPU samples (vigil attach --scan host-cpu)");
+	for (i = 0; i < 3 && b.nb; i++) {
+		for (k = 0; k < b.nb; k++) {
+			lo[k] = hi[k];
+			hi[k] += vals[i * b.nb + k];
+		}
+		fprintf(f, "<path class=\"series\" data-name=\"host %s\" fill=\"%s\"",
+			names[i], colors[i]);
+		values_attr(f, &vals[i * b.nb], b.nb);
+		area_path(pl, b.times, lo, hi, b.nb, HOST_TOP, HOST_H, ymax);
+		fprintf(f, "><title>host %s</title></path>\n", names[i]);
+		fprintf(f, "<g class=\"legend\"><rect x=\"%d\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+			"<text x=\"%d\" y=\"%.1f\">host %s</text></g>\n",
+			LEGEND_X, HOST_TOP + 14.0 * (double)i, colors[i],
+			LEGEND_X + 18, HOST_TOP + 14.0 * (double)i + 10, names[i]);
+	}
+	fputs("</g>\n", f);
+	err = 0;
+out:
+	buckets_release(&b);
+	free(vals);
+	free(lo);
+	free(hi);
+	return err;
+}
+
+/*
+ * The tooltip: on a series, the value under the pointer (the step whose
+ * span holds its time, or the nearest point), with the series' name.
+ * window.vigilPlot.at(name, t) answers the same for a script.
+ */
+static const char script[] =
+	"<![CDATA[\n"
+	"(function () {\n"
+	"  var svg = document.currentScript ? document.currentScript.closest('svg')\n"
+	"                                   : document.querySelector('svg');\n"
+	"  var span = +svg.getAttribute('data-span');\n"
+	"  var tip = svg.querySelector('#tip'), box = tip.querySelector('rect'),\n"
+	"      line = tip.querySelector('text');\n"
+	"  function nums(s) { return s ? s.split(',').map(Number) : []; }\n"
+	"  function label(p) {\n"
+	"    var tid = p.getAttribute('data-tid');\n"
+	"    return p.getAttribute('data-name') + (tid ? ' (tid ' + tid + ')' : '');\n"
+	"  }\n"
+	"  function fmt(v) { return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2); }\n"
+	"  function at(p, t) {\n"
+	"    var g = p.closest('g.panel');\n"
+	"    var ts = nums(p.getAttribute('data-times') || g.getAttribute('data-times'));\n"
+	"    var vs = nums(p.getAttribute('data-values')), unit = g.getAttribute('data-unit'), i;\n"
+	"    if (!vs.length) return null;\n"
+	"    if (g.getAttribute('data-kind') === 'steps') {\n"
+	"      for (i = 0; i + 1 < vs.length && ts[i + 1] <= t; i++);\n"
+	"      return label(p) + ': ' + fmt(vs[i]) + ' ' + unit + ' from ' +\n"
+	"        ts[i].toFixed(2) + ' s to ' + ts[i + 1].toFixed(2) + ' s';\n"
+	"    }\n"
+	"    for (i = 0; i + 1 < vs.length && Math.abs(ts[i + 1] - t) < Math.abs(ts[i] - t); i++);\n"
+	"    return label(p) + ': ' + fmt(vs[i]) + ' ' + unit + ' at ' + ts[i].toFixed(2) + ' s';\n"
+	"  }\n"
+	"  function where(e) {\n"
+	"    var pt = svg.createSVGPoint(), m = svg.getScreenCTM();\n"
+	"    pt.x = e.clientX; pt.y = e.clientY;\n"
+	"    return m ? pt.matrixTransform(m.inverse()) : pt;\n"
+	"  }\n"
+	"  function show(p, e) {\n"
+	"    var g = p.closest('g.panel'), q = where(e);\n"
+	"    var x0 = +g.getAttribute('data-x0'), x1 = +g.getAttribute('data-x1');\n"
+	"    var text = at(p, (q.x - x0) / (x1 - x0) * span);\n"
+	"    if (!text) return;\n"
+	"    line.textContent = text;\n"
+	"    var w = text.length * 7 + 12, x = Math.min(q.x + 12, " "1200" " - w - 4);\n"
+	"    box.setAttribute('x', x); box.setAttribute('y', q.y + 12);\n"
+	"    box.setAttribute('width', w);\n"
+	"    line.setAttribute('x', x + 6); line.setAttribute('y', q.y + 27);\n"
+	"    tip.setAttribute('visibility', 'visible');\n"
+	"    svg.setAttribute('data-hover', label(p));\n"
+	"  }\n"
+	"  Array.prototype.forEach.call(svg.querySelectorAll('.series'), function (p) {\n"
+	"    p.addEventListener('mousemove', function (e) { show(p, e); });\n"
+	"    p.addEventListener('mouseover', function (e) { show(p, e); });\n"
+	"    p.addEventListener('mouseout', function () {\n"
+	"      tip.setAttribute('visibility', 'hidden'); svg.removeAttribute('data-hover');\n"
+	"    });\n"
+	"  });\n"
+	"  window.vigilPlot = { at: function (name, t) {\n"
+	"    var p = Array.prototype.filter.call(svg.querySelectorAll('.series'),\n"
+	"      function (s) { return s.getAttribute('data-name') === name; })[0];\n"
+	"    return p ? at(p, t) : null; } };\n"
+	"})();\n"
+	"]]>";
+
+int out_plot(const struct vgl_reader *r, const char *title, FILE *f)
+{
+	struct plot pl = { .r = r, .f = f };
+	const char *exe = r->exe ? strrchr(r->exe, '/') : NULL;
+	int err;
+
+	if (!r->nsamples)
+		return -EINVAL;
+	pl.t0 = r->samples[0].elapsed_ns;
+	pl.span = (double)(r->samples[r->nsamples - 1].elapsed_ns - pl.t0) / 1e9;
+	if (pl.span <= 0)
+		pl.span = 1;    /* one sample: still a time axis */
+	exe = exe ? exe + 1 : r->exe ? r->exe : "?";
+
+	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		"xmlns=\"http://www.w3.org/2000/svg\" data-span=\"%.9g\" data-samples=\"%zu\">\n",
+		WIDTH, HEIGHT, WIDTH, HEIGHT, pl.span, r->nsamples);
+	fputs("<style>\n"
+	      "text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }\n"
+	      "#title { font-size: 17px; }\n"
+	      ".heading { font-size: 14px; font-weight: bold; }\n"
+	      ".tick { font-size: 11px; fill: #444; }\n"
+	      ".none { fill: #888; }\n"
+	      "line.grid { stroke: #ddd; stroke-width: 1; }\n"
+	      "line.axis { stroke: #000; stroke-width: 1; }\n"
+	      ".series:hover { stroke: #000; stroke-width: 1; }\n"
+	      "#tip rect { fill: #ffffe8; stroke: #444; }\n"
+	      "#tip, #tip text { pointer-events: none; }\n"
+	      "</style>\n", f);
+	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
+		WIDTH, HEIGHT);
+	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">",
+		WIDTH / 2);
+	xml_text(f, title);
+	fprintf(f, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"44\" text-anchor=\"middle\">",
+		WIDTH / 2);
+	xml_text(f, exe);
+	fprintf(f, ", pid %" PRIu64 ": %zu samples over %.3f s</text>\n",
+		r->meta.pid, r->nsamples,
+		(double)(r->samples[r->nsamples - 1].elapsed_ns - pl.t0) / 1e9);
+
+	err = cpu_panel(&pl);
+	if (!err)
+		err = memory_panel(&pl);
+	if (!err)
+		err = host_panel(&pl);
+	if (err)
+		return err;
+	fputs("<g id=\"tip\" visibility=\"hidden\"><rect height=\"22\" rx=\"3\"/><text></text></g>\n", f);
+	fprintf(f, "<script type=\"text/ecmascript\">%s</script>\n</svg>\n", script);
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,174 @@
+#!/usr/bin/python3
+"""plot_check.py SVG REPORT_JSON WORKDIR BUSY IDLE - check a `vigil plot`
+SVG in headless Chromium (issue 10, point 4), for a run in which thread
+BUSY spun and thread IDLE slept:
+
+  1. opened as is, the rendered DOM holds a CPU series and a legend entry
+     for every thread of the profile (names from `vigil report --json`,
+     REPORT_JSON), the RSS series and the host CPU series;
+  2. each thread series' CPU time over the run (data-cpu-ns) is exactly
+     the report's cpu_run_ns for that tid;
+  3. its screenshot is not blank, and BUSY's colour covers more than ten
+     times the pixels of IDLE's (whose only pixels may be its legend
+     swatch): the busy thread's area is drawn much larger;
+  4. inlined in a page whose script plays a user: a mousemove over BUSY's
+     area shows the tooltip with its name, tid and value.
+
+Prints what it found, one fact a line (the tooltip's text last); exits 1
+with a line per problem."""
+
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+import zlib
+
+CHROME = ["chromium", "--headless", "--no-sandbox", "--disable-gpu",
+          "--allow-file-access-from-files", "--virtual-time-budget=3000"]
+
+
+def chrome(args, timeout=120):
+    r = subprocess.run(CHROME + args, capture_output=True, text=True,
+                       timeout=timeout, stdin=subprocess.DEVNULL)
+    if r.returncode != 0:
+        sys.exit("chromium failed (%d): %s" % (r.returncode, r.stderr[-500:]))
+    return r.stdout
+
+
+def png_counts(path):
+    """{(r, g, b): pixels} of an 8-bit non-interlaced RGB(A) PNG."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, w, h, bpp = 8, b"", 0, 0, 3
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and ctype in (2, 6) and not interlace
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    prev = bytearray(stride)
+    counts = {}
+    i = 0
+    for _ in range(h):
+        ftype = raw[i]
+        line = bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b = prev[x]
+            c = prev[x - bpp] if x >= bpp else 0
+            if ftype == 1:
+                line[x] = (line[x] + a) & 255
+            elif ftype == 2:
+                line[x] = (line[x] + b) & 255
+            elif ftype == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif ftype == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pr = a if pa <= pb and pa <= pc else b if pb <= pc else c
+                line[x] = (line[x] + pr) & 255
+        for x in range(0, stride, bpp):
+            k = tuple(line[x:x + 3])
+            counts[k] = counts.get(k, 0) + 1
+        prev = line
+    return counts
+
+
+PAGE = """<!DOCTYPE html><html><body style="margin:0">%s
+<pre id="result"></pre>
+<script>
+var out = {}, svg = document.querySelector('svg');
+var p = svg.querySelector('#cpu .series[data-name=%s]');
+var r = p.getBoundingClientRect();
+var e = {bubbles: true, clientX: r.left + r.width / 2, clientY: r.top + r.height - 2};
+p.dispatchEvent(new MouseEvent('mouseover', e));
+p.dispatchEvent(new MouseEvent('mousemove', e));
+var tip = svg.querySelector('#tip');
+out.visible = tip.getAttribute('visibility');
+out.text = tip.querySelector('text').textContent;
+out.hover = svg.getAttribute('data-hover');
+p.dispatchEvent(new MouseEvent('mouseout', e));
+out.after = tip.getAttribute('visibility');
+document.getElementById('result').textContent = JSON.stringify(out);
+</script></body></html>"""
+
+
+def attrs(tag):
+    return dict(re.findall(r'([\w-]+)="([^"]*)"', tag))
+
+
+def main():
+    svg, report, work, busy, idle = sys.argv[1:6]
+    text = open(svg).read()
+    rep = json.load(open(report))["sampled"]
+    bad = []
+
+    dom = chrome(["--dump-dom", "file://" + os.path.abspath(svg)])
+    series = [attrs(m) for m in re.findall(r'<path class="series"[^>]*>', dom)]
+    threads = {s["data-tid"]: s for s in series if s.get("data-tid")}
+    legend = re.findall(r'<g class="legend">.*?<text[^>]*>(.*?)</text>', dom)
+    print("thread series:", " ".join(sorted(s["data-name"] for s in threads.values())))
+    print("other series:", " ".join(s["data-name"] for s in series
+                                     if "data-tid" not in s))
+    for t in rep["threads"]:
+        s = threads.get(str(t["tid"]))
+        if not s or s["data-name"] != t["name"]:
+            bad.append("no series for thread %d %s" % (t["tid"], t["name"]))
+            continue
+        if int(s["data-cpu-ns"]) != t["cpu_run_ns"]:
+            bad.append("thread %s: %s ns drawn, report says %d"
+                       % (t["name"], s["data-cpu-ns"], t["cpu_run_ns"]))
+        if not any(l.startswith("%s (tid %d) " % (t["name"], t["tid"]))
+                   for l in legend):
+            bad.append("no legend entry for %s (tid %d)" % (t["name"], t["tid"]))
+    print("threads as in the report:", "no" if bad else "yes")
+
+    named = {s["data-name"]: s for s in threads.values()}
+    shot = os.path.join(work, "shot.png")
+    chrome(["--screenshot=" + shot, "--window-size=1200,900",
+            "file://" + os.path.abspath(svg)])
+    counts = png_counts(shot)
+    if len(counts) < 5:
+        bad.append("the screenshot is blank (%d colours)" % len(counts))
+
+    def pixels(name):
+        c = named[name]["fill"]
+        return counts.get(tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)), 0)
+    if busy in named and idle in named:
+        pb, pi = pixels(busy), pixels(idle)
+        print("busy pixels > 10 x idle pixels:", "yes" if pb > 10 * pi else
+              "no (%d, %d)" % (pb, pi))
+        cb, ci = int(named[busy]["data-cpu-ns"]), int(named[idle]["data-cpu-ns"])
+        print("busy cpu > 10 x idle cpu:", "yes" if cb > 10 * ci else
+              "no (%d, %d)" % (cb, ci))
+
+    body = text[text.index("<svg"):]
+    page = os.path.join(work, "page.html")
+    with open(page, "w") as f:
+        f.write(PAGE % (body, json.dumps(busy)))
+    dom = chrome(["--dump-dom", "file://" + os.path.abspath(page)])
+    m = re.search(r'<pre id="result">(.*?)</pre>', dom, re.S)
+    result = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&")) \
+        if m and m.group(1) else None
+    if result is None:
+        bad.append("the page's script gave no result")
+    else:
+        print("tooltip:", result["visible"], "then", result["after"])
+        print("hover:", result["hover"])
+        print("tooltip text:", result["text"])
+    for b in bad:
+        print(b)
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
