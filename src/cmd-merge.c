@@ -46,6 +46,10 @@ const char cmd_merge_usage[] =
 	"cut short are merged as they are, and counted in the summary line on\n"
 	"stderr.  Window snapshots (kind window) are left out, with a note:\n"
 	"their counts are also in the live profile they were taken from.\n"
+	"The merged profile is finished when every input is (with the\n"
+	"highest exit status of theirs), cut short otherwise; its pid and\n"
+	"command are those of the input that started first, whatever the\n"
+	"order of the inputs.\n"
 	"Exit status: 0, 1 for an unreadable input or output, 2 for a bad\n"
 	"command line.\n";
 
