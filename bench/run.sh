@@ -16,8 +16,10 @@
 #                           the commit before the readers' rewrite
 #                           (see its docstring for BENCH_BASE, ...)
 #   bench/run_merge.py      vigil run around a shell loop of 1000 short
-#                           instrumented programs vs. the loop alone, and
-#                           vigil merge of 1000 profiles of 10k edges
+#                           instrumented programs vs. the loop alone,
+#                           vigil merge of 1000 profiles of 10k edges, and
+#                           xz-utils' make check under vigil run vs. alone
+#                           (Debian's source, scripts/debian-source.sh)
 # BENCH_READERS_ONLY=1 runs only the last.  Expects `make all` to have built
 # build/libvigil.a (make bench does).
 #

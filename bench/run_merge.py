@@ -17,8 +17,16 @@
 A measurement, not a test: it prints, and exits 0 whatever the numbers.
 Files go to build/bench-run/ (never committed).  BENCH_MERGE_FILES and
 BENCH_MERGE_EDGES change the merge's size.
+3. A real test suite: xz-utils' `make check` (Debian 12's source package,
+   through scripts/debian-source.sh, built with pkg-config's flags as
+   tests/lit/run/xz.test builds it), under `vigil run` against the same
+   `make check` alone with VIGIL_FILE pointing into a directory, runs
+   alternating, BENCH_XZ_REPEAT times each (default 3); medians of wall
+   and CPU time.  The build is kept in build/bench-run/xz/ and redone
+   when build/libvigil.a changes.
 """
 import glob
+import hashlib
 import os
 import shutil
 import statistics
@@ -108,6 +116,66 @@ def bench_merge():
           % (FILES, EDGES, size, secs, rss, floor, secs / floor))
 
 
+def bench_xz():
+    d = os.path.join(OUT, "xz")
+    src = os.path.join(d, "src")
+    with open(os.path.join(ROOT, "build", "libvigil.a"), "rb") as f:
+        runtime = hashlib.sha256(f.read()).hexdigest()
+    stamp = os.path.join(d, ".built-" + runtime[:16])
+    if not os.path.exists(stamp):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        print("vigil run: building xz-utils...", flush=True)
+        quiet = dict(stdout=subprocess.DEVNULL, check=True)
+        subprocess.run([os.path.join(ROOT, "scripts", "debian-source.sh"),
+                        "xz-utils", src], **quiet)
+        prefix = os.path.join(d, "prefix")
+        subprocess.run(["make", "-s", "-C", ROOT, "-o", "all", "install",
+                        "PREFIX=" + prefix], **quiet)
+        env = dict(os.environ,
+                   PKG_CONFIG_PATH=os.path.join(prefix, "lib", "pkgconfig"),
+                   VIGIL_FILE=os.path.join(d, "conf", "%e.%p.vgl"))
+        os.makedirs(os.path.join(d, "conf"))
+
+        def pc(flag):
+            return subprocess.run(["pkg-config", flag, "vigil"], env=env,
+                                  check=True, capture_output=True,
+                                  text=True).stdout.strip()
+        subprocess.run(["./configure", "--disable-doc", "--disable-nls",
+                        "--disable-shared", "CFLAGS=%s -O1" % pc("--cflags"),
+                        "LIBS=" + pc("--libs")], cwd=src, env=env, **quiet)
+        # The test programs too, so that every timed run only runs tests.
+        subprocess.run(["make", "-j2", "check", "TESTS="], cwd=src, env=env,
+                       **quiet)
+        open(stamp, "w").close()
+    alone, under, alone_cpu, under_cpu = [], [], [], []
+    for r in range(int(os.environ.get("BENCH_XZ_REPEAT", "3"))):
+        p = os.path.join(d, "alone")
+        shutil.rmtree(p, ignore_errors=True)
+        os.makedirs(p)
+        env = dict(os.environ, VIGIL_FILE=os.path.join(p, "%e.%p.vgl"))
+        w, _, c = timed(["make", "-C", src, "check"], env)
+        alone.append(w)
+        alone_cpu.append(c)
+        p = os.path.join(d, "under")
+        shutil.rmtree(p, ignore_errors=True)
+        env = dict(os.environ)
+        env.pop("VIGIL_FILE", None)
+        w, _, c = timed([VIGIL, "run", "-o", p, "--", "make", "-C", src,
+                         "check"], env)
+        under.append(w)
+        under_cpu.append(c)
+    if os.environ.get("BENCH_VERBOSE"):
+        print("  alone %s\n  under %s" % (alone, under))
+    a, u = statistics.median(alone), statistics.median(under)
+    print("vigil run: xz-utils' make check (%d processes): alone %.3f s, "
+          "under vigil run %.3f s (merge included): ratio %.3f"
+          % (len(os.listdir(os.path.join(d, "alone"))), a, u, u / a))
+    a, u = statistics.median(alone_cpu), statistics.median(under_cpu)
+    print("vigil run: the same, CPU time (user + sys, every process): "
+          "alone %.3f s, under vigil run %.3f s: ratio %.3f" % (a, u, u / a))
+
+
 def main():
     if not os.path.exists(VIGIL):
         print("bench: build/vigil is not built; run make first",
@@ -116,6 +184,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     bench_run()
     bench_merge()
+    bench_xz()
     return 0
 
 

@@ -122,7 +122,8 @@ static int cmp_func_calls(const void *a, const void *b, void *arg)
 }
 
 /* Gives every function whose name another one has a label naming its
- * file (or, when the files say nothing, its module). */
+ * file (or, when the files say nothing, its module), and its address in
+ * its module too when that is not enough to tell them apart. */
 static int label_clashes(struct vgl_profile *p)
 {
 	size_t *idx = malloc((p->nfuncs ? p->nfuncs : 1) * sizeof(*idx));
@@ -145,10 +146,31 @@ static int label_clashes(struct vgl_profile *p)
 			struct vgl_pfunc *f = &p->funcs[idx[k]];
 			const char *where = f->file ? f->file : f->module_name;
 			char *s = NULL;
+			size_t l;
+			int r;
 
-			if (!where)
+			/* Copies of a static inline function of a header, or
+			 * static functions without debug info, have the same
+			 * file (or module) too: their address tells them
+			 * apart, as the module+0xOFF of a function without
+			 * a symbol does. */
+			for (l = i; l < j; l++)
+				if (l != k && !strcmp0(where, p->funcs[idx[l]].file ?
+						       p->funcs[idx[l]].file :
+						       p->funcs[idx[l]].module_name))
+					break;
+			if (l == j && !where)
 				continue;
-			if (asprintf(&s, "%s (%s)", f->name, where) < 0) {
+			if (l == j)
+				r = asprintf(&s, "%s (%s)", f->name, where);
+			else
+				r = asprintf(&s, "%s (%s%s%s%s0x%llx)", f->name,
+					     f->file ? f->file : "",
+					     f->file ? ", " : "",
+					     f->module_name ? f->module_name : "",
+					     f->module_name ? "+" : "",
+					     (unsigned long long)f->addr);
+			if (r < 0) {
 				free(idx);
 				return -ENOMEM;
 			}

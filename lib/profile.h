@@ -6,7 +6,8 @@
  * A function is identified by its module and the ELF address of its first
  * byte, never by its name: two `static helper` of two files are two
  * functions.  Where names clash, a function's label adds the file it is
- * defined in (or its module), so people can tell them apart too.
+ * defined in (or its module, and its address when those are the same),
+ * so people can tell them apart too.
  *
  * Built in O(n log n) for n edges: every address is symbolized once by
  * binary search, and everything a report walks (the calls into a
@@ -35,7 +36,9 @@ struct vgl_pfunc {
 	uint64_t size;          /* bytes, 0 when unknown */
 	const char *name;       /* demangled name, "module+0xOFF" or "0xADDR" */
 	const char *label;      /* name, or "name (file)" / "name (module)"
-	                         * when another function has the same name */
+	                         * when another function has the same name,
+	                         * "name (file, module+0xaddr)" / "name
+	                         * (module+0xaddr)" when that is the same too */
 	const char *module_name;   /* base name, or NULL */
 	const char *file;       /* source file of its first byte, or NULL */
 	int line;

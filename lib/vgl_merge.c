@@ -274,12 +274,89 @@ static int set_err(struct vgl_merge *m, int err, const char *fmt, ...)
 	return err;
 }
 
+/* Who a merged file says it is: the exe, host and command of one input. */
+struct ident {
+	char *exe, *host;
+	char **argv;
+	size_t argc;
+};
+
+static void ident_free(struct ident *id)
+{
+	size_t i;
+
+	for (i = 0; i < id->argc; i++)
+		free(id->argv[i]);
+	free(id->argv);
+	free(id->exe);
+	free(id->host);
+	memset(id, 0, sizeof(*id));
+}
+
+/* Copies r's exe, host and command into *id; 0 or -ENOMEM (then *id is
+ * empty). */
+static int ident_copy(struct ident *id, const struct vgl_reader *r)
+{
+	size_t i;
+
+	memset(id, 0, sizeof(*id));
+	id->exe = r->exe ? strdup(r->exe) : NULL;
+	id->host = r->host ? strdup(r->host) : NULL;
+	id->argv = calloc(r->argc ? r->argc : 1, sizeof(char *));
+	if ((r->exe && !id->exe) || (r->host && !id->host) || !id->argv)
+		goto fail;
+	for (i = 0; i < r->argc; i++) {
+		id->argv[i] = strdup(r->argv[i]);
+		if (!id->argv[i])
+			goto fail;
+		id->argc++;
+	}
+	return 0;
+fail:
+	ident_free(id);
+	return -ENOMEM;
+}
+
+/* Makes *id (and r's pid, parent and start) the group's identity; what
+ * the group had is freed, *id is left empty. */
+static void ident_take(struct vgl_merge_group *g, struct ident *id,
+		       const struct vgl_reader *r)
+{
+	struct ident old = { g->exe, g->host, g->argv, g->argc };
+
+	ident_free(&old);
+	g->exe = id->exe;
+	g->host = id->host;
+	g->argv = id->argv;
+	g->argc = id->argc;
+	memset(id, 0, sizeof(*id));
+	g->meta.pid = r->meta.pid;
+	g->meta.ppid = r->meta.ppid;
+	g->meta.proc_start = r->meta.proc_start;
+	memcpy(g->meta.boot_id, r->meta.boot_id, sizeof(g->meta.boot_id));
+}
+
+/*
+ * Whether r started before the input that the group's identity is from
+ * (its start is the group's earliest): by start time, a start unknown (0)
+ * being the latest, then by pid.  So the identity is the same whatever
+ * the order of the inputs (vigil run lists a directory).
+ */
+static int starts_before(const struct vgl_reader *r,
+			 const struct vgl_merge_group *g)
+{
+	uint64_t a = r->meta.start_ns ? r->meta.start_ns : UINT64_MAX;
+	uint64_t b = g->meta.start_ns ? g->meta.start_ns : UINT64_MAX;
+
+	return a != b ? a < b : r->meta.pid < g->meta.pid;
+}
+
 static struct vgl_merge_group *new_group(const struct vgl_reader *r,
 					 const char *name,
 					 const struct vgl_module_info *mm)
 {
 	struct vgl_merge_group *g = calloc(1, sizeof(*g));
-	size_t i;
+	struct ident id;
 
 	if (!g)
 		return NULL;
@@ -290,19 +367,10 @@ static struct vgl_merge_group *new_group(const struct vgl_reader *r,
 	g->key_path = strdup(mm && mm->path ? mm->path :
 			     r->exe ? r->exe : "");
 	g->first = strdup(name);
-	g->exe = r->exe ? strdup(r->exe) : NULL;
-	g->host = r->host ? strdup(r->host) : NULL;
-	g->argv = calloc(r->argc ? r->argc : 1, sizeof(char *));
-	if (!g->key_path || !g->first || (r->exe && !g->exe) ||
-	    (r->host && !g->host) || !g->argv)
+	if (!g->key_path || !g->first || ident_copy(&id, r))
 		goto fail;
-	for (i = 0; i < r->argc; i++) {
-		g->argv[i] = strdup(r->argv[i]);
-		if (!g->argv[i])
-			goto fail;
-		g->argc++;
-	}
 	g->meta = r->meta;
+	ident_take(g, &id, r);
 	g->meta.kind = VGL_KIND_MERGED;
 	g->meta.lost_calls = 0;
 	g->meta.skipped_calls = 0;
@@ -473,13 +541,22 @@ static int find_group(struct vgl_merge *m, const struct vgl_reader *r,
 static int add_reader(struct vgl_merge *m, struct vgl_merge_group *g,
 		      const struct vgl_reader *r, const char *name)
 {
+	struct ident id = { NULL, NULL, NULL, 0 };
 	long *map = NULL;
 	size_t i;
-	int err = 0;
+	int err = 0, earlier = 0;
 
+	if (starts_before(r, g)) {
+		/* Copied now, taken once r is added: a failure adds nothing. */
+		if (ident_copy(&id, r))
+			return set_err(m, -ENOMEM, "%s: out of memory", name);
+		earlier = 1;
+	}
 	map = calloc(r->nmodules ? r->nmodules : 1, sizeof(*map));
-	if (!map)
+	if (!map) {
+		ident_free(&id);
 		return set_err(m, -ENOMEM, "%s: out of memory", name);
+	}
 	for (i = 0; i < r->nmodules; i++) {
 		map[i] = map_module(m, g, &r->modules[i]);
 		if (map[i] < 0) {
@@ -518,9 +595,11 @@ static int add_reader(struct vgl_merge *m, struct vgl_merge_group *g,
 		}
 	}
 
+	if (earlier)
+		ident_take(g, &id, r);
 	if (r->liveness != VGL_LIVENESS_FINISHED)
 		g->all_finished = 0;
-	else if (r->meta.exit_status)
+	else if (r->meta.exit_status > g->meta.exit_status)
 		g->meta.exit_status = r->meta.exit_status;
 	g->meta.lost_calls = sat_add(g->meta.lost_calls, r->meta.lost_calls);
 	g->meta.skipped_calls = sat_add(g->meta.skipped_calls,
@@ -532,6 +611,7 @@ static int add_reader(struct vgl_merge *m, struct vgl_merge_group *g,
 	if (r->meta.end_ns > g->meta.end_ns)
 		g->meta.end_ns = r->meta.end_ns;
 out:
+	ident_free(&id);
 	free(map);
 	return err;
 }

@@ -13,10 +13,13 @@
  *
  * What a merged file keeps: the summed counts of each edge in one EDGES
  * block (owner 0: the threads of many processes cannot be told apart
- * after summing), the modules, the exe, host and command of the first
- * profile, the earliest start and the latest end, and the summed lost and
- * skipped calls.  Its state is "finished" when every input finished (exit
- * status 0, or the last non-zero one seen), "cut short" otherwise.
+ * after summing), the modules, the pid, exe, host and command of the
+ * profile that started first (then the lowest pid), the earliest start
+ * and the latest end, and the summed lost and skipped calls.  Its state
+ * is "finished" when every input finished (with the highest exit status
+ * of theirs), "cut short" otherwise.  None of it depends on the order in
+ * which the inputs are added (vigil run adds a directory's files in the
+ * order it lists them).
  *
  * Window snapshots (VIGIL_INTERVAL) are merged by time:
  * the windows of one program, from any of its processes, go into slots of

@@ -26,6 +26,11 @@ fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=$root/build/debsrc
 mkdir -p "$cache/lists/partial" "$cache/files"
+# Tests and benchmarks run side by side (lit runs tests in parallel): one
+# fetch at a time, so a second caller finds the first one's files instead
+# of racing it for apt's lock and failing.
+exec 9>"$cache/lock"
+flock 9
 
 apt_opts=(
 	-o "Dir::Etc::SourceList=$cache/sources.list"
@@ -49,5 +54,6 @@ if ! compgen -G "$cache/files/${pkg}_*.dsc" >/dev/null; then
 	(cd "$cache/files" && apt-get -q "${apt_opts[@]}" source --download-only "$pkg" >&2)
 fi
 dsc=$(ls "$cache/files/${pkg}"_*.dsc | sort -V | tail -n 1)
+exec 9>&-
 dpkg-source --no-check -x "$dsc" "$dest" >/dev/null
 echo "$dest"

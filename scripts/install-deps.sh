@@ -31,6 +31,8 @@ check_pkgs=(
 	binutils pkg-config util-linux diffutils  # readelf; unshare and mount
 	strace                        # tests/lit/guest.test
 	autoconf automake             # tests/lit/autotools.test
+	dpkg-dev debian-archive-keyring xz-utils  # scripts/debian-source.sh
+	                              # (tests/lit/run/xz.test, bench)
 	valgrind                      # callgrind_annotate reads convert --to callgrind
 	bolt-19                       # llvm-bolt reads convert --to fdata
 	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev  # convert --to pprof
