@@ -163,8 +163,8 @@ else
 		done
 	done
 	echo "corpus: $ncorpus checks"
-	# The converters (vigil convert, json included, vigil flame) the same way, and none
-	# may leave an output file behind.
+	# The converters (vigil convert, json included, vigil flame) the
+	# same way, and none may leave an output file behind.
 	nconv=0
 	for file in tests/corpus/bad/*; do
 		[[ -f $file ]] || continue
