@@ -1,7 +1,10 @@
 /*
  * cmd-convert.c - `vigil convert FILE --to FORMAT [-o OUT]`: a profile in
  * the format another tool reads.  One row per format in the table below;
- * each format is one file, src/out-FORMAT.c, over the profile model.
+ * each format is one file, src/out-FORMAT.c, over the profile model of a
+ * counting file (lib/profile.h) or of a sampled one (lib/sprofile.h).
+ * Also the loading and writing that `vigil flame` shares (out_input,
+ * out_write).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,13 +20,22 @@
 const char cmd_convert_usage[] =
 	"usage: vigil convert FILE --to FORMAT [-o OUT] [--module NAME]\n"
 	"\n"
-	"Writes the counting profile FILE in FORMAT, to OUT (written whole\n"
-	"under a temporary name, then renamed) or to standard output.\n"
+	"Writes the profile FILE in FORMAT, to OUT (written whole under a\n"
+	"temporary name, then renamed) or to standard output.  FILE is a\n"
+	"counting profile (a program built with -finstrument-functions) or a\n"
+	"sampled one (vigil attach -o); each format says what it makes of\n"
+	"either.\n"
 	"\n"
 	"  --to callgrind  valgrind's callgrind format (callgrind_annotate,\n"
 	"                  KCachegrind): event Calls; a function's self cost\n"
 	"                  is the calls into it; each call row (cfn=, calls=)\n"
-	"                  costs the calls along it and those made under them\n"
+	"                  costs the calls along it and those made under them.\n"
+	"                  Sampled: event Samples; self cost the samples that\n"
+	"                  found a function running; a call row (a step seen on\n"
+	"                  the stacks; calls= gives its samples, as samples do\n"
+	"                  not count calls) costs the samples under it; a step\n"
+	"                  back into a function further out on the stack\n"
+	"                  (recursion) is left out\n"
 	"  --to folded     one stack a line, \"main;parse;lex 10\" (flamegraph.pl,\n"
 	"                  inferno, speedscope).  The call graph is unfolded:\n"
 	"                  stacks start at functions called from uncounted code\n"
@@ -36,20 +48,31 @@ const char cmd_convert_usage[] =
 	"                  holds the recursive calls it led to; at most 64\n"
 	"                  frames; stacks that would count 0 are left out.  A\n"
 	"                  call counted in an inlined copy is under the\n"
-	"                  function it ran in.\n"
+	"                  function it ran in.  Sampled: one line per distinct\n"
+	"                  stack of functions sampled (all threads), outermost\n"
+	"                  first, sorted, its count the samples\n"
 	"  --to fdata      llvm-bolt's profile (-data=): one line per real call\n"
 	"                  edge, \"1 CALLER OFFSET 1 CALLEE 0 0 COUNT\", OFFSET the\n"
 	"                  call instruction's (decoded with capstone) in CALLER;\n"
 	"                  local symbols as BOLT names them (NAME/FILE/1);\n"
 	"                  calls counted in inlined copies are left out;\n"
 	"                  only the calls within one module: the executable,\n"
-	"                  or the one --module NAME names (base name or path)\n"
+	"                  or the one --module NAME names (base name or path).\n"
+	"                  Sampled: BOLT's no_lbr profile (as perf2bolt -nl\n"
+	"                  writes it): \"no_lbr\", then \"1 FUNCTION OFFSET COUNT\"\n"
+	"                  for each instruction the samples found running in\n"
+	"                  that module, COUNT its samples\n"
 	"  --to pprof      gzipped profile.proto (go tool pprof, Pyroscope,\n"
 	"                  Parca, speedscope): sample type calls/count, one\n"
 	"                  sample per folded stack, locations with function,\n"
-	"                  file and line, mappings with build-ids\n"
+	"                  file and line, mappings with build-ids.  Sampled:\n"
+	"                  sample types samples/count and cpu/nanoseconds (the\n"
+	"                  samples times the period, 1 s / the frequency asked\n"
+	"                  for), one sample per folded stack, period type\n"
+	"                  cpu/nanoseconds\n"
 	"  --to json       the JSON object of `vigil report --json` (schema in\n"
-	"                  docs/report-json.md)\n"
+	"                  docs/report-json.md; a sampled file's is under\n"
+	"                  \"sampled\")\n"
 	"  -o OUT          write to OUT instead of standard output\n";
 
 struct convert_opts {
@@ -120,11 +143,10 @@ static const struct format formats[] = {
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 
-int out_input_open(struct out_input *in, const char *cmd, const char *path)
+int out_input_open(struct out_input *in, const char *path)
 {
 	int err;
 
-	(void)cmd;
 	memset(in, 0, sizeof(*in));
 	in->path = path;
 	if (vgl_reader_open(&in->r, path) < 0)
@@ -225,7 +247,7 @@ int convert_to(const char *cmd, const char *path, const char *to,
 	if (module && strcmp(to, "fdata"))
 		return usage_error(cmd, "--module applies to --to fdata");
 	job.opts.module = module;
-	status = out_input_open(&in, cmd, path);
+	status = out_input_open(&in, path);
 	if (status)
 		return status;
 	job.in = &in;

@@ -138,7 +138,7 @@ struct out_input {
 
 /* Reads and models path; prints one line and returns EXIT_BAD_FILE on
  * failure (nothing to close then), else 0.  In cmd-convert.c. */
-int out_input_open(struct out_input *in, const char *cmd, const char *path);
+int out_input_open(struct out_input *in, const char *path);
 void out_input_close(struct out_input *in);
 
 /*
