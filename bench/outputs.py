@@ -46,12 +46,19 @@ RUNS = [
 def make_sampled(prof):
     """A sampled profile of the program beside prof (kept between runs):
     STACKS distinct stacks over its functions, random but the same in
-    every run."""
+    every run.  Written by a child process: the stacks it holds while
+    writing would otherwise count in the peak memory of every command
+    this process starts (a fork's ru_maxrss starts at its parent's)."""
     d = os.path.dirname(prof)
-    exe = os.path.join(d, "p")
     out = os.path.join(d, "s%d.vgl" % STACKS)
-    if os.path.exists(out):
-        return out
+    if not os.path.exists(out):
+        subprocess.run([sys.executable, "-B", os.path.abspath(__file__),
+                        "--write-sampled", os.path.join(d, "p"), out],
+                       check=True)
+    return out
+
+
+def write_sampled(exe, out):
     nm = subprocess.run(["nm", "--defined-only", exe], check=True,
                         capture_output=True, text=True).stdout
     funcs = [int(a, 16) for a, t, _ in
@@ -74,7 +81,6 @@ def make_sampled(prof):
     with open(out + ".tmp", "wb") as f:
         f.write(bytes(mkcorpus.build(spec)[0]))
     os.rename(out + ".tmp", out)
-    return out
 
 
 def main():
@@ -116,4 +122,7 @@ def run(args, out):
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--write-sampled"]:
+        write_sampled(sys.argv[2], sys.argv[3])
+    else:
+        main()

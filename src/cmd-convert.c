@@ -83,6 +83,8 @@ struct format {
 	const char *name;
 	int (*write)(const struct out_input *in, FILE *f,
 		     const struct convert_opts *o);
+	int sampled_model;      /* reads lib/sprofile's model of a sampled
+	                         * file (json has report-sampled make its own) */
 };
 
 static int w_callgrind(const struct out_input *in, FILE *f,
@@ -134,16 +136,16 @@ static int w_json(const struct out_input *in, FILE *f,
 }
 
 static const struct format formats[] = {
-	{ "callgrind", w_callgrind },
-	{ "folded", w_folded },
-	{ "fdata", w_fdata },
-	{ "pprof", w_pprof },
-	{ "json", w_json },
+	{ "callgrind", w_callgrind, 1 },
+	{ "folded", w_folded, 1 },
+	{ "fdata", w_fdata, 1 },
+	{ "pprof", w_pprof, 1 },
+	{ "json", w_json, 0 },
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 
-int out_input_open(struct out_input *in, const char *path)
+int out_input_open(struct out_input *in, const char *path, int sampled_model)
 {
 	int err;
 
@@ -158,7 +160,7 @@ int out_input_open(struct out_input *in, const char *path)
 		err = vgl_profile_build(&in->p, &in->r, in->sym);
 	if (!err)
 		in->built = 1;
-	if (!err && in->sampled)
+	if (!err && in->sampled && sampled_model)
 		err = vgl_sprofile_build(&in->sp, &in->r, in->sym);
 	if (err) {
 		fprintf(stderr, "vigil: %s: %s\n", path, strerror(-err));
@@ -247,7 +249,7 @@ int convert_to(const char *cmd, const char *path, const char *to,
 	if (module && strcmp(to, "fdata"))
 		return usage_error(cmd, "--module applies to --to fdata");
 	job.opts.module = module;
-	status = out_input_open(&in, path);
+	status = out_input_open(&in, path, job.fmt->sampled_model);
 	if (status)
 		return status;
 	job.in = &in;

@@ -97,11 +97,11 @@ int cmd_flame(int argc, char **argv)
 	if (diff)
 		snprintf(deftitle, sizeof(deftitle), "%s -> %s", files[0], files[1]);
 	job.title = title ? title : diff ? deftitle : files[0];
-	status = out_input_open(&in[0], files[0]);
+	status = out_input_open(&in[0], files[0], 1);
 	if (status)
 		return status;
 	if (diff) {
-		status = out_input_open(&in[1], files[1]);
+		status = out_input_open(&in[1], files[1], 1);
 		if (status) {
 			out_input_close(&in[0]);
 			return status;

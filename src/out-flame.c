@@ -60,6 +60,10 @@ struct flame {
 	const void *from;
 	uint32_t *prev, *prev_node;
 	size_t prev_depth, prev_cap;
+	/* The interned name of each function of that profile, made at its
+	 * first frame: a function is named once, not once per frame. */
+	const char **fname;
+	size_t nfname;
 };
 
 static uint64_t hash_str(const char *s)
@@ -206,17 +210,19 @@ void flame_free(struct flame *fl)
 	free(fl->v);
 	free(fl->prev);
 	free(fl->prev_node);
+	free(fl->fname);
 	free(fl);
 }
 
 /*
  * Adds weight to the stack funcs[frames[0]] ; ... ; funcs[frames[depth -
- * 1]] of side.  from names the profile funcs belongs to, so the previous
- * stack's prefix is reused only within one profile.
+ * 1]] of side.  from names the profile funcs[0 .. nfuncs) belongs to, so
+ * the previous stack's prefix and the names are reused only within one
+ * profile.
  */
 static int add_path(struct flame *fl, int side, const void *from,
-		    const struct vgl_pfunc *funcs, const uint32_t *frames,
-		    size_t depth, double weight)
+		    const struct vgl_pfunc *funcs, size_t nfuncs,
+		    const uint32_t *frames, size_t depth, double weight)
 {
 	size_t i = 0, node = 0;
 	char name[1024];
@@ -236,12 +242,23 @@ static int add_path(struct flame *fl, int side, const void *from,
 	if (fl->from == from)
 		for (; i < depth && i < fl->prev_depth && frames[i] == fl->prev[i]; i++)
 			node = fl->prev_node[i];
+	else {
+		const char **v = realloc(fl->fname, (nfuncs + 1) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		memset(v, 0, (nfuncs + 1) * sizeof(*v));
+		fl->fname = v;
+		fl->nfname = nfuncs;
+	}
 	fl->from = from;
 	for (; i < depth; i++) {
-		const char *n;
+		const char *n = fl->fname[frames[i]];
 
-		out_frame_name(&funcs[frames[i]], name, sizeof(name));
-		n = intern(fl, name);
+		if (!n) {
+			out_frame_name(&funcs[frames[i]], name, sizeof(name));
+			n = fl->fname[frames[i]] = intern(fl, name);
+		}
 		node = n ? child(fl, node, n) : SIZE_MAX;
 		if (node == SIZE_MAX) {
 			fl->from = NULL;
@@ -267,8 +284,8 @@ static int add_walked(void *arg, const uint32_t *frames, size_t depth,
 {
 	struct walk *w = arg;
 
-	return add_path(w->fl, w->side, w->p, w->p->funcs, frames, depth,
-			weight);
+	return add_path(w->fl, w->side, w->p, w->p->funcs, w->p->nfuncs,
+			frames, depth, weight);
 }
 
 int flame_add_profile(struct flame *fl, int side, const struct vgl_profile *p)
@@ -292,7 +309,7 @@ int flame_add_sampled(struct flame *fl, int side,
 	int err = 0;
 
 	for (i = 0; !err && i < sp->nstacks; i++)
-		err = add_path(fl, side, sp, sp->funcs,
+		err = add_path(fl, side, sp, sp->funcs, sp->nfuncs,
 			       sp->chain + sp->stacks[i].first,
 			       sp->stacks[i].depth,
 			       (double)sp->stacks[i].count);

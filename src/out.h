@@ -131,14 +131,16 @@ struct out_input {
 	struct vgl_symbolizer *sym;
 	struct vgl_profile p;        /* the counting model (empty for a
 	                              * sampled file but for its modules) */
-	struct vgl_sprofile sp;      /* the sampled model, when sampled */
+	struct vgl_sprofile sp;      /* the sampled model, when sampled and
+	                              * asked for */
 	int sampled;                 /* META kind SAMPLED */
 	int opened, built;
 };
 
-/* Reads and models path; prints one line and returns EXIT_BAD_FILE on
+/* Reads and models path (a sampled file with lib/sprofile's model too
+ * when sampled_model); prints one line and returns EXIT_BAD_FILE on
  * failure (nothing to close then), else 0.  In cmd-convert.c. */
-int out_input_open(struct out_input *in, const char *path);
+int out_input_open(struct out_input *in, const char *path, int sampled_model);
 void out_input_close(struct out_input *in);
 
 /*
