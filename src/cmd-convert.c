@@ -1,7 +1,10 @@
 /*
  * cmd-convert.c - `vigil convert FILE --to FORMAT [-o OUT]`: a profile in
  * the format another tool reads.  One row per format in the table below;
- * each format is one file, src/out-FORMAT.c, over the profile model.
+ * each format is one file, src/out-FORMAT.c, over the profile model of a
+ * counting file (lib/profile.h) or of a sampled one (lib/sprofile.h).
+ * Also the loading and writing that `vigil flame` shares (out_input,
+ * out_write).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,19 +13,29 @@
 #include "out.h"
 #include "outfile.h"
 #include "profile.h"
+#include "sprofile.h"
 #include "symbolizer.h"
 #include "vigil.h"
 
 const char cmd_convert_usage[] =
 	"usage: vigil convert FILE --to FORMAT [-o OUT] [--module NAME]\n"
 	"\n"
-	"Writes the counting profile FILE in FORMAT, to OUT (written whole\n"
-	"under a temporary name, then renamed) or to standard output.\n"
+	"Writes the profile FILE in FORMAT, to OUT (written whole under a\n"
+	"temporary name, then renamed) or to standard output.  FILE is a\n"
+	"counting profile (a program built with -finstrument-functions) or a\n"
+	"sampled one (vigil attach -o); each format says what it makes of\n"
+	"either.\n"
 	"\n"
 	"  --to callgrind  valgrind's callgrind format (callgrind_annotate,\n"
 	"                  KCachegrind): event Calls; a function's self cost\n"
 	"                  is the calls into it; each call row (cfn=, calls=)\n"
-	"                  costs the calls along it and those made under them\n"
+	"                  costs the calls along it and those made under them.\n"
+	"                  Sampled: event Samples; self cost the samples that\n"
+	"                  found a function running; a call row (a step seen on\n"
+	"                  the stacks; calls= gives its samples, as samples do\n"
+	"                  not count calls) costs the samples under it; a step\n"
+	"                  back into a function further out on the stack\n"
+	"                  (recursion) is left out\n"
 	"  --to folded     one stack a line, \"main;parse;lex 10\" (flamegraph.pl,\n"
 	"                  inferno, speedscope).  The call graph is unfolded:\n"
 	"                  stacks start at functions called from uncounted code\n"
@@ -35,20 +48,31 @@ const char cmd_convert_usage[] =
 	"                  holds the recursive calls it led to; at most 64\n"
 	"                  frames; stacks that would count 0 are left out.  A\n"
 	"                  call counted in an inlined copy is under the\n"
-	"                  function it ran in.\n"
+	"                  function it ran in.  Sampled: one line per distinct\n"
+	"                  stack of functions sampled (all threads), outermost\n"
+	"                  first, sorted, its count the samples\n"
 	"  --to fdata      llvm-bolt's profile (-data=): one line per real call\n"
 	"                  edge, \"1 CALLER OFFSET 1 CALLEE 0 0 COUNT\", OFFSET the\n"
 	"                  call instruction's (decoded with capstone) in CALLER;\n"
 	"                  local symbols as BOLT names them (NAME/FILE/1);\n"
 	"                  calls counted in inlined copies are left out;\n"
 	"                  only the calls within one module: the executable,\n"
-	"                  or the one --module NAME names (base name or path)\n"
+	"                  or the one --module NAME names (base name or path).\n"
+	"                  Sampled: BOLT's no_lbr profile (as perf2bolt -nl\n"
+	"                  writes it): \"no_lbr\", then \"1 FUNCTION OFFSET COUNT\"\n"
+	"                  for each instruction the samples found running in\n"
+	"                  that module, COUNT its samples\n"
 	"  --to pprof      gzipped profile.proto (go tool pprof, Pyroscope,\n"
 	"                  Parca, speedscope): sample type calls/count, one\n"
 	"                  sample per folded stack, locations with function,\n"
-	"                  file and line, mappings with build-ids\n"
+	"                  file and line, mappings with build-ids.  Sampled:\n"
+	"                  sample types samples/count and cpu/nanoseconds (the\n"
+	"                  samples times the period, 1 s / the frequency asked\n"
+	"                  for), one sample per folded stack, period type\n"
+	"                  cpu/nanoseconds\n"
 	"  --to json       the JSON object of `vigil report --json` (schema in\n"
-	"                  docs/report-json.md)\n"
+	"                  docs/report-json.md; a sampled file's is under\n"
+	"                  \"sampled\")\n"
 	"  -o OUT          write to OUT instead of standard output\n";
 
 struct convert_opts {
@@ -57,102 +81,120 @@ struct convert_opts {
 
 struct format {
 	const char *name;
-	int (*write)(const struct vgl_profile *p, const char *path, FILE *f,
+	int (*write)(const struct out_input *in, FILE *f,
 		     const struct convert_opts *o);
+	int sampled_model;      /* reads lib/sprofile's model of a sampled
+	                         * file (json has report-sampled make its own) */
 };
 
-static int w_callgrind(const struct vgl_profile *p, const char *path, FILE *f,
+static int w_callgrind(const struct out_input *in, FILE *f,
 		       const struct convert_opts *o)
 {
 	(void)o;
-	return out_callgrind(p, path, f);
+	if (in->sampled)
+		return out_callgrind_sampled(&in->sp, in->path, f);
+	return out_callgrind(&in->p, in->path, f);
 }
 
-static int w_folded(const struct vgl_profile *p, const char *path, FILE *f,
+static int w_folded(const struct out_input *in, FILE *f,
 		    const struct convert_opts *o)
 {
-	(void)path, (void)o;
-	return out_folded(p, f);
+	(void)o;
+	if (in->sampled)
+		return out_folded_sampled(&in->sp, f);
+	return out_folded(&in->p, f);
 }
 
-static int w_fdata(const struct vgl_profile *p, const char *path, FILE *f,
+static int w_fdata(const struct out_input *in, FILE *f,
 		   const struct convert_opts *o)
 {
-	int err = out_fdata(p, o->module, f);
+	int err = in->sampled ? out_fdata_sampled(&in->sp, o->module, f) :
+		  out_fdata(&in->p, o->module, f);
 
 	if (err == -ENOENT)
-		fprintf(stderr, "vigil: %s: no module named '%s'\n", path,
+		fprintf(stderr, "vigil: %s: no module named '%s'\n", in->path,
 			o->module ? o->module : "(the executable)");
 	return err == -ENOENT ? -ECANCELED : err;
 }
 
-static int w_pprof(const struct vgl_profile *p, const char *path, FILE *f,
+static int w_pprof(const struct out_input *in, FILE *f,
 		   const struct convert_opts *o)
 {
-	(void)path, (void)o;
-	return out_pprof(p, f);
+	(void)o;
+	if (in->sampled)
+		return out_pprof_sampled(&in->sp, f);
+	return out_pprof(&in->p, f);
 }
 
-static int w_json(const struct vgl_profile *p, const char *path, FILE *f,
+static int w_json(const struct out_input *in, FILE *f,
 		  const struct convert_opts *o)
 {
 	(void)o;
-	return report_json(p, path, f);
+	/* The same object for both kinds: a sampled file's is under
+	 * "sampled" (docs/report-json.md). */
+	return report_json(&in->p, in->path, f);
 }
 
 static const struct format formats[] = {
-	{ "callgrind", w_callgrind },
-	{ "folded", w_folded },
-	{ "fdata", w_fdata },
-	{ "pprof", w_pprof },
-	{ "json", w_json },
+	{ "callgrind", w_callgrind, 1 },
+	{ "folded", w_folded, 1 },
+	{ "fdata", w_fdata, 1 },
+	{ "pprof", w_pprof, 1 },
+	{ "json", w_json, 0 },
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 
-/*
- * Reads the profile at path, builds its model and hands it to write, whose
- * output goes to out (NULL: standard output).  Shared with `vigil flame`.
- * Prints one line for any failure; returns the exit status.
- */
-int convert_profile(const char *cmd, const char *path, const char *out,
-		    int (*write)(const struct vgl_profile *p, const char *path,
-				 FILE *f, void *arg),
-		    void *arg)
+int out_input_open(struct out_input *in, const char *path, int sampled_model)
 {
-	struct vgl_reader r;
-	struct vgl_symbolizer *sym = NULL;
-	struct vgl_profile p;
-	struct outfile o;
-	int err, werr, built = 0;
+	int err;
 
-	if (vgl_reader_open(&r, path) < 0)
-		return file_error(&r, path);
-	/* The formats are written from counted call edges; a file of
-	 * another kind (a sampled profile) would come out empty. */
-	if (r.meta.kind != VGL_KIND_LIVE && r.meta.kind != VGL_KIND_WINDOW &&
-	    r.meta.kind != VGL_KIND_MERGED) {
-		fprintf(stderr, "vigil: %s: not a counting profile (kind %u): %s reads the call counts of programs built with -finstrument-functions\n",
-			path, (unsigned)r.meta.kind, cmd);
-		vgl_reader_close(&r);
-		return EXIT_BAD_FILE;
-	}
-	err = vgl_symbolizer_from_reader(&sym, &r);
+	memset(in, 0, sizeof(*in));
+	in->path = path;
+	if (vgl_reader_open(&in->r, path) < 0)
+		return file_error(&in->r, path);
+	in->opened = 1;
+	in->sampled = in->r.meta.kind == VGL_KIND_SAMPLED;
+	err = vgl_symbolizer_from_reader(&in->sym, &in->r);
 	if (!err)
-		err = vgl_profile_build(&p, &r, sym);
+		err = vgl_profile_build(&in->p, &in->r, in->sym);
+	if (!err)
+		in->built = 1;
+	if (!err && in->sampled && sampled_model)
+		err = vgl_sprofile_build(&in->sp, &in->r, in->sym);
 	if (err) {
 		fprintf(stderr, "vigil: %s: %s\n", path, strerror(-err));
-		goto fail;
+		out_input_close(in);
+		return EXIT_BAD_FILE;
 	}
-	built = 1;
+	return 0;
+}
+
+void out_input_close(struct out_input *in)
+{
+	if (in->built)
+		vgl_profile_release(&in->p);
+	vgl_sprofile_release(&in->sp);
+	vgl_symbolizer_free(in->sym);
+	if (in->opened)
+		vgl_reader_close(&in->r);
+	memset(in, 0, sizeof(*in));
+}
+
+int out_write(const char *path, const char *out,
+	      int (*write)(FILE *f, void *arg), void *arg)
+{
+	struct outfile o;
+	int err, werr;
+
 	err = outfile_open(&o, out);
 	if (err) {
 		fprintf(stderr, "vigil: %s: cannot create: %s\n", out,
 			strerror(-err));
-		goto fail;
+		return EXIT_BAD_FILE;
 	}
 	errno = 0;
-	err = write(&p, path, o.f, arg);
+	err = write(o.f, arg);
 	werr = errno;
 	if (err == -EIO || !err) {
 		int cerr = outfile_close(&o, !err);
@@ -167,46 +209,37 @@ int convert_profile(const char *cmd, const char *path, const char *out,
 			/* Said once: vigil.c's last check of stdout is quiet. */
 			if (!out || !strcmp(out, "-"))
 				clearerr(stdout);
-			goto fail;
+			return EXIT_BAD_FILE;
 		}
-	} else {
-		outfile_close(&o, 0);
-		/* -ECANCELED: the writer has said what was wrong. */
-		if (err != -ECANCELED)
-			fprintf(stderr, "vigil: %s: %s\n", path,
-				strerror(-err));
-		goto fail;
+		return 0;
 	}
-	vgl_profile_release(&p);
-	vgl_symbolizer_free(sym);
-	vgl_reader_close(&r);
-	return 0;
-fail:
-	if (built)
-		vgl_profile_release(&p);
-	vgl_symbolizer_free(sym);
-	vgl_reader_close(&r);
+	outfile_close(&o, 0);
+	/* -ECANCELED: the writer has said what was wrong. */
+	if (err != -ECANCELED)
+		fprintf(stderr, "vigil: %s: %s\n", path, strerror(-err));
 	return EXIT_BAD_FILE;
 }
 
 struct convert_job {
 	const struct format *fmt;
 	struct convert_opts opts;
+	const struct out_input *in;
 };
 
-static int write_format(const struct vgl_profile *p, const char *path,
-			FILE *f, void *arg)
+static int write_format(FILE *f, void *arg)
 {
 	const struct convert_job *job = arg;
 
-	return job->fmt->write(p, path, f, &job->opts);
+	return job->fmt->write(job->in, f, &job->opts);
 }
 
 int convert_to(const char *cmd, const char *path, const char *to,
 	       const char *out, const char *module)
 {
 	struct convert_job job = { 0 };
+	struct out_input in;
 	size_t i;
+	int status;
 
 	for (i = 0; i < NFORMATS; i++)
 		if (!strcmp(formats[i].name, to))
@@ -216,7 +249,13 @@ int convert_to(const char *cmd, const char *path, const char *to,
 	if (module && strcmp(to, "fdata"))
 		return usage_error(cmd, "--module applies to --to fdata");
 	job.opts.module = module;
-	return convert_profile(cmd, path, out, write_format, &job);
+	status = out_input_open(&in, path, job.fmt->sampled_model);
+	if (status)
+		return status;
+	job.in = &in;
+	status = out_write(path, out, write_format, &job);
+	out_input_close(&in);
+	return status;
 }
 
 int cmd_convert(int argc, char **argv)

@@ -1,6 +1,8 @@
 /*
- * cmd-flame.c - `vigil flame FILE -o OUT.svg`: an interactive flame graph
- * of a counting profile, in one self-contained SVG (src/out-flame.c).
+ * cmd-flame.c - `vigil flame FILE -o OUT.svg` and `vigil flame --diff A B
+ * -o OUT.svg`: an interactive flame graph of a counting or a sampled
+ * profile, or the differential graph of two, in one self-contained SVG
+ * (src/out-flame.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,49 +12,104 @@
 
 const char cmd_flame_usage[] =
 	"usage: vigil flame FILE [-o OUT.svg] [--title TEXT]\n"
+	"       vigil flame --diff A B [-o OUT.svg] [--title TEXT]\n"
 	"\n"
-	"Draws the call stacks of the counting profile FILE as a flame graph:\n"
-	"one self-contained SVG file (no network, no other file), to OUT.svg\n"
-	"or standard output.  The stacks are those of `vigil convert --to\n"
-	"folded` (see its --help for how the call graph is unfolded); a frame's\n"
-	"width is the calls into it along its path and the calls made under it.\n"
-	"Open it in a browser: hovering a frame shows its name, calls and\n"
-	"share; a click zooms into a frame (the bottom frame or \"Reset zoom\"\n"
-	"zooms out); \"Search\" highlights the frames whose names contain a text\n"
-	"and shows the share they hold.\n"
+	"Draws the call stacks of the profile FILE as a flame graph: one\n"
+	"self-contained SVG file (no network, no other file), to OUT.svg or\n"
+	"standard output.  For a counting profile the stacks are those of\n"
+	"`vigil convert --to folded` (see its --help for how the call graph\n"
+	"is unfolded): a frame's width is the calls into it along its path and\n"
+	"the calls made under it.  For a sampled profile (vigil attach -o) they\n"
+	"are the stacks sampled: a frame's width is the samples with it on the\n"
+	"stack along that path.  Open it in a browser: hovering a frame shows\n"
+	"its name, weight and share; a click zooms into a frame (the bottom\n"
+	"frame or \"Reset zoom\" zooms out); \"Search\" highlights the frames\n"
+	"whose names contain a text and shows the share they hold.\n"
 	"\n"
 	"  -o OUT.svg      write to OUT.svg (whole, then renamed into place)\n"
-	"  --title TEXT    the title above the graph (default: FILE)\n";
+	"  --title TEXT    the title above the graph (default: FILE, or A -> B)\n"
+	"  --diff A B      a differential flame graph, as Brendan Gregg's\n"
+	"                  difffolded.pl and flamegraph.pl draw it: the frames\n"
+	"                  and widths of B; each frame coloured by how its own\n"
+	"                  weight (the stacks ending in it) changed from A to\n"
+	"                  B, as shares of each profile's total, so profiles\n"
+	"                  of different lengths compare: red grew, blue shrank,\n"
+	"                  white stayed, deeper for larger changes; the\n"
+	"                  tooltip gives the change in points of B's total.\n"
+	"                  A and B may be counting or sampled profiles\n";
 
-int convert_profile(const char *cmd, const char *path, const char *out,
-		    int (*write)(const struct vgl_profile *p, const char *path,
-				 FILE *f, void *arg),
-		    void *arg);
+struct flame_job {
+	struct out_input *in[2];
+	size_t n;
+	const char *title;
+};
 
-static int write_flame(const struct vgl_profile *p, const char *path,
-		       FILE *f, void *arg)
+static int add_input(struct flame *fl, int side, const struct out_input *in)
 {
-	const char *title = arg;
+	if (in->sampled)
+		return flame_add_sampled(fl, side, &in->sp);
+	return flame_add_profile(fl, side, &in->p);
+}
 
-	return out_flame(p, title ? title : path, f);
+static int write_flame(FILE *f, void *arg)
+{
+	const struct flame_job *job = arg;
+	const struct out_input *b = job->in[job->n - 1];
+	struct flame *fl;
+	int err;
+
+	err = flame_new(&fl);
+	if (err)
+		return err;
+	err = add_input(fl, 1, b);
+	if (!err && job->n == 2)
+		err = add_input(fl, 0, job->in[0]);
+	if (!err)
+		err = out_flame_svg(fl, job->title, b->sampled ? "samples" : "calls",
+				    job->n == 2, f);
+	flame_free(fl);
+	return err;
 }
 
 int cmd_flame(int argc, char **argv)
 {
-	const char *out = NULL, *title = NULL, *path;
+	const char *out = NULL, *title = NULL;
+	int diff = 0, status, nfiles;
 	const struct option_spec specs[] = {
 		{ "-o", &out, NULL },
 		{ "--output", &out, NULL },
 		{ "--title", &title, NULL },
+		{ "--diff", NULL, &diff },
 		{ NULL, NULL, NULL },
 	};
+	struct out_input in[2];
+	struct flame_job job = { { &in[0], &in[1] }, 0, NULL };
 	char *files[argc];
-	int nfiles;
+	char deftitle[4096];
 
 	if (parse_options("flame", argc, argv, specs, files, &nfiles))
 		return EXIT_USAGE;
-	path = one_operand("flame", files, nfiles);
-	if (!path)
+	if (diff && nfiles != 2)
+		return usage_error("flame", "--diff takes two profiles, A and B");
+	if (!diff && !one_operand("flame", files, nfiles))
 		return EXIT_USAGE;
-	return convert_profile("flame", path, out, write_flame, (void *)title);
+	job.n = diff ? 2 : 1;
+	if (diff)
+		snprintf(deftitle, sizeof(deftitle), "%s -> %s", files[0], files[1]);
+	job.title = title ? title : diff ? deftitle : files[0];
+	status = out_input_open(&in[0], files[0], 1);
+	if (status)
+		return status;
+	if (diff) {
+		status = out_input_open(&in[1], files[1], 1);
+		if (status) {
+			out_input_close(&in[0]);
+			return status;
+		}
+	}
+	status = out_write(files[job.n - 1], out, write_flame, &job);
+	out_input_close(&in[0]);
+	if (diff)
+		out_input_close(&in[1]);
+	return status;
 }

@@ -54,7 +54,8 @@ const char cmd_report_usage[] =
 	"A sampled file (vigil attach -o) is reported as its per-thread CPU\n"
 	"over the run, its memory over the run (min, max, last) and its top\n"
 	"functions by self and total stack samples (--top N of them); with\n"
-	"--json, under the key \"sampled\".\n";
+	"--json, under the key \"sampled\"; with --output FORMAT, in that\n"
+	"format as `vigil convert` writes sampled files.\n";
 
 static double percent(uint64_t part, uint64_t whole)
 {

@@ -173,3 +173,129 @@ out:
 	stacks_release(&s);
 	return err;
 }
+
+/* One caller -> callee step of the sampled chains, with its samples. */
+struct srow {
+	uint32_t caller, callee;
+	uint64_t samples;
+};
+
+static int cmp_srow(const void *a, const void *b)
+{
+	const struct srow *x = a, *y = b;
+
+	if (x->caller != y->caller)
+		return x->caller < y->caller ? -1 : 1;
+	return (x->callee > y->callee) - (x->callee < y->callee);
+}
+
+static const char *smodule_path(const struct vgl_sprofile *sp,
+				const struct vgl_pfunc *fn)
+{
+	if (fn->module == VGL_PROFILE_NO_MODULE)
+		return "???";
+	return or_unknown(vgl_symbolizer_module_path(sp->sym, fn->module));
+}
+
+/*
+ * A sampled profile, event Samples: a function's self cost is the samples
+ * that found it running; each call row (caller -> callee, as seen on the
+ * sampled stacks) costs the samples with that step on the stack, which
+ * is what callgrind_annotate adds into the caller's inclusive cost.
+ * calls= gives the same number: samples do not count calls.  A step
+ * into a function already further out on the same stack (recursion) is
+ * left out, as its samples are in the outer step's cost already.  Costs
+ * are on the line of the function's first byte: a sampled stack names
+ * functions, not lines.
+ */
+int out_callgrind_sampled(const struct vgl_sprofile *sp, const char *path,
+			  FILE *f)
+{
+	const struct vgl_reader *r = sp->r;
+	struct srow *rows = NULL;
+	size_t *seen = NULL, nrows = 0, n = 0, i, j, k;
+	unsigned char *shown = NULL;
+	int err = -ENOMEM;
+
+	for (i = 0; i < sp->nstacks; i++)
+		n += sp->stacks[i].depth;
+	rows = malloc((n + 1) * sizeof(*rows));
+	seen = malloc((sp->nfuncs + 1) * sizeof(*seen));
+	shown = calloc(sp->nfuncs + 1, 1);
+	if (!rows || !seen || !shown)
+		goto out;
+	for (i = 0; i < sp->nfuncs; i++)
+		seen[i] = SIZE_MAX;
+	for (i = 0; i < sp->nstacks; i++) {
+		const struct vgl_sstack *st = &sp->stacks[i];
+		const uint32_t *c = sp->chain + st->first;
+
+		seen[c[0]] = i;
+		for (j = 1; j < st->depth; j++) {
+			if (seen[c[j]] == i)
+				continue;
+			seen[c[j]] = i;
+			rows[nrows].caller = c[j - 1];
+			rows[nrows].callee = c[j];
+			rows[nrows].samples = st->count;
+			nrows++;
+		}
+	}
+	qsort(rows, nrows, sizeof(*rows), cmp_srow);
+	for (i = 0, k = 0; i < nrows; i++) {
+		if (k && !cmp_srow(&rows[k - 1], &rows[i]))
+			rows[k - 1].samples += rows[i].samples;
+		else
+			rows[k++] = rows[i];
+	}
+	nrows = k;
+
+	fprintf(f, "# callgrind format\nversion: 1\ncreator: vigil\n");
+	fprintf(f, "pid: %llu\ncmd:", (unsigned long long)r->meta.pid);
+	for (i = 0; i < r->argc; i++)
+		fprintf(f, " %s", r->argv[i]);
+	fprintf(f, "\ndesc: Profile: %s\n", path);
+	fprintf(f, "positions: line\nevents: Samples\nsummary: %llu\n",
+		(unsigned long long)sp->samples);
+	/* Callers in index order with their rows; then the functions that
+	 * ran but called nothing sampled. */
+	for (i = 0, k = 0; k < nrows || i < sp->nfuncs;) {
+		uint32_t at;
+		const struct vgl_pfunc *fn;
+
+		if (k < nrows) {
+			at = rows[k].caller;
+		} else {
+			while (i < sp->nfuncs && (shown[i] || !sp->self[i]))
+				i++;
+			if (i == sp->nfuncs)
+				break;
+			at = (uint32_t)i;
+		}
+		if (!shown[at]) {
+			fn = &sp->funcs[at];
+			fprintf(f, "\nob=%s\nfl=%s\nfn=%s\n%d %llu\n",
+				smodule_path(sp, fn), or_unknown(fn->file),
+				fn->label, fn->file ? fn->line : 0,
+				(unsigned long long)sp->self[at]);
+			shown[at] = 1;
+		}
+		for (; k < nrows && rows[k].caller == at; k++) {
+			const struct vgl_pfunc *ce = &sp->funcs[rows[k].callee];
+
+			fn = &sp->funcs[at];
+			fprintf(f, "cob=%s\ncfi=%s\ncfn=%s\ncalls=%llu %d\n%d %llu\n",
+				smodule_path(sp, ce), or_unknown(ce->file),
+				ce->label, (unsigned long long)rows[k].samples,
+				ce->file ? ce->line : 0, fn->file ? fn->line : 0,
+				(unsigned long long)rows[k].samples);
+		}
+	}
+	fprintf(f, "\ntotals: %llu\n", (unsigned long long)sp->samples);
+	err = ferror(f) ? -EIO : 0;
+out:
+	free(rows);
+	free(seen);
+	free(shown);
+	return err;
+}

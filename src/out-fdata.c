@@ -12,6 +12,9 @@
  * N its rank among the local functions of that name and file, by address
  * (BOLT's RewriteInstance::discoverFileObjects).
  *
+ * A sampled profile is written as BOLT's no_lbr profile (see
+ * out_fdata_sampled).
+ *
  * BOLT rewrites one binary: only edges whose caller and callee are both
  * in the chosen module are written, and only real calls: a call counted
  * in an inlined copy ran no call instruction of its own.
@@ -30,6 +33,7 @@
 
 struct bolt_sym {
 	uint64_t addr;
+	uint64_t size;
 	const char *name;       /* in the ELF string table */
 	const char *file;       /* the STT_FILE before it, or NULL */
 	int bind;
@@ -104,6 +108,7 @@ static int names_load(struct bolt_names *bn, const char *path)
 			    s.st_shndx == SHN_UNDEF || !name || !*name)
 				continue;
 			bn->syms[bn->n].addr = s.st_value;
+			bn->syms[bn->n].size = s.st_size;
 			bn->syms[bn->n].name = name;
 			bn->syms[bn->n].file = file;
 			bn->syms[bn->n].bind = GELF_ST_BIND(s.st_info);
@@ -138,25 +143,9 @@ static void names_free(struct bolt_names *bn)
 		close(bn->fd);
 }
 
-/* BOLT's name for the function at ELF address addr, or NULL.  The result
- * may be buf (len bytes). */
-static const char *bolt_name(struct bolt_names *bn, uint64_t addr, char *buf,
-			     size_t len)
+/* How BOLT spells s's name; the result may be buf (len bytes). */
+static const char *spell(const struct bolt_sym *s, char *buf, size_t len)
 {
-	size_t lo = 0, hi = bn->n;
-	const struct bolt_sym *s;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (bn->syms[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == bn->n || bn->syms[lo].addr != addr)
-		return NULL;
-	s = &bn->syms[lo];
 	if (s->bind != STB_LOCAL)
 		return s->name;
 	if (s->file)
@@ -166,19 +155,66 @@ static const char *bolt_name(struct bolt_names *bn, uint64_t addr, char *buf,
 	return buf;
 }
 
+/* The first symbol at ELF address addr or after it (n when none). */
+static size_t lower_bound(const struct bolt_names *bn, uint64_t addr)
+{
+	size_t lo = 0, hi = bn->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (bn->syms[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* BOLT's name for the function at ELF address addr, or NULL.  The result
+ * may be buf (len bytes). */
+static const char *bolt_name(struct bolt_names *bn, uint64_t addr, char *buf,
+			     size_t len)
+{
+	size_t lo = lower_bound(bn, addr);
+
+	if (lo == bn->n || bn->syms[lo].addr != addr)
+		return NULL;
+	return spell(&bn->syms[lo], buf, len);
+}
+
+/* The function whose bytes hold ELF address addr (a sized symbol that
+ * covers it; at one address, the name BOLT prefers), or NULL. */
+static const struct bolt_sym *holder(const struct bolt_names *bn,
+				     uint64_t addr)
+{
+	size_t i = lower_bound(bn, addr + 1);
+	uint64_t start;
+
+	if (!i)
+		return NULL;
+	start = bn->syms[i - 1].addr;
+	i = lower_bound(bn, start);
+	for (; i < bn->n && bn->syms[i].addr == start; i++)
+		if (addr - start < bn->syms[i].size)
+			return &bn->syms[i];
+	return NULL;
+}
+
 /* The module fdata describes: the one named module (base name or path),
  * else the executable, else the first. */
-static int pick_module(const struct vgl_profile *p, const char *module,
+static int pick_module(const struct vgl_reader *r,
+		       const struct vgl_symbolizer *sym, const char *module,
 		       size_t *out)
 {
-	size_t i, n = vgl_symbolizer_count(p->sym);
-	const char *want = module ? module : p->r->exe;
+	size_t i, n = vgl_symbolizer_count(sym);
+	const char *want = module ? module : r->exe;
 
 	for (i = 0; want && i < n; i++) {
-		const char *path = vgl_symbolizer_module_path(p->sym, i);
+		const char *path = vgl_symbolizer_module_path(sym, i);
 
 		if (!strcmp(path, want) ||
-		    !strcmp(vgl_symbolizer_module_name(p->sym, i), want)) {
+		    !strcmp(vgl_symbolizer_module_name(sym, i), want)) {
 			*out = i;
 			return 0;
 		}
@@ -189,6 +225,24 @@ static int pick_module(const struct vgl_profile *p, const char *module,
 	return 0;
 }
 
+/* names_load for module mod, saying what failed. */
+static int names_open(struct bolt_names *bn, const struct vgl_symbolizer *sym,
+		      size_t mod)
+{
+	int err = names_load(bn, vgl_symbolizer_module_path(sym, mod));
+
+	if (err && err != -ENOMEM) {
+		/* The one place a writer speaks: only it knows which file
+		 * failed.  -ECANCELED tells the command it has been said. */
+		fprintf(stderr, "vigil: %s: cannot read its symbols: %s\n",
+			vgl_symbolizer_module_path(sym, mod), strerror(-err));
+		err = -ECANCELED;
+	}
+	if (err)
+		names_free(bn);
+	return err;
+}
+
 int out_fdata(const struct vgl_profile *p, const char *module, FILE *f)
 {
 	struct vgl_callsite *cs = NULL;
@@ -196,18 +250,12 @@ int out_fdata(const struct vgl_profile *p, const char *module, FILE *f)
 	size_t mod, i;
 	int err;
 
-	err = pick_module(p, module, &mod);
+	err = pick_module(p->r, p->sym, module, &mod);
 	if (err)
 		return err;
-	err = names_load(&bn, vgl_symbolizer_module_path(p->sym, mod));
-	if (err && err != -ENOMEM) {
-		/* The one place a writer speaks: only it knows which file
-		 * failed.  -ECANCELED tells the command it has been said. */
-		fprintf(stderr, "vigil: %s: cannot read its symbols: %s\n",
-			vgl_symbolizer_module_path(p->sym, mod), strerror(-err));
-		names_free(&bn);
-		return -ECANCELED;
-	}
+	err = names_open(&bn, p->sym, mod);
+	if (err)
+		return err;
 	if (!err)
 		err = vgl_callsite_new(&cs, p->sym);
 	for (i = 0; !err && i < p->nedges; i++) {
@@ -237,6 +285,88 @@ int out_fdata(const struct vgl_profile *p, const char *module, FILE *f)
 	if (!err && ferror(f))
 		err = -EIO;
 	vgl_callsite_free(cs);
+	names_free(&bn);
+	return err;
+}
+
+/* One sampled address: a function and an offset in it. */
+struct hit {
+	const struct bolt_sym *fn;
+	uint64_t off;
+	uint64_t count;
+};
+
+static int cmp_hit(const void *a, const void *b)
+{
+	const struct hit *x = a, *y = b;
+
+	if (x->fn != y->fn)
+		return x->fn < y->fn ? -1 : 1;
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+/*
+ * A sampled profile as BOLT's no_lbr profile (perf2bolt -nl writes the
+ * same): the line "no_lbr", then one line per sampled instruction,
+ *
+ *   1 FUNCTION OFFSET COUNT
+ *
+ * OFFSET hexadecimal in FUNCTION, COUNT the samples that found the
+ * thread there (frame 0 of each stack: the other frames are return
+ * addresses, where no instruction was sampled).  Only the addresses of
+ * the chosen module, in a function of its symbol table.
+ */
+int out_fdata_sampled(const struct vgl_sprofile *sp, const char *module,
+		      FILE *f)
+{
+	const struct vgl_reader *r = sp->r;
+	struct bolt_names bn;
+	struct hit *hits = NULL;
+	size_t mod, i, n = 0;
+	uint64_t bias;
+	int err;
+
+	err = pick_module(r, sp->sym, module, &mod);
+	if (err)
+		return err;
+	err = names_open(&bn, sp->sym, mod);
+	if (err)
+		return err;
+	bias = vgl_symbolizer_module_bias(sp->sym, mod);
+	hits = malloc((r->nstacks + 1) * sizeof(*hits));
+	if (!hits) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < r->nstacks; i++) {
+		const struct vgl_frame *fr = &r->frames[r->stacks[i].first_frame];
+		const struct bolt_sym *fn;
+
+		if (vgl_profile_module_index(r, fr->module) != mod)
+			continue;
+		fn = holder(&bn, fr->addr - bias);
+		if (!fn)
+			continue;
+		hits[n].fn = fn;
+		hits[n].off = fr->addr - bias - fn->addr;
+		hits[n].count = r->stacks[i].count;
+		n++;
+	}
+	qsort(hits, n, sizeof(*hits), cmp_hit);
+	fputs("no_lbr\n", f);
+	for (i = 0; i < n; i++) {
+		uint64_t count = hits[i].count;
+		char buf[1024];
+
+		while (i + 1 < n && !cmp_hit(&hits[i], &hits[i + 1]))
+			count += hits[++i].count;
+		fprintf(f, "1 %s %llx %llu\n", spell(hits[i].fn, buf, sizeof(buf)),
+			(unsigned long long)hits[i].off, (unsigned long long)count);
+	}
+	if (ferror(f))
+		err = -EIO;
+out:
+	free(hits);
 	names_free(&bn);
 	return err;
 }

@@ -1,15 +1,25 @@
 /*
  * out-flame.c - a flame graph as one self-contained SVG file: the frames
- * of the unfolded call graph (src/stacks.c), a little JavaScript and CSS
- * inside, nothing loaded from anywhere.  Hovering a frame shows its name,
- * calls and share (a <title> tooltip and the line under the graph);
- * clicking zooms into it (again on the bottom frame, or "Reset zoom",
- * zooms out); "Search" (or calling search(term) from a script) highlights
- * the frames whose names contain the term and says what share they hold.
+ * of weighted stacks, a little JavaScript and CSS inside, nothing loaded
+ * from anywhere.  Hovering a frame shows its name, weight and share (a
+ * <title> tooltip and the line under the graph); clicking zooms into it
+ * (again on the bottom frame, or "Reset zoom", zooms out); "Search" (or
+ * calling search(term) from a script) highlights the frames whose names
+ * contain the term and says what share they hold.
  *
- * A frame's width is the calls into it along its path plus the calls made
- * under it.  Frames narrower than a tenth of a pixel are left out, so the
- * file stays small for large profiles.
+ * The stacks come from a counting profile (its call graph unfolded by
+ * src/stacks.c: a frame's width is the calls into it along its path plus
+ * the calls made under it) or from a sampled one (a frame's width is the
+ * samples with it on the stack along that path).  They are merged by
+ * name into one tree, so that two profiles, A and B, can be laid over
+ * each other for a differential graph, as Brendan Gregg's difffolded.pl
+ * and flamegraph.pl draw it: the widths are B's; a frame is red where
+ * its own weight (as a share of its profile's total: the totals are
+ * normalised) grew from A to B, blue where it shrank, white where it
+ * stayed, the deeper the colour the larger the change.
+ *
+ * Frames narrower than a tenth of a pixel are left out, so the file stays
+ * small for large profiles.
  */
 #include <errno.h>
 #include <math.h>
@@ -25,46 +35,285 @@
 #define ROW 16
 #define MIN_WIDTH 0.1
 
-struct node {
-	uint32_t func;
-	uint32_t depth;          /* 1 for the first frame; 0 is "all" */
-	size_t parent;           /* index, SIZE_MAX for the top frames */
-	double self;             /* the stack's own weight */
-	double total;            /* with everything under it */
-	double x;                /* left edge, in calls from the left */
+/* One frame of the merged tree; node 0 is the bottom frame, "all". */
+struct fnode {
+	const char *name;        /* interned: one pointer per name */
+	uint32_t parent;
+	uint32_t depth;          /* 0 for "all" */
+	double self[2];          /* the weight of the stacks ending here */
+	double total[2];         /* with everything above it */
+	double x;                /* left edge, in side 1's weight */
 };
 
-struct collect {
-	struct node *v;
+struct flame {
+	struct fnode *v;
 	size_t n, cap;
-	size_t path[STACKS_MAX_DEPTH];   /* node index of each depth */
-	int overflow;
+	size_t *nodes;           /* (parent, name) -> index + 1 */
+	size_t ncap;
+	char **names;            /* interned names */
+	size_t nnames, names_cap;
+	size_t *nameh;           /* name -> index + 1 */
+	size_t nhcap;
+	double sum[2];
+	/* The last stack added, to skip its shared prefix in the next one
+	 * (walks and sorted chains share long prefixes). */
+	const void *from;
+	uint32_t *prev, *prev_node;
+	size_t prev_depth, prev_cap;
+	/* The interned name of each function of that profile, made at its
+	 * first frame: a function is named once, not once per frame. */
+	const char **fname;
+	size_t nfname;
 };
 
-static int add_stack(void *arg, const uint32_t *frames, size_t depth,
-		     double weight)
+static uint64_t hash_str(const char *s)
 {
-	struct collect *c = arg;
-	struct node *nd;
+	uint64_t h = 1469598103934665603ull;
 
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 1024;
-		struct node *v = realloc(c->v, cap * sizeof(*v));
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static uint64_t hash_node(uint32_t parent, const char *name)
+{
+	uint64_t h = (uint64_t)parent * 0x9e3779b97f4a7c15ull ^
+		     (uint64_t)(uintptr_t)name * 0xff51afd7ed558ccdull;
+
+	return h ^ (h >> 29);
+}
+
+static int grow_table(size_t **t, size_t *cap, size_t used, void *ctx,
+		      uint64_t (*key)(void *ctx, size_t i))
+{
+	size_t c = *cap ? 2 * *cap : 1024, i, *nt;
+
+	if (2 * (used + 1) <= *cap)
+		return 0;
+	nt = calloc(c, sizeof(*nt));
+	if (!nt)
+		return -ENOMEM;
+	for (i = 0; i < used; i++) {
+		size_t k = key(ctx, i) & (c - 1);
+
+		while (nt[k])
+			k = (k + 1) & (c - 1);
+		nt[k] = i + 1;
+	}
+	free(*t);
+	*t = nt;
+	*cap = c;
+	return 0;
+}
+
+static uint64_t name_key(void *ctx, size_t i)
+{
+	return hash_str(((struct flame *)ctx)->names[i]);
+}
+
+static uint64_t node_key(void *ctx, size_t i)
+{
+	const struct fnode *nd = &((struct flame *)ctx)->v[i];
+
+	return hash_node(nd->parent, nd->name);
+}
+
+/* The one copy of name, or NULL on -ENOMEM. */
+static const char *intern(struct flame *fl, const char *name)
+{
+	size_t k;
+
+	if (grow_table(&fl->nameh, &fl->nhcap, fl->nnames, fl, name_key))
+		return NULL;
+	for (k = hash_str(name) & (fl->nhcap - 1); fl->nameh[k];
+	     k = (k + 1) & (fl->nhcap - 1))
+		if (!strcmp(fl->names[fl->nameh[k] - 1], name))
+			return fl->names[fl->nameh[k] - 1];
+	if (fl->nnames == fl->names_cap) {
+		size_t c = fl->names_cap ? 2 * fl->names_cap : 256;
+		char **v = realloc(fl->names, c * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		fl->names = v;
+		fl->names_cap = c;
+	}
+	fl->names[fl->nnames] = strdup(name);
+	if (!fl->names[fl->nnames])
+		return NULL;
+	fl->nameh[k] = ++fl->nnames;
+	return fl->names[fl->nnames - 1];
+}
+
+/* The child of parent named name (made if new); SIZE_MAX on -ENOMEM. */
+static size_t child(struct flame *fl, size_t parent, const char *name)
+{
+	struct fnode *nd;
+	size_t k;
+
+	if (grow_table(&fl->nodes, &fl->ncap, fl->n, fl, node_key))
+		return SIZE_MAX;
+	for (k = hash_node((uint32_t)parent, name) & (fl->ncap - 1);
+	     fl->nodes[k]; k = (k + 1) & (fl->ncap - 1)) {
+		nd = &fl->v[fl->nodes[k] - 1];
+		if (nd->parent == parent && nd->name == name)
+			return fl->nodes[k] - 1;
+	}
+	if (fl->n == fl->cap) {
+		size_t c = fl->cap ? 2 * fl->cap : 1024;
+		struct fnode *v = realloc(fl->v, c * sizeof(*v));
+
+		if (!v)
+			return SIZE_MAX;
+		fl->v = v;
+		fl->cap = c;
+	}
+	nd = &fl->v[fl->n];
+	memset(nd, 0, sizeof(*nd));
+	nd->name = name;
+	nd->parent = (uint32_t)parent;
+	nd->depth = fl->v[parent].depth + 1;
+	fl->nodes[k] = ++fl->n;
+	return fl->n - 1;
+}
+
+int flame_new(struct flame **out)
+{
+	struct flame *fl = calloc(1, sizeof(*fl));
+
+	*out = NULL;
+	if (!fl)
+		return -ENOMEM;
+	fl->v = calloc(1, sizeof(*fl->v));
+	if (!fl->v || !intern(fl, "all")) {
+		flame_free(fl);
+		return -ENOMEM;
+	}
+	fl->cap = fl->n = 1;
+	fl->v[0].name = fl->names[0];
+	fl->v[0].parent = UINT32_MAX;
+	*out = fl;
+	return 0;
+}
+
+void flame_free(struct flame *fl)
+{
+	size_t i;
+
+	if (!fl)
+		return;
+	for (i = 0; i < fl->nnames; i++)
+		free(fl->names[i]);
+	free(fl->names);
+	free(fl->nameh);
+	free(fl->nodes);
+	free(fl->v);
+	free(fl->prev);
+	free(fl->prev_node);
+	free(fl->fname);
+	free(fl);
+}
+
+/*
+ * Adds weight to the stack funcs[frames[0]] ; ... ; funcs[frames[depth -
+ * 1]] of side.  from names the profile funcs[0 .. nfuncs) belongs to, so
+ * the previous stack's prefix and the names are reused only within one
+ * profile.
+ */
+static int add_path(struct flame *fl, int side, const void *from,
+		    const struct vgl_pfunc *funcs, size_t nfuncs,
+		    const uint32_t *frames, size_t depth, double weight)
+{
+	size_t i = 0, node = 0;
+	char name[1024];
+
+	if (depth > fl->prev_cap) {
+		size_t c = depth + 64;
+		uint32_t *a = realloc(fl->prev, c * sizeof(*a));
+		uint32_t *b = a ? realloc(fl->prev_node, c * sizeof(*b)) : NULL;
+
+		if (a)
+			fl->prev = a;
+		if (!b)
+			return -ENOMEM;
+		fl->prev_node = b;
+		fl->prev_cap = c;
+	}
+	if (fl->from == from)
+		for (; i < depth && i < fl->prev_depth && frames[i] == fl->prev[i]; i++)
+			node = fl->prev_node[i];
+	else {
+		const char **v = realloc(fl->fname, (nfuncs + 1) * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
-		c->v = v;
-		c->cap = cap;
+		memset(v, 0, (nfuncs + 1) * sizeof(*v));
+		fl->fname = v;
+		fl->nfname = nfuncs;
 	}
-	nd = &c->v[c->n];
-	nd->func = frames[depth - 1];
-	nd->depth = (uint32_t)depth;
-	nd->parent = depth > 1 ? c->path[depth - 2] : SIZE_MAX;
-	nd->self = weight;
-	nd->total = weight;
-	nd->x = 0;
-	c->path[depth - 1] = c->n++;
+	fl->from = from;
+	for (; i < depth; i++) {
+		const char *n = fl->fname[frames[i]];
+
+		if (!n) {
+			out_frame_name(&funcs[frames[i]], name, sizeof(name));
+			n = fl->fname[frames[i]] = intern(fl, name);
+		}
+		node = n ? child(fl, node, n) : SIZE_MAX;
+		if (node == SIZE_MAX) {
+			fl->from = NULL;
+			return -ENOMEM;
+		}
+		fl->prev[i] = frames[i];
+		fl->prev_node[i] = (uint32_t)node;
+	}
+	fl->prev_depth = depth;
+	fl->v[node].self[side] += weight;
+	fl->sum[side] += weight;
 	return 0;
+}
+
+struct walk {
+	struct flame *fl;
+	int side;
+	const struct vgl_profile *p;
+};
+
+static int add_walked(void *arg, const uint32_t *frames, size_t depth,
+		      double weight)
+{
+	struct walk *w = arg;
+
+	return add_path(w->fl, w->side, w->p, w->p->funcs, w->p->nfuncs,
+			frames, depth, weight);
+}
+
+int flame_add_profile(struct flame *fl, int side, const struct vgl_profile *p)
+{
+	struct walk w = { fl, side, p };
+	struct stacks s;
+	int err;
+
+	err = stacks_build(&s, p);
+	if (err)
+		return err;
+	err = stacks_walk(&s, add_walked, &w);
+	stacks_release(&s);
+	return err;
+}
+
+int flame_add_sampled(struct flame *fl, int side,
+		      const struct vgl_sprofile *sp)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < sp->nstacks; i++)
+		err = add_path(fl, side, sp, sp->funcs, sp->nfuncs,
+			       sp->chain + sp->stacks[i].first,
+			       sp->stacks[i].depth,
+			       (double)sp->stacks[i].count);
+	return err;
 }
 
 static void xml_text(FILE *f, const char *s)
@@ -106,8 +355,10 @@ static const char script[] =
 	"  var matched = svg.querySelector('#matched');\n"
 	"  var total = +svg.getAttribute('data-total');\n"
 	"  function pct(c) { return (total ? 100 * c / total : 0).toFixed(2) + '%'; }\n"
-	"  function info(g) { return g.getAttribute('data-name') + ' (' +\n"
-	"    g.getAttribute('data-calls') + ' calls, ' + pct(+g.getAttribute('data-calls')) + ')'; }\n"
+	"  var unit = svg.getAttribute('data-unit');\n"
+	"  function info(g) { var d = g.getAttribute('data-delta');\n"
+	"    return g.getAttribute('data-name') + ' (' + g.getAttribute('data-value') + ' ' + unit +\n"
+	"      ', ' + pct(+g.getAttribute('data-value')) + (d === null ? '' : '; ' + d) + ')'; }\n"
 	"  function place(g, x, w) {\n"
 	"    var r = g.querySelector('rect'), t = g.querySelector('text');\n"
 	"    r.setAttribute('x', x); r.setAttribute('width', Math.max(w, 0));\n"
@@ -168,54 +419,80 @@ static const char script[] =
 	"})();\n"
 	"]]>";
 
-int out_flame(const struct vgl_profile *p, const char *title, FILE *f)
+
+/* Gregg's difference colours: red for more, blue for less, white for
+ * no change, deeper with the size of the change against the largest. */
+static void diff_color(double delta, double maxdelta, int *r, int *g, int *b)
 {
-	struct collect c = { 0 };
-	struct stacks s;
-	double sum = 0, scale, *cursor = NULL, top_cursor = 0;
+	int v = maxdelta > 0 ?
+		(int)(210 * (maxdelta - fabs(delta)) / maxdelta) : 210;
+
+	if (delta > 0) {
+		*r = 255;
+		*g = *b = v;
+	} else if (delta < 0) {
+		*b = 255;
+		*r = *g = v;
+	} else {
+		*r = *g = *b = 255;
+	}
+}
+
+int out_flame_svg(struct flame *fl, const char *title, const char *unit,
+		  int diff, FILE *f)
+{
+	double sum = fl->sum[1], scale, *cursor = NULL, *delta = NULL;
+	double norm = 0, maxdelta = 0;
 	uint32_t maxdepth = 0;
 	size_t i;
-	int err, height;
+	int height;
 
-	err = stacks_build(&s, p);
-	if (err)
-		return err;
-	err = stacks_walk(&s, add_stack, &c);
-	stacks_release(&s);
-	if (err)
-		goto out;
-	/* Children follow their parent in depth-first order: totals from
-	 * the back, positions from the front. */
-	for (i = c.n; i-- > 0;)
-		if (c.v[i].parent != SIZE_MAX)
-			c.v[c.v[i].parent].total += c.v[i].total;
-		else
-			sum += c.v[i].total;
-	err = -ENOMEM;
-	cursor = malloc((c.n + 1) * sizeof(*cursor));
-	if (!cursor)
-		goto out;
-	for (i = 0; i < c.n; i++) {
-		struct node *nd = &c.v[i];
+	cursor = malloc(fl->n * sizeof(*cursor));
+	delta = calloc(fl->n, sizeof(*delta));
+	if (!cursor || !delta) {
+		free(cursor);
+		free(delta);
+		return -ENOMEM;
+	}
+	/* Children come after their parent: totals from the back,
+	 * positions (in the order children were met) from the front. */
+	for (i = 0; i < fl->n; i++) {
+		fl->v[i].total[0] = fl->v[i].self[0];
+		fl->v[i].total[1] = fl->v[i].self[1];
+	}
+	for (i = fl->n; i-- > 1;) {
+		struct fnode *nd = &fl->v[i];
 
-		if (nd->parent == SIZE_MAX) {
-			nd->x = top_cursor;
-			top_cursor += nd->total;
-		} else {
-			nd->x = cursor[nd->parent];
-			cursor[nd->parent] += nd->total;
-		}
-		cursor[i] = nd->x;
-		if (nd->depth > maxdepth)
-			maxdepth = nd->depth;
+		fl->v[nd->parent].total[0] += nd->total[0];
+		fl->v[nd->parent].total[1] += nd->total[1];
 	}
 	scale = sum > 0 ? (WIDTH - 2 * PAD) / sum : 0;
+	fl->v[0].x = 0;
+	cursor[0] = 0;
+	if (diff && fl->sum[0] > 0)
+		norm = sum / fl->sum[0];
+	for (i = 1; i < fl->n; i++) {
+		struct fnode *nd = &fl->v[i];
+
+		nd->x = cursor[nd->parent];
+		cursor[nd->parent] += nd->total[1];
+		cursor[i] = nd->x;
+		if (nd->total[1] * scale < MIN_WIDTH)
+			continue;
+		if (nd->depth > maxdepth)
+			maxdepth = nd->depth;
+		delta[i] = nd->self[1] - nd->self[0] * norm;
+		if (fabs(delta[i]) > maxdelta)
+			maxdelta = fabs(delta[i]);
+	}
 	height = (int)(maxdepth + 1) * ROW + 90;
 
 	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-		"xmlns=\"http://www.w3.org/2000/svg\" data-width=\"%d\" data-total=\"%.0f\">\n",
-		(int)WIDTH, height, (int)WIDTH, height, (int)WIDTH, sum);
+		"xmlns=\"http://www.w3.org/2000/svg\" data-width=\"%d\" data-total=\"%.0f\" "
+		"data-unit=\"%s\"%s>\n",
+		(int)WIDTH, height, (int)WIDTH, height, (int)WIDTH, sum, unit,
+		diff ? " data-diff=\"1\"" : "");
 	fputs("<style>\n"
 	      "text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }\n"
 	      "g.f text { pointer-events: none; }\n"
@@ -239,42 +516,50 @@ int out_flame(const struct vgl_profile *p, const char *title, FILE *f)
 	fprintf(f, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", (int)PAD,
 		height - 12);
 
-	/* The bottom frame, all calls; then every frame, bottom up. */
-	fprintf(f, "<g class=\"f\" data-name=\"all\" data-calls=\"%.0f\" data-x=\"0\" "
+	/* The bottom frame, everything; then every frame, bottom up. */
+	fprintf(f, "<g class=\"f\" data-name=\"all\" data-value=\"%.0f\" data-x=\"0\" "
 		"data-w=\"%.6g\" data-depth=\"0\" data-px=\"%g\" data-pw=\"%g\">"
-		"<title>all (%.0f calls, 100%%)</title>"
+		"<title>all (%.0f %s, 100%%)</title>"
 		"<rect y=\"%d\" height=\"%d\" rx=\"2\" fill=\"rgb(200,200,200)\"/>"
 		"<text y=\"%d\"></text></g>\n",
-		sum, sum > 0 ? sum : 1, PAD, WIDTH - 2 * PAD, sum,
+		sum, sum > 0 ? sum : 1, PAD, WIDTH - 2 * PAD, sum, unit,
 		height - 50 - ROW, ROW - 1, height - 50 - 4);
-	for (i = 0; i < c.n; i++) {
-		const struct node *nd = &c.v[i];
-		char name[1024];
+	for (i = 1; i < fl->n; i++) {
+		const struct fnode *nd = &fl->v[i];
+		char change[64] = "";
 		int r, g, b;
 
-		if (nd->total * scale < MIN_WIDTH)
+		if (nd->total[1] * scale < MIN_WIDTH)
 			continue;
-		out_frame_name(&p->funcs[nd->func], name, sizeof(name));
-		color(name, &r, &g, &b);
+		if (diff) {
+			diff_color(delta[i], maxdelta, &r, &g, &b);
+			/* The change of its own weight, in points of B's total. */
+			snprintf(change, sizeof(change), "%+.2f%%",
+				 sum > 0 ? 100.0 * delta[i] / sum : 0.0);
+		} else {
+			color(nd->name, &r, &g, &b);
+		}
 		fputs("<g class=\"f\" data-name=\"", f);
-		xml_text(f, name);
-		fprintf(f, "\" data-calls=\"%.0f\" data-x=\"%.6f\" data-w=\"%.6f\" "
-			"data-depth=\"%u\" data-px=\"%.2f\" data-pw=\"%.2f\"><title>",
-			floor(nd->total + 0.5), nd->x, nd->total, nd->depth,
-			PAD + nd->x * scale, nd->total * scale);
-		xml_text(f, name);
-		fprintf(f, " (%.0f calls, %.2f%%)</title>"
+		xml_text(f, nd->name);
+		fprintf(f, "\" data-value=\"%.0f\" data-x=\"%.6f\" data-w=\"%.6f\" "
+			"data-depth=\"%u\" data-px=\"%.2f\" data-pw=\"%.2f\"",
+			floor(nd->total[1] + 0.5), nd->x, nd->total[1], nd->depth,
+			PAD + nd->x * scale, nd->total[1] * scale);
+		if (diff)
+			fprintf(f, " data-delta=\"%s\"", change);
+		fputs("><title>", f);
+		xml_text(f, nd->name);
+		fprintf(f, " (%.0f %s, %.2f%%%s%s)</title>"
 			"<rect y=\"%d\" height=\"%d\" rx=\"2\" fill=\"rgb(%d,%d,%d)\"/>"
 			"<text y=\"%d\"></text></g>\n",
-			floor(nd->total + 0.5),
-			sum > 0 ? 100.0 * nd->total / sum : 0.0,
+			floor(nd->total[1] + 0.5), unit,
+			sum > 0 ? 100.0 * nd->total[1] / sum : 0.0,
+			diff ? "; " : "", change,
 			height - 50 - (int)(nd->depth + 1) * ROW, ROW - 1, r, g, b,
 			height - 50 - (int)nd->depth * ROW - 4);
 	}
 	fprintf(f, "<script type=\"text/ecmascript\">%s</script>\n</svg>\n", script);
-	err = ferror(f) ? -EIO : 0;
-out:
 	free(cursor);
-	free(c.v);
-	return err;
+	free(delta);
+	return ferror(f) ? -EIO : 0;
 }

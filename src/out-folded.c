@@ -3,11 +3,14 @@
  * as flamegraph.pl, inferno and speedscope read them.  The stacks are the
  * call graph unfolded by src/stacks.c; a line's count is the calls into
  * its last frame along that path (rounded), so the width of a frame in a
- * flame graph is its calls plus the calls made under it.
+ * flame graph is its calls plus the calls made under it.  A sampled
+ * profile's lines are its sampled stacks, their counts samples.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "out.h"
 
@@ -44,5 +47,62 @@ int out_folded(const struct vgl_profile *p, FILE *f)
 		return err;
 	err = stacks_walk(&s, print_stack, &fo);
 	stacks_release(&s);
+	return err;
+}
+
+/*
+ * A sampled profile's stacks as they were sampled: one line per distinct
+ * chain of functions, outermost first, and its samples.  The chains come
+ * sorted by name (lib/sprofile.h), so chains that print the same (two
+ * functions of one label) are next to each other and become one line.
+ */
+int out_folded_sampled(const struct vgl_sprofile *sp, FILE *f)
+{
+	char *line = NULL, *prev = NULL;
+	size_t cap = 0, i, j;
+	uint64_t count = 0;
+	FILE *m;
+	int err = 0;
+
+	for (i = 0; i <= sp->nstacks && !err; i++) {
+		const struct vgl_sstack *st = i < sp->nstacks ? &sp->stacks[i] : NULL;
+		char name[1024];
+
+		if (st) {
+			m = open_memstream(&line, &cap);
+			if (!m) {
+				err = -ENOMEM;
+				break;
+			}
+			for (j = 0; j < st->depth; j++) {
+				out_frame_name(&sp->funcs[sp->chain[st->first + j]],
+					       name, sizeof(name));
+				if (j)
+					fputc(';', m);
+				fputs(name, m);
+			}
+			if (fclose(m)) {
+				err = -ENOMEM;
+				break;
+			}
+			if (prev && !strcmp(prev, line)) {
+				count += st->count;
+				continue;
+			}
+		}
+		if (prev)
+			fprintf(f, "%s %llu\n", prev, (unsigned long long)count);
+		if (!st)
+			break;
+		free(prev);
+		prev = line;
+		line = NULL;
+		cap = 0;
+		count = st->count;
+	}
+	free(prev);
+	free(line);
+	if (!err && ferror(f))
+		err = -EIO;
 	return err;
 }

@@ -3,6 +3,8 @@
  * pprof, Pyroscope, Parca and speedscope read it, encoded by protobuf-c
  * and compressed by zlib.
  *
+ * A sampled profile becomes one sample per distinct chain of functions
+ * sampled, sample types samples/count and cpu/nanoseconds.
  * A counting profile becomes one sample per stack of the call-graph
  * unfolding (src/stacks.c), sample type calls/count, the value the calls
  * into the stack's leaf along that path, so pprof's flat view shows each
@@ -112,10 +114,11 @@ struct samples {
 	int nomem;
 };
 
-static int add_sample(void *arg, const uint32_t *frames, size_t depth,
-		      double weight)
+/* Appends a sample of the stack frames[0 .. depth) (outermost first)
+ * with room for nvalues values; NULL on -ENOMEM. */
+static PSample *new_sample(struct samples *s, const uint32_t *frames,
+			   size_t depth, size_t nvalues)
 {
-	struct samples *s = arg;
 	PSample *sm;
 	size_t i;
 
@@ -124,23 +127,34 @@ static int add_sample(void *arg, const uint32_t *frames, size_t depth,
 		PSample **v = realloc(s->v, cap * sizeof(*v));
 
 		if (!v)
-			return -ENOMEM;
+			return NULL;
 		s->v = v;
 		s->cap = cap;
 	}
-	sm = malloc(sizeof(*sm) + depth * sizeof(uint64_t) + sizeof(int64_t));
+	sm = malloc(sizeof(*sm) + depth * sizeof(uint64_t) +
+		    nvalues * sizeof(int64_t));
 	if (!sm)
-		return -ENOMEM;
+		return NULL;
 	perftools__profiles__sample__init(sm);
 	sm->n_location_id = depth;
 	sm->location_id = (uint64_t *)(sm + 1);
-	sm->n_value = 1;
+	sm->n_value = nvalues;
 	sm->value = (int64_t *)(sm->location_id + depth);
 	/* Leaf first; location ids are function indexes + 1. */
 	for (i = 0; i < depth; i++)
 		sm->location_id[i] = (uint64_t)frames[depth - 1 - i] + 1;
-	sm->value[0] = (int64_t)floor(weight + 0.5);
 	s->v[s->n++] = sm;
+	return sm;
+}
+
+static int add_sample(void *arg, const uint32_t *frames, size_t depth,
+		      double weight)
+{
+	PSample *sm = new_sample(arg, frames, depth, 1);
+
+	if (!sm)
+		return -ENOMEM;
+	sm->value[0] = (int64_t)floor(weight + 0.5);
 	return 0;
 }
 
@@ -173,30 +187,35 @@ static int write_gzip(const uint8_t *buf, size_t len, FILE *f)
 	return ret == Z_STREAM_END ? 0 : ret == Z_ERRNO ? -EIO : -EINVAL;
 }
 
-int out_pprof(const struct vgl_profile *p, FILE *f)
+/* A sample type, as pprof names it. */
+struct vtype {
+	const char *type, *unit;
+};
+
+/*
+ * Writes the profile of the samples sm (location ids: function indexes +
+ * 1) over the functions funcs[0 .. nf) of r's modules: one Function and
+ * one Location per function, one Mapping per module.  The values of each
+ * sample are of the ntypes types; the period is of the type period_type
+ * (an index in types).
+ */
+static int write_profile(const struct vgl_reader *r, struct vgl_symbolizer *sym,
+			 const struct vgl_pfunc *fs, size_t nf,
+			 const struct samples *sm, const struct vtype *types,
+			 size_t ntypes, size_t period_type, int64_t period,
+			 FILE *f)
 {
-	const struct vgl_reader *r = p->r;
 	PProfile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
-	PValueType vt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	PValueType vt[4], *vtp[4];
 	PMapping *maps = NULL, **mapp = NULL;
 	PLocation *locs = NULL, **locp = NULL;
 	PLine *lines = NULL, **linep = NULL;
 	PFunction *funcs = NULL, **funcp = NULL;
 	struct strtab st = { 0 };
-	struct samples sm = { 0 };
-	struct stacks s;
-	size_t i, nm = r->nmodules, nf = p->nfuncs, len;
+	size_t i, nm = r->nmodules, len;
 	uint8_t *buf = NULL;
-	int err;
+	int err = -ENOMEM;
 
-	err = stacks_build(&s, p);
-	if (err)
-		return err;
-	err = stacks_walk(&s, add_sample, &sm);
-	stacks_release(&s);
-	if (err)
-		goto out;
-	err = -ENOMEM;
 	maps = calloc(nm + 1, sizeof(*maps));
 	mapp = calloc(nm + 1, sizeof(*mapp));
 	locs = calloc(nf + 1, sizeof(*locs));
@@ -206,11 +225,17 @@ int out_pprof(const struct vgl_profile *p, FILE *f)
 	funcs = calloc(nf + 1, sizeof(*funcs));
 	funcp = calloc(nf + 1, sizeof(*funcp));
 	if (!maps || !mapp || !locs || !locp || !lines || !linep || !funcs ||
-	    !funcp || strtab_add(&st, "") < 0)
+	    !funcp || strtab_add(&st, "") < 0 || ntypes > 4)
 		goto out;
 
-	vt.type = strtab_add(&st, "calls");
-	vt.unit = strtab_add(&st, "count");
+	for (i = 0; i < ntypes; i++) {
+		perftools__profiles__value_type__init(&vt[i]);
+		vt[i].type = strtab_add(&st, types[i].type);
+		vt[i].unit = strtab_add(&st, types[i].unit);
+		if (vt[i].type < 0 || vt[i].unit < 0)
+			goto out;
+		vtp[i] = &vt[i];
+	}
 	for (i = 0; i < nm; i++) {
 		const struct vgl_module_info *m = &r->modules[i];
 		char hex[2 * VGL_BUILD_ID_MAX + 1];
@@ -233,7 +258,7 @@ int out_pprof(const struct vgl_profile *p, FILE *f)
 			goto out;
 	}
 	for (i = 0; i < nf; i++) {
-		const struct vgl_pfunc *fn = &p->funcs[i];
+		const struct vgl_pfunc *fn = &fs[i];
 		uint64_t bias = 0;
 
 		perftools__profiles__function__init(&funcs[i]);
@@ -256,17 +281,17 @@ int out_pprof(const struct vgl_profile *p, FILE *f)
 		locs[i].id = i + 1;
 		if (fn->module != VGL_PROFILE_NO_MODULE) {
 			locs[i].mapping_id = fn->module + 1;
-			bias = vgl_symbolizer_module_bias(p->sym, fn->module);
+			bias = vgl_symbolizer_module_bias(sym, fn->module);
 		}
 		locs[i].address = fn->addr + bias;
 		locs[i].n_line = 1;
 		locs[i].line = &linep[i];
 		locp[i] = &locs[i];
 	}
-	prof.n_sample_type = 1;
-	prof.sample_type = (PValueType *[]){ &vt };
-	prof.n_sample = sm.n;
-	prof.sample = sm.v;
+	prof.n_sample_type = ntypes;
+	prof.sample_type = vtp;
+	prof.n_sample = sm->n;
+	prof.sample = sm->v;
 	prof.n_mapping = nm;
 	prof.mapping = mapp;
 	prof.n_location = nf;
@@ -278,8 +303,8 @@ int out_pprof(const struct vgl_profile *p, FILE *f)
 	prof.time_nanos = (int64_t)r->meta.start_ns;
 	if (r->meta.end_ns > r->meta.start_ns)
 		prof.duration_nanos = (int64_t)(r->meta.end_ns - r->meta.start_ns);
-	prof.period_type = &vt;
-	prof.period = 1;
+	prof.period_type = vtp[period_type];
+	prof.period = period;
 
 	len = perftools__profiles__profile__get_packed_size(&prof);
 	buf = malloc(len + 1);
@@ -288,9 +313,6 @@ int out_pprof(const struct vgl_profile *p, FILE *f)
 	perftools__profiles__profile__pack(&prof, buf);
 	err = write_gzip(buf, len, f);
 out:
-	for (i = 0; i < sm.n; i++)
-		free(sm.v[i]);
-	free(sm.v);
 	free(buf);
 	free(maps);
 	free(mapp);
@@ -301,5 +323,68 @@ out:
 	free(funcs);
 	free(funcp);
 	strtab_free(&st);
+	return err;
+}
+
+static void free_samples(struct samples *sm)
+{
+	size_t i;
+
+	for (i = 0; i < sm->n; i++)
+		free(sm->v[i]);
+	free(sm->v);
+}
+
+int out_pprof(const struct vgl_profile *p, FILE *f)
+{
+	static const struct vtype calls = { "calls", "count" };
+	struct samples sm = { 0 };
+	struct stacks s;
+	int err;
+
+	err = stacks_build(&s, p);
+	if (err)
+		return err;
+	err = stacks_walk(&s, add_sample, &sm);
+	stacks_release(&s);
+	if (!err)
+		err = write_profile(p->r, p->sym, p->funcs, p->nfuncs, &sm,
+				    &calls, 1, 0, 1, f);
+	free_samples(&sm);
+	return err;
+}
+
+/*
+ * A sampled profile: one sample per distinct chain, its values the
+ * samples and the CPU time they stand for (samples times the sampling
+ * period, 1 s / the frequency asked for), the period of cpu/nanoseconds,
+ * as pprof's own CPU profiles have them.
+ */
+int out_pprof_sampled(const struct vgl_sprofile *sp, FILE *f)
+{
+	static const struct vtype types[2] = {
+		{ "samples", "count" }, { "cpu", "nanoseconds" },
+	};
+	uint32_t hz = sp->r->stacks_head.frequency;
+	int64_t period = hz ? (int64_t)(1000000000ull / hz) : 0;
+	struct samples sm = { 0 };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < sp->nstacks; i++) {
+		const struct vgl_sstack *st = &sp->stacks[i];
+		PSample *s = new_sample(&sm, sp->chain + st->first, st->depth, 2);
+
+		if (!s) {
+			err = -ENOMEM;
+			break;
+		}
+		s->value[0] = (int64_t)st->count;
+		s->value[1] = (int64_t)st->count * period;
+	}
+	if (!err)
+		err = write_profile(sp->r, sp->sym, sp->funcs, sp->nfuncs, &sm,
+				    types, 2, 1, period, f);
+	free_samples(&sm);
 	return err;
 }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "profile.h"
+#include "sprofile.h"
 
 /* The deepest stack the unfolding follows; a longer path is cut there. */
 #define STACKS_MAX_DEPTH 64
@@ -87,7 +88,68 @@ int out_fdata(const struct vgl_profile *p, const char *module, FILE *f);
 int out_pprof(const struct vgl_profile *p, FILE *f);
 /* The schema of report --json (docs/report-json.md); in cmd-report.c. */
 int report_json(const struct vgl_profile *p, const char *path, FILE *f);
-int out_flame(const struct vgl_profile *p, const char *title, FILE *f);
+
+/*
+ * The sampled writers: the same formats from the stacks of a sampled
+ * profile (vigil attach -o).  Their stacks are the distinct call chains
+ * sampled, their weights samples.
+ */
+int out_callgrind_sampled(const struct vgl_sprofile *sp, const char *path,
+			  FILE *f);
+int out_folded_sampled(const struct vgl_sprofile *sp, FILE *f);
+int out_fdata_sampled(const struct vgl_sprofile *sp, const char *module,
+		      FILE *f);
+int out_pprof_sampled(const struct vgl_sprofile *sp, FILE *f);
+
+/*
+ * A flame graph (out-flame.c) is drawn from weighted stacks of names,
+ * added to a struct flame from either kind of profile; a differential
+ * one from two, A (side 0) and B (side 1).
+ */
+struct flame;
+
+int flame_new(struct flame **out);
+void flame_free(struct flame *fl);
+/* Adds the stacks of a counting profile (those of --to folded). */
+int flame_add_profile(struct flame *fl, int side, const struct vgl_profile *p);
+/* Adds the stacks of a sampled profile. */
+int flame_add_sampled(struct flame *fl, int side,
+		      const struct vgl_sprofile *sp);
+/*
+ * Writes the graph of side 1 (and side 0, unless diff).  unit names
+ * what a width counts ("calls", "samples").  With diff, the widths are
+ * side 1's and each frame is coloured by how its own weight changed from
+ * side 0, both normalised to their totals: red grew, blue shrank.
+ */
+int out_flame_svg(struct flame *fl, const char *title, const char *unit,
+		  int diff, FILE *f);
+
+/* One profile file read and modelled, as the converters take it. */
+struct out_input {
+	const char *path;
+	struct vgl_reader r;
+	struct vgl_symbolizer *sym;
+	struct vgl_profile p;        /* the counting model (empty for a
+	                              * sampled file but for its modules) */
+	struct vgl_sprofile sp;      /* the sampled model, when sampled and
+	                              * asked for */
+	int sampled;                 /* META kind SAMPLED */
+	int opened, built;
+};
+
+/* Reads and models path (a sampled file with lib/sprofile's model too
+ * when sampled_model); prints one line and returns EXIT_BAD_FILE on
+ * failure (nothing to close then), else 0.  In cmd-convert.c. */
+int out_input_open(struct out_input *in, const char *path, int sampled_model);
+void out_input_close(struct out_input *in);
+
+/*
+ * Opens out (NULL: standard output), calls write, and finishes the file
+ * (written whole, then renamed).  Prints one line for any failure, naming
+ * path (the profile) or out; returns the exit status.
+ */
+int out_write(const char *path, const char *out,
+	      int (*write)(FILE *f, void *arg), void *arg);
 
 /* A function's name as one frame of a folded stack: its label, with ';'
  * (the frame separator) replaced by ':' and line ends by spaces. */

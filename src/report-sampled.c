@@ -2,10 +2,9 @@
  * report-sampled.c - see report-sampled.h.
  *
  * Everything is computed from the reader's copies in one pass over the
- * samples (threads, memory) and one over the stacks (functions).  A
- * function is its module and the ELF address of its first byte, as in the
- * profile model; functions are found by binary search in a table sorted
- * once, so the cost is O(frames log functions).
+ * samples (threads, memory); the functions with their self and total
+ * samples come from the model of the stacks (lib/sprofile.h), which the
+ * converters read too.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 
 #include "profile.h"
 #include "report-sampled.h"
+#include "sprofile.h"
 
 #define TOP_DEFAULT 20
 
@@ -25,15 +25,6 @@ struct sthread {
 	uint64_t run_ns, user_us, sys_us;   /* over the run */
 };
 
-struct sfunc {
-	uint32_t module;           /* symbolizer index or NO_MODULE */
-	uint64_t addr;             /* ELF address of its start (runtime
-	                            * address when no module) */
-	const char *name;
-	char *owned;               /* name made here */
-	uint64_t self, total;
-	size_t last_stack;         /* stack that last counted total */
-};
 
 struct summary {
 	struct sthread *t;
@@ -41,8 +32,7 @@ struct summary {
 	uint64_t duration_ns;
 	size_t nmem;
 	uint64_t min[4], max[4], last[4];
-	struct sfunc *f;
-	size_t nf;
+	struct vgl_sprofile sp;     /* the functions */
 };
 
 static const char *const mem_names[4] = {
@@ -56,26 +46,6 @@ static int cmp_thread(const void *a, const void *b)
 	if (x->run_ns != y->run_ns)
 		return x->run_ns < y->run_ns ? 1 : -1;
 	return (x->tid > y->tid) - (x->tid < y->tid);
-}
-
-static int cmp_func_key(const void *a, const void *b)
-{
-	const struct sfunc *x = a, *y = b;
-
-	if (x->module != y->module)
-		return x->module < y->module ? -1 : 1;
-	return (x->addr > y->addr) - (x->addr < y->addr);
-}
-
-static int cmp_func_self(const void *a, const void *b)
-{
-	const struct sfunc *x = a, *y = b;
-
-	if (x->self != y->self)
-		return x->self < y->self ? 1 : -1;
-	if (x->total != y->total)
-		return x->total < y->total ? 1 : -1;
-	return strcmp(x->name, y->name);
 }
 
 static void threads_of(const struct vgl_reader *r, struct summary *s)
@@ -142,108 +112,6 @@ static void memory_of(const struct vgl_reader *r, struct summary *s)
 	}
 }
 
-/* The function of one frame, as a key (module, address) and a name. */
-static struct sfunc func_of(const struct vgl_reader *r,
-			    struct vgl_symbolizer *sym,
-			    const struct vgl_frame *fr, int caller)
-{
-	uint64_t look = caller && fr->addr ? fr->addr - 1 : fr->addr;
-	struct sfunc f = { .module = VGL_PROFILE_NO_MODULE, .addr = look };
-	struct vgl_func_sym *fs;
-	char buf[64];
-
-	if (fr->module != VGL_NO_MODULE)
-		f.module = vgl_profile_module_index(r, fr->module);
-	if (f.module == VGL_PROFILE_NO_MODULE) {
-		snprintf(buf, sizeof(buf), "0x%" PRIx64, fr->addr);
-		f.owned = strdup(buf);
-		f.name = f.owned;
-		return f;
-	}
-	fs = vgl_symbolizer_func(sym, f.module, look);
-	if (fs) {
-		f.addr = fs->start;
-		f.name = vgl_func_sym_name(fs);
-		return f;
-	}
-	/* No symbol: one entry per address, named module+offset. */
-	f.addr = look - vgl_symbolizer_module_bias(sym, f.module);
-	if (asprintf(&f.owned, "%s+0x%" PRIx64,
-		     vgl_symbolizer_module_name(sym, f.module), f.addr) < 0)
-		f.owned = NULL;
-	f.name = f.owned;
-	return f;
-}
-
-/*
- * Self and total samples per function.  Frames are named once per stack;
- * the functions found are kept sorted by key, so each later frame costs a
- * binary search (an insertion only for a new function).
- */
-static void functions_of(const struct vgl_reader *r,
-			 struct vgl_symbolizer *sym, struct summary *s)
-{
-	size_t cap = 0, i, j;
-
-	for (i = 0; i < r->nstacks; i++) {
-		const struct vgl_stack_info *st = &r->stacks[i];
-
-		for (j = 0; j < st->nframes; j++) {
-			struct sfunc key = func_of(r, sym,
-						   &r->frames[st->first_frame + j],
-						   j > 0);
-			struct sfunc *f;
-			size_t lo = 0, hi = s->nf;
-
-			if (!key.name)
-				continue;
-			while (lo < hi) {
-				size_t mid = (lo + hi) / 2;
-				int c = cmp_func_key(&key, &s->f[mid]);
-
-				if (!c) {
-					lo = hi = mid;
-					break;
-				}
-				if (c < 0)
-					hi = mid;
-				else
-					lo = mid + 1;
-			}
-			if (lo < s->nf && !cmp_func_key(&key, &s->f[lo])) {
-				free(key.owned);
-			} else {
-				if (s->nf == cap) {
-					size_t c2 = cap ? cap * 2 : 64;
-					struct sfunc *p = realloc(s->f, c2 * sizeof(*p));
-
-					if (!p) {
-						free(key.owned);
-						continue;
-					}
-					s->f = p;
-					cap = c2;
-				}
-				memmove(&s->f[lo + 1], &s->f[lo],
-					(s->nf - lo) * sizeof(*s->f));
-				key.last_stack = SIZE_MAX;
-				s->f[lo] = key;
-				s->nf++;
-			}
-			f = &s->f[lo];
-			if (j == 0)
-				f->self += st->count;
-			/* A recursive function counts once per stack. */
-			if (f->last_stack != i) {
-				f->total += st->count;
-				f->last_stack = i;
-			}
-		}
-	}
-	if (s->nf)
-		qsort(s->f, s->nf, sizeof(*s->f), cmp_func_self);
-}
-
 static void summarize(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 		      struct summary *s)
 {
@@ -253,16 +121,13 @@ static void summarize(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 				 r->samples[0].elapsed_ns;
 	threads_of(r, s);
 	memory_of(r, s);
-	functions_of(r, sym, s);
+	/* On -ENOMEM the table is empty; the other tables still print. */
+	vgl_sprofile_build(&s->sp, r, sym);
 }
 
 static void release(struct summary *s)
 {
-	size_t i;
-
-	for (i = 0; i < s->nf; i++)
-		free(s->f[i].owned);
-	free(s->f);
+	vgl_sprofile_release(&s->sp);
 	free(s->t);
 }
 
@@ -306,12 +171,13 @@ void report_sampled_text(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 	printf("\nTop functions by self samples (%" PRIu64 " stack samples, %"
 	       PRIu64 " lost):\n\n", total, r->stacks_head.lost);
 	printf("%10s %7s %10s %7s  %s\n", "self", "%", "total", "%", "function");
-	for (i = 0; i < s.nf && i < top; i++)
+	for (i = 0; i < s.sp.nfuncs && i < top; i++)
 		printf("%10" PRIu64 " %6.2f%% %10" PRIu64 " %6.2f%%  %s\n",
-		       s.f[i].self, pct(s.f[i].self, total), s.f[i].total,
-		       pct(s.f[i].total, total), s.f[i].name);
-	if (s.nf > top)
-		printf("\nfolded away: %zu of %zu functions\n", s.nf - top, s.nf);
+		       s.sp.self[i], pct(s.sp.self[i], total), s.sp.total[i],
+		       pct(s.sp.total[i], total), s.sp.funcs[i].label);
+	if (s.sp.nfuncs > top)
+		printf("\nfolded away: %zu of %zu functions\n",
+		       s.sp.nfuncs - top, s.sp.nfuncs);
 	release(&s);
 }
 
@@ -357,18 +223,20 @@ void report_sampled_json(struct vgl_json *j, const struct vgl_reader *r,
 	vgl_json_u64(j, "stack_lost", r->stacks_head.lost);
 	vgl_json_u64(j, "frequency_hz", r->stacks_head.frequency);
 	vgl_json_begin_array(j, "functions");
-	for (i = 0; i < s.nf; i++) {
+	for (i = 0; i < s.sp.nfuncs; i++) {
+		const struct vgl_pfunc *f = &s.sp.funcs[i];
+
 		vgl_json_begin_object(j, NULL);
-		vgl_json_str(j, "name", s.f[i].name);
-		if (s.f[i].module != VGL_PROFILE_NO_MODULE) {
+		vgl_json_str(j, "name", f->name);
+		if (f->module != VGL_PROFILE_NO_MODULE) {
 			vgl_json_str(j, "module",
-				     vgl_symbolizer_module_name(sym, s.f[i].module));
+				     vgl_symbolizer_module_name(sym, f->module));
 		} else {
 			vgl_json_null(j, "module");
 		}
-		vgl_json_hex(j, "address", s.f[i].addr);
-		vgl_json_u64(j, "self_samples", s.f[i].self);
-		vgl_json_u64(j, "total_samples", s.f[i].total);
+		vgl_json_hex(j, "address", f->addr);
+		vgl_json_u64(j, "self_samples", s.sp.self[i]);
+		vgl_json_u64(j, "total_samples", s.sp.total[i]);
 		vgl_json_end_object(j);
 	}
 	vgl_json_end_array(j);

@@ -163,13 +163,13 @@ else
 		done
 	done
 	echo "corpus: $ncorpus checks"
-	# The converters (vigil convert, vigil flame) the same way, and none
-	# may leave an output file behind.
+	# The converters (vigil convert, json included, vigil flame) the
+	# same way, and none may leave an output file behind.
 	nconv=0
 	for file in tests/corpus/bad/*; do
 		[[ -f $file ]] || continue
 		selected "$file" || continue
-		for to in callgrind folded fdata pprof flame; do
+		for to in callgrind folded fdata pprof json flame; do
 			nconv=$((nconv + 1))
 			err=$out/corpus.err
 			conv=$out/corpus.out

@@ -127,13 +127,14 @@ def build_samples(samples, e="<"):
 
 def build_stacks(stacks, e="<"):
     lost, freq, recs = stacks
-    out = struct.pack(e + STACKS_HDR, len(recs), sum(r[1] for r in recs),
-                      lost, freq, 0)
+    # A list joined once: the benchmark writes millions of frames.
+    out = [struct.pack(e + STACKS_HDR, len(recs), sum(r[1] for r in recs),
+                       lost, freq, 0)]
     for (tid, count, frames) in recs:
-        out += struct.pack(e + STACK, tid, len(frames), count)
+        out.append(struct.pack(e + STACK, tid, len(frames), count))
         for (addr, mod) in frames:
-            out += struct.pack(e + FRAME, addr, mod, 0)
-    return out
+            out.append(struct.pack(e + FRAME, addr, mod, 0))
+    return b"".join(out)
 
 
 def build(spec, e="<"):

@@ -10,6 +10,11 @@ headless Chromium (issue 10, point 4):
      zooms (its frame spans the whole width, the frames outside it are
      hidden); search(NAME[0]) highlights every frame of NAME[0].
 
+With --fills first (for differential graphs), the result also holds
+"fills": each frame's path ("main;eval;lex") and the fill of its
+rectangle as the browser has it, and the screenshot must hold the fill
+of every frame wider than 20 pixels.
+
 Prints what it found as one JSON line; exits 1 with a line per problem."""
 
 import json
@@ -94,11 +99,32 @@ out.hidden = Array.prototype.filter.call(svg.querySelectorAll('g.f'),
 out.matches = window.vigilFlame.search(%s);
 out.highlighted = svg.querySelectorAll('g.match').length;
 out.matched = svg.querySelector('#matched').textContent;
+if (%s) {
+  window.vigilFlame.search('');
+  window.vigilFlame.unzoom();
+  var all = Array.prototype.slice.call(svg.querySelectorAll('g.f'));
+  out.fills = {};
+  all.forEach(function (f) {
+    var x = +f.getAttribute('data-x'), d = +f.getAttribute('data-depth');
+    if (!d) return;
+    var path = all.filter(function (g) {
+      var gx = +g.getAttribute('data-x'), gw = +g.getAttribute('data-w');
+      var gd = +g.getAttribute('data-depth');
+      return gd > 0 && gd < d && gx <= x + 1e-9 && x < gx + gw - 1e-9;
+    }).sort(function (a, b) { return a.getAttribute('data-depth') - b.getAttribute('data-depth'); })
+      .map(function (g) { return g.getAttribute('data-name'); });
+    path.push(f.getAttribute('data-name'));
+    out.fills[path.join(';')] = getComputedStyle(f.querySelector('rect')).fill;
+  });
+}
 document.getElementById('result').textContent = JSON.stringify(out);
 </script></body></html>"""
 
 
 def main():
+    fills = sys.argv[1] == "--fills"
+    if fills:
+        del sys.argv[1]
     svg, work, names = sys.argv[1], sys.argv[2], sys.argv[3:]
     text = open(svg).read()
     bad = []
@@ -119,13 +145,19 @@ def main():
     body = text[text.index("<svg"):]
     page = os.path.join(work, "page.html")
     with open(page, "w") as f:
-        f.write(PAGE % (body, json.dumps(names[1]), json.dumps(names[0])))
+        f.write(PAGE % (body, json.dumps(names[1]), json.dumps(names[0]),
+                        "true" if fills else "false"))
     dom = chrome(["--dump-dom", "file://" + os.path.abspath(page)])
     m = re.search(r'<pre id="result">(.*?)</pre>', dom, re.S)
     result = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&")) if m and m.group(1) else None
     print(json.dumps(result, sort_keys=True))
     if result is None:
         bad.append("the page's script gave no result")
+    if fills:
+        for g in re.finditer(r'data-pw="([0-9.]+)"[^>]*>.*?fill="rgb\((\d+),(\d+),(\d+)\)"', text):
+            rgb = tuple(int(x) for x in g.groups()[1:])
+            if float(g.group(1)) > 20 and rgb not in colours:
+                bad.append("the screenshot lacks the fill rgb%s" % (rgb,))
     for b in bad:
         print(b)
     sys.exit(1 if bad else 0)

@@ -1,76 +1,72 @@
 #!/usr/bin/python3
-"""mksampled.py KIND OUT [N T] - write a made-up sampled profile (the
-layout of tests/corpus/mkcorpus.py) whose values are known, for `vigil
-plot`'s tests and benchmark:
+"""mksampled.py PROG OUT.vgl [FREQ] < STACKS - write a sampled profile (the
+kind `vigil attach -o` writes) of the ELF program PROG with exactly the
+stacks given, so that the converters of sampled profiles can be checked
+with exact values against a real binary's symbols, files and lines.
 
-  empty OUT        a sampled file without samples
-  many OUT N T     N samples 10 ms apart of T threads: thread k (tid
-                   1000 + k, name "t<k>") gains (k + 1) * 100 us of run
-                   time per interval, (k + 1) % of one CPU, and the
-                   process the sum of its threads' user time; RSS (i % 7
-                   + 1) MiB at sample i; host user 1 us, system 1 us,
-                   iowait 0, idle 2 us per interval (25 % user, 25 %
-                   system)
-  memory OUT N     N samples of memory alone (no threads, no host CPU)
-  backwards OUT    3 samples, the third 5 ms before the second
-"""
+Each line of STACKS is `TID COUNT FRAME;FRAME;...`, outermost frame
+first, as folded stacks are written; a FRAME is FUNCTION or
+FUNCTION+OFFSET (hexadecimal, default 4 for the innermost frame, where
+the thread was, and 8 for the others, which are return addresses: a
+reader looks those up at address - 1).  PROG is placed at the load bias
+0x555555554000 and recorded with its path and build-id; the file is laid
+out by tests/corpus/mkcorpus.py, written independently of vigil's C
+writer."""
+
 import os
-import struct
+import re
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "corpus"))
 import mkcorpus  # noqa: E402
 
-
-MIB = 1 << 20
-T0 = 1700000000000000000
+BIAS = 0x555555554000
 
 
-def samples(n, t, scan):
-    out = []
-    for i in range(n):
-        threads = [(1000 + k, "t%d" % k, 0, 0, (k + 1) * 100000 * i)
-                   for k in range(t)] if scan & 0x4 else []
-        cpu = sum((k + 1) * 100 * i for k in range(t)) if scan & 0x2 else 0
-        out.append((T0 + i * 10000000, i * 10000000, scan, (cpu, 0),
-                    ((i % 7 + 1) * MIB, MIB, 0, 0),
-                    (1, 1, 2, 0) if i else (99, 99, 99, 99), 0, threads))
-    return out
+def symbols(prog):
+    out = subprocess.run(["nm", "--defined-only", prog], check=True,
+                         capture_output=True, text=True).stdout
+    syms = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "tTwW":
+            syms.setdefault(parts[2], int(parts[0], 16))
+    return syms
 
 
-def build_samples(samples, e="<"):
-    """mkcorpus.build_samples, joined once: its += is quadratic, which a
-    long run makes slow."""
-    out = [struct.pack(e + mkcorpus.SAMPLES_HDR, len(samples), 112, 48, 0, 0)]
-    for (t, el, scan, cpu, mem, host, ss, threads) in samples:
-        out.append(struct.pack(e + mkcorpus.SAMPLE, t, el, scan, len(threads),
-                               *cpu, *mem, *host, ss))
-        for (tid, name, u, sy, run) in threads:
-            out.append(struct.pack(e + mkcorpus.THREAD, tid, 0, name.encode(),
-                                   u, sy, run))
-    return b"".join(out)
+def build_id(prog):
+    out = subprocess.run(["readelf", "-n", prog], check=True,
+                         capture_output=True, text=True).stdout
+    m = re.search(r"Build ID: ([0-9a-f]+)", out)
+    return bytes.fromhex(m.group(1)) if m else b""
 
 
 def main():
-    kind, path = sys.argv[1], sys.argv[2]
+    prog, out = os.path.abspath(sys.argv[1]), sys.argv[2]
+    freq = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
+    syms = symbols(prog)
+    recs = []
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        tid, count, stack = line.split()
+        frames = []
+        names = stack.split(";")
+        for depth, f in enumerate(reversed(names)):
+            name, _, off = f.partition("+")
+            off = int(off, 16) if off else (4 if depth == 0 else 8)
+            frames.append((BIAS + syms[name] + off, 0))
+        recs.append((int(tid), int(count), frames))
+    size = os.path.getsize(prog)
     s = mkcorpus.sampled_spec()
-    s["stacks"] = None
-    if kind == "empty":
-        s["samples"] = []
-    elif kind == "many":
-        s["samples"] = samples(int(sys.argv[3]), int(sys.argv[4]), 0x47)
-    elif kind == "backwards":
-        s["samples"] = samples(3, 1, 0x47)
-        t, _, *rest = s["samples"][2]
-        s["samples"][2] = (t, 5000000, *rest)
-    elif kind == "memory":
-        s["samples"] = samples(int(sys.argv[3]), 0, 0x40)
-    else:
-        sys.exit("mksampled.py: unknown kind %r" % kind)
-    with open(path, "wb") as f:
+    s.update(exe=prog, argv=[prog], pid=4242,
+             modules=[(0, BIAS, BIAS, BIAS + size + 0x10000, build_id(prog),
+                       prog)])
+    s["stacks"] = (0, freq, recs)
+    with open(out, "wb") as f:
         f.write(bytes(mkcorpus.build(s)[0]))
 
 
-mkcorpus.build_samples = build_samples
 main()

@@ -2,7 +2,9 @@
 // pprof-format package (independent of vigil's protobuf-c encoder) and
 // print what a pprof user sees, as one JSON object: sample types, the
 // total, each function's flat (leaf) and cumulative values, the stacks
-// (root first, "a;b;c": value) and the mappings with their build-ids.
+// (root first, "a;b;c": value) and the mappings with their build-ids;
+// then the sum of every value type ("totals") and the period with its
+// type.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -24,11 +26,15 @@ const fname = (lid) => str(funcs.get(Number(locs.get(Number(lid)).line[0].functi
 const out = {
   sample_types: p.sampleType.map((t) => str(t.type) + "/" + str(t.unit)),
   total: 0, flat: {}, cum: {}, stacks: {}, functions: {}, mappings: [],
+  totals: p.sampleType.map(() => 0),
+  period: Number(p.period),
+  period_type: p.periodType ? str(p.periodType.type) + "/" + str(p.periodType.unit) : null,
 };
 for (const s of p.sample) {
   const v = Number(s.value[0]);
   const names = s.locationId.map(fname);
   out.total += v;
+  s.value.forEach((x, i) => { out.totals[i] += Number(x); });
   out.flat[names[0]] = (out.flat[names[0]] || 0) + v;
   for (const n of new Set(names)) out.cum[n] = (out.cum[n] || 0) + v;
   const key = names.slice().reverse().join(";");

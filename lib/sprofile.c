@@ -1,0 +1,329 @@
+/*
+ * sprofile.c - see sprofile.h.
+ *
+ * Three passes over the frames: symbolize each one into a key (module,
+ * ELF address of its function), sort the keys and keep one per function,
+ * then find each frame's function by binary search while writing the
+ * chains.  The chains are then sorted by their functions' names, so
+ * equal chains of different threads meet and are added up, and every
+ * writer gets them in the order folded stacks are read in.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sortsum.h"
+#include "sprofile.h"
+
+struct skey {
+	uint32_t module;
+	uint64_t addr;
+	struct vgl_func_sym *sym;
+};
+
+static int cmp_skey(const void *a, const void *b)
+{
+	const struct skey *x = a, *y = b;
+
+	if (x->module != y->module)
+		return x->module < y->module ? -1 : 1;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/*
+ * The function of frame fr.  A return address (caller) is looked up at
+ * addr - 1.  A frame in no module keeps its address as it is: it only
+ * names the place, and people compare it with the raw frames.
+ */
+static void resolve(const struct vgl_reader *r, struct vgl_symbolizer *sym,
+		    const struct vgl_frame *fr, int caller, struct skey *k)
+{
+	uint64_t look = caller && fr->addr ? fr->addr - 1 : fr->addr;
+
+	k->module = vgl_profile_module_index(r, fr->module);
+	k->sym = NULL;
+	if (k->module == VGL_PROFILE_NO_MODULE) {
+		k->addr = fr->addr;
+		return;
+	}
+	k->sym = vgl_symbolizer_func(sym, k->module, look);
+	k->addr = k->sym ? k->sym->start :
+		  look - vgl_symbolizer_module_bias(sym, k->module);
+}
+
+static size_t find_key(const struct skey *keys, size_t n, const struct skey *k)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_skey(&keys[mid], k) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Fills funcs[i] from keys[i], as the counting model names functions. */
+static int make_func(struct vgl_sprofile *p, const struct skey *k,
+		     struct vgl_pfunc *f)
+{
+	char *s = NULL;
+
+	memset(f, 0, sizeof(*f));
+	f->module = k->module;
+	f->addr = k->addr;
+	f->known = k->sym != NULL;
+	f->module_name = vgl_symbolizer_module_name(p->sym, k->module);
+	if (k->sym) {
+		const char *file;
+		int line, err;
+
+		f->size = k->sym->size;
+		f->name = vgl_func_sym_name(k->sym);
+		err = vgl_symbolizer_line(p->sym, k->module, k->addr +
+					  vgl_symbolizer_module_bias(p->sym, k->module),
+					  &file, &line);
+		if (err == -ENOMEM)
+			return err;
+		if (!err) {
+			f->file = file;
+			f->line = line;
+		}
+	} else {
+		if ((f->module_name ?
+		     asprintf(&s, "%s+0x%llx", f->module_name,
+			      (unsigned long long)k->addr) :
+		     asprintf(&s, "0x%llx", (unsigned long long)k->addr)) < 0)
+			return -ENOMEM;
+		p->owned[p->nowned++] = s;
+		f->name = s;
+	}
+	f->label = f->name;
+	return 0;
+}
+
+/* Orders function indexes for people (qsort_r: arg is the profile). */
+static int cmp_report(const void *a, const void *b, void *arg)
+{
+	const struct vgl_sprofile *p = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c;
+
+	if (p->self[x] != p->self[y])
+		return p->self[x] < p->self[y] ? 1 : -1;
+	if (p->total[x] != p->total[y])
+		return p->total[x] < p->total[y] ? 1 : -1;
+	c = strcmp(p->funcs[x].name, p->funcs[y].name);
+	if (c)
+		return c;
+	if (p->funcs[x].module != p->funcs[y].module)
+		return p->funcs[x].module < p->funcs[y].module ? -1 : 1;
+	return (p->funcs[x].addr > p->funcs[y].addr) -
+	       (p->funcs[x].addr < p->funcs[y].addr);
+}
+
+/* Chains by their functions' labels, outermost first; then by index, so
+ * that only equal chains compare equal. */
+static int cmp_chain(const void *a, const void *b, void *arg)
+{
+	const struct vgl_sprofile *p = arg;
+	const struct vgl_sstack *x = a, *y = b;
+	const uint32_t *cx = p->chain + x->first, *cy = p->chain + y->first;
+	uint32_t i, n = x->depth < y->depth ? x->depth : y->depth;
+	int c;
+
+	for (i = 0; i < n; i++) {
+		if (cx[i] == cy[i])
+			continue;
+		c = strcmp(p->funcs[cx[i]].label, p->funcs[cy[i]].label);
+		if (c)
+			return c;
+		return cx[i] < cy[i] ? -1 : 1;
+	}
+	return (x->depth > y->depth) - (x->depth < y->depth);
+}
+
+static int cmp_label(const void *a, const void *b, void *arg)
+{
+	const struct vgl_pfunc *f = arg;
+
+	return strcmp(f[*(const size_t *)a].name, f[*(const size_t *)b].name);
+}
+
+/* Where two functions have one name, each is labelled with its file (or
+ * module), as the counting model does. */
+static int label_clashes(struct vgl_sprofile *p, size_t *idx)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < p->nfuncs; i++)
+		idx[i] = i;
+	qsort_r(idx, p->nfuncs, sizeof(*idx), cmp_label, p->funcs);
+	for (i = 0; i < p->nfuncs; i = j) {
+		for (j = i + 1; j < p->nfuncs &&
+		     !strcmp(p->funcs[idx[i]].name, p->funcs[idx[j]].name); j++)
+			;
+		for (k = i; j - i > 1 && k < j; k++) {
+			struct vgl_pfunc *f = &p->funcs[idx[k]];
+			const char *where = f->file ? f->file : f->module_name;
+			char *s;
+
+			if (!where)
+				continue;
+			if (asprintf(&s, "%s (%s)", f->name, where) < 0)
+				return -ENOMEM;
+			p->owned[p->nowned++] = s;
+			f->label = s;
+		}
+	}
+	return 0;
+}
+
+int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
+		       struct vgl_symbolizer *sym)
+{
+	size_t nf = r->nframes, ns = r->nstacks, i, j, n = 0;
+	struct skey *keys = NULL, *uniq = NULL;
+	size_t *order = NULL, *last = NULL;
+	uint32_t *remap = NULL;
+	struct vgl_pfunc *sorted = NULL;
+	uint64_t *s2 = NULL, *t2 = NULL;
+	int err = -ENOMEM;
+
+	memset(p, 0, sizeof(*p));
+	p->r = r;
+	p->sym = sym;
+	keys = malloc((nf + 1) * sizeof(*keys));
+	uniq = malloc((nf + 1) * sizeof(*uniq));
+	p->chain = malloc((nf + 1) * sizeof(*p->chain));
+	p->stacks = malloc((ns + 1) * sizeof(*p->stacks));
+	if (!keys || !uniq || !p->chain || !p->stacks)
+		goto out;
+	for (i = 0; i < ns; i++) {
+		const struct vgl_stack_info *st = &r->stacks[i];
+
+		for (j = 0; j < st->nframes; j++)
+			resolve(r, sym, &r->frames[st->first_frame + j], j > 0,
+				&keys[st->first_frame + j]);
+	}
+	memcpy(uniq, keys, nf * sizeof(*keys));
+	qsort(uniq, nf, sizeof(*uniq), cmp_skey);
+	for (i = 0; i < nf; i++)
+		if (!n || cmp_skey(&uniq[n - 1], &uniq[i]))
+			uniq[n++] = uniq[i];
+	p->funcs = calloc(n + 1, sizeof(*p->funcs));
+	p->self = calloc(n + 1, sizeof(*p->self));
+	p->total = calloc(n + 1, sizeof(*p->total));
+	p->owned = calloc(2 * n + 1, sizeof(*p->owned));
+	last = malloc((n + 1) * sizeof(*last));
+	order = malloc((n + 1) * sizeof(*order));
+	remap = malloc((n + 1) * sizeof(*remap));
+	sorted = malloc((n + 1) * sizeof(*sorted));
+	s2 = malloc((n + 1) * sizeof(*s2));
+	t2 = malloc((n + 1) * sizeof(*t2));
+	if (!p->funcs || !p->self || !p->total || !p->owned || !last ||
+	    !order || !remap || !sorted || !s2 || !t2)
+		goto out;
+	p->nfuncs = n;
+	for (i = 0; i < n; i++) {
+		err = make_func(p, &uniq[i], &p->funcs[i]);
+		if (err)
+			goto out;
+		last[i] = SIZE_MAX;
+	}
+	/* Each frame's function, innermost first as in the file, and the
+	 * samples: self for frame 0, total once per stack however often a
+	 * recursive function is on it. */
+	for (i = 0; i < ns; i++) {
+		const struct vgl_stack_info *st = &r->stacks[i];
+
+		for (j = 0; j < st->nframes; j++) {
+			size_t f = find_key(uniq, n, &keys[st->first_frame + j]);
+
+			p->chain[st->first_frame + j] = (uint32_t)f;
+			if (!j)
+				p->self[f] = vgl_sat_add(p->self[f], st->count);
+			if (last[f] != i) {
+				p->total[f] = vgl_sat_add(p->total[f], st->count);
+				last[f] = i;
+			}
+		}
+		p->samples = vgl_sat_add(p->samples, st->count);
+	}
+	/* Functions in the order people read them; the chains follow. */
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), cmp_report, p);
+	for (i = 0; i < n; i++) {
+		remap[order[i]] = (uint32_t)i;
+		sorted[i] = p->funcs[order[i]];
+		s2[i] = p->self[order[i]];
+		t2[i] = p->total[order[i]];
+	}
+	memcpy(p->funcs, sorted, n * sizeof(*sorted));
+	memcpy(p->self, s2, n * sizeof(*s2));
+	memcpy(p->total, t2, n * sizeof(*t2));
+	err = label_clashes(p, order);
+	if (err)
+		goto out;
+	/* Chains outermost first, then sorted and added up. */
+	for (i = 0; i < ns; i++) {
+		const struct vgl_stack_info *st = &r->stacks[i];
+		uint32_t *c = p->chain + st->first_frame;
+
+		for (j = 0; j < st->nframes; j++)
+			c[j] = remap[c[j]];
+		for (j = 0; j < st->nframes / 2; j++) {
+			uint32_t t = c[j];
+
+			c[j] = c[st->nframes - 1 - j];
+			c[st->nframes - 1 - j] = t;
+		}
+		p->stacks[i].first = st->first_frame;
+		p->stacks[i].depth = st->nframes;
+		p->stacks[i].count = st->count;
+	}
+	qsort_r(p->stacks, ns, sizeof(*p->stacks), cmp_chain, p);
+	for (i = 0; i < ns; i++) {
+		if (p->nstacks &&
+		    !cmp_chain(&p->stacks[p->nstacks - 1], &p->stacks[i], p)) {
+			struct vgl_sstack *prev = &p->stacks[p->nstacks - 1];
+
+			prev->count = vgl_sat_add(prev->count, p->stacks[i].count);
+			continue;
+		}
+		p->stacks[p->nstacks++] = p->stacks[i];
+	}
+	err = 0;
+out:
+	free(keys);
+	free(uniq);
+	free(last);
+	free(order);
+	free(remap);
+	free(sorted);
+	free(s2);
+	free(t2);
+	if (err)
+		vgl_sprofile_release(p);
+	return err;
+}
+
+void vgl_sprofile_release(struct vgl_sprofile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nowned; i++)
+		free(p->owned[i]);
+	free(p->owned);
+	free(p->funcs);
+	free(p->self);
+	free(p->total);
+	free(p->stacks);
+	free(p->chain);
+	memset(p, 0, sizeof(*p));
+}
