@@ -9,7 +9,8 @@
  * descendants orphan comes back to us to be waited for.  So "CMD's tree
  * has ended" is something we see (our children reaped, no process left
  * whose parent chain leads to us), and once it has, every profile is final
- * (its writer is gone).  A descendant that outlives CMD by more than
+ * (its writer is gone).  Profiles are merged while CMD runs, as their
+ * processes end (run-merge.c), so that the end has little left to do.  A descendant that outlives CMD by more than
  * --linger is named and left running: a left-behind server must not hang
  * the harness that runs us.
  *
@@ -38,6 +39,7 @@
 
 #include "duration.h"
 #include "procid.h"
+#include "run-merge.h"
 #include "sampler.h"
 #include "tree-sampler.h"
 #include "vgl_merge.h"
@@ -53,6 +55,9 @@ const char cmd_run_usage[] =
 	"waits for CMD and its descendants, and merges the profiles into one\n"
 	"per program, DIR/NAME.vgl (see 'vigil merge --help': programs are\n"
 	"told apart by build-id, modules without one are matched by path).\n"
+	"Profiles are merged as their processes end, so little is left to do\n"
+	"when CMD's tree has ended; about once a second the merged profiles\n"
+	"so far are written into DIR.\n"
 	"The per-process files are removed once merged (--keep-files keeps\n"
 	"them); those of processes left running are kept.  Window snapshots\n"
 	"(VIGIL_INTERVAL) are merged by time into DIR/NAME.wNNNNNN.vgl, as\n"
@@ -202,204 +207,6 @@ static void reap(pid_t cmd, int *status, int *cmd_done)
 		}
 }
 
-/* A name of dir that was there before CMD ran: not ours to merge. */
-struct names {
-	char **v;
-	size_t n;
-};
-
-static int names_has(const struct names *s, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (!strcmp(s->v[i], name))
-			return 1;
-	return 0;
-}
-
-static void names_add(struct names *s, const char *name)
-{
-	char **v = realloc(s->v, (s->n + 1) * sizeof(*v));
-
-	if (!v)
-		return;
-	s->v = v;
-	v[s->n] = strdup(name);
-	if (v[s->n])
-		s->n++;
-}
-
-static void names_free(struct names *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-	s->v = NULL;
-	s->n = 0;
-}
-
-/* dir/name in buf; names too long for it are not ours (-1). */
-static int join(char *buf, size_t len, const char *dir, const char *name)
-{
-	int n = snprintf(buf, len, "%s/%s", dir, name);
-
-	return n < 0 || (size_t)n >= len ? -1 : 0;
-}
-
-static int is_vgl(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n > 4 && !strcmp(name + n - 4, ".vgl");
-}
-
-static void list_dir(const char *dir, struct names *s)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	if (!d)
-		return;
-	while ((e = readdir(d)))
-		if (is_vgl(e->d_name))
-			names_add(s, e->d_name);
-	closedir(d);
-}
-
-/*
- * Removes the temporary files of processes that are gone (killed while
- * creating a profile or writing a window) from dir: the runtime of a
- * later run looks at a directory's first entries only.
- */
-static void clean_leftovers(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	uint64_t pid, start;
-	char state;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		pid = vgl_leftover_pid(e->d_name);
-		if (pid && vgl_proc_stat(pid, &start, &state) == -ENOENT)
-			unlinkat(dirfd(d), e->d_name, 0);
-	}
-	closedir(d);
-}
-
-/*
- * Merges the profiles in dir that were not there before (old) into one
- * per program, removes the merged per-process files unless keep, and
- * prints the summary line.  Returns 0 or -1 (after saying why).
- */
-static int merge_dir(const char *dir, const struct names *old, int keep)
-{
-	struct names now = { NULL, 0 }, done = { NULL, 0 }, outs = { NULL, 0 };
-	struct names wins = { NULL, 0 };
-	struct vgl_merge m;
-	struct vgl_reader r;
-	char path[4096], name[1024], summary[512], *extra;
-	size_t i, bad = 0, nwin, written;
-	int ret = 0, err;
-
-	vgl_merge_init(&m);
-	m.by_path = 1;
-	m.keep_apart = 1;
-	clean_leftovers(dir);
-	list_dir(dir, &now);
-	for (i = 0; i < now.n; i++) {
-		if (names_has(old, now.v[i]) ||
-		    join(path, sizeof(path), dir, now.v[i]))
-			continue;
-		if (vgl_reader_open_flags(&r, path, VGL_READ_UNSORTED)) {
-			fprintf(stderr, "vigil: %s: %s (not merged)\n", path,
-				r.err);
-			bad++;
-			continue;
-		}
-		err = vgl_merge_add(&m, &r, path);
-		if (err)
-			fprintf(stderr, "vigil: %s (not merged)\n", m.err);
-		else if (r.meta.kind == VGL_KIND_LIVE &&
-			 (r.liveness == VGL_LIVENESS_FINISHED ||
-			  r.liveness == VGL_LIVENESS_CUT_SHORT))
-			names_add(&done, now.v[i]);
-		vgl_reader_close(&r);
-	}
-	/* The window snapshots, read again and merged by time. */
-	nwin = vgl_merge_plan_windows(&m);
-	for (i = 0; i < nwin; i++) {
-		const char *w = vgl_merge_window_name(&m, i);
-
-		if (vgl_reader_open_flags(&r, w, VGL_READ_UNSORTED)) {
-			fprintf(stderr, "vigil: %s: %s (not merged)\n", w,
-				r.err);
-			bad++;
-			continue;
-		}
-		if (vgl_merge_add_window(&m, i, &r))
-			fprintf(stderr, "vigil: %s (not merged)\n", m.err);
-		else
-			names_add(&wins, strrchr(w, '/') + 1);
-		vgl_reader_close(&r);
-	}
-	merge_by_path_warning(&m);
-	for (i = 0; i < m.ngroups; i++) {
-		vgl_merge_name(&m, i, name, sizeof(name));
-		names_add(&outs, name);
-		err = join(path, sizeof(path), dir, name) ? -ENAMETOOLONG
-			: vgl_merge_write(&m, i, path);
-		if (err) {
-			fprintf(stderr, "vigil: %s: cannot write: %s\n", path,
-				strerror(-err));
-			ret = -1;
-		} else if (vgl_merge_write_windows(&m, i, path, &written)) {
-			fprintf(stderr, "vigil: %s\n", m.err);
-			ret = -1;
-		}
-	}
-	if (!ret && !keep) {
-		for (i = 0; i < done.n; i++) {
-			if (names_has(&outs, done.v[i]))
-				continue;   /* replaced by a merged file */
-			if (!join(path, sizeof(path), dir, done.v[i]))
-				unlink(path);
-		}
-		/* A window goes with its profile: PREFIX.wNNNNNN.vgl with
-		 * PREFIX.vgl, once that one is merged and removed. */
-		for (i = 0; i < wins.n; i++) {
-			size_t n = strlen(wins.v[i]);
-
-			if (n < 12 || snprintf(name, sizeof(name), "%.*s.vgl",
-					       (int)(n - 12), wins.v[i]) >=
-					      (int)sizeof(name) ||
-			    !names_has(&done, name) ||
-			    join(path, sizeof(path), dir, wins.v[i]))
-				continue;
-			unlink(path);
-		}
-	}
-	merge_summary(&m, bad, summary, sizeof(summary));
-	extra = strstr(summary, " calls");
-	/* "N programs, P processes": each process writes one profile. */
-	fprintf(stderr, "vigil run: %zu program%s, %zu process%s, "
-		"%llu calls%s -> %s/\n", m.ngroups,
-		m.ngroups == 1 ? "" : "s", m.inputs,
-		m.inputs == 1 ? "" : "es",
-		(unsigned long long)vgl_merge_calls(&m),
-		extra ? extra + 6 : "", dir);
-	vgl_merge_release(&m);
-	names_free(&now);
-	names_free(&done);
-	names_free(&outs);
-	names_free(&wins);
-	return ret;
-}
-
 /* Makes a new vigil-run.N in the current directory; its name in buf. */
 static int fresh_dir(char *buf, size_t len)
 {
@@ -462,9 +269,9 @@ int cmd_run(int argc, char **argv)
 	uint64_t interval_ns = 1000000000ull;
 	char serr[SAMPLER_ERR_LEN], spath[4200];
 	int keep = 0, i, status = 0, cmd_done = 0, sig;
-	uint64_t linger_ns, deadline;
+	uint64_t linger_ns, deadline, poll_ns;
 	char dir[4096], *abs = NULL, *file = NULL;
-	struct names old = { NULL, 0 };
+	struct run_merge *rm = NULL;
 	struct sigaction dfl, old_chld;
 	sigset_t set, orig;
 	siginfo_t si;
@@ -546,7 +353,10 @@ int cmd_run(int argc, char **argv)
 				strerror(-err));
 			return EXIT_BAD_FILE;
 		}
-		list_dir(dir, &old);
+		if (!user_file && run_merge_start(&rm, dir, keep) < 0) {
+			fprintf(stderr, "vigil: out of memory\n");
+			return EXIT_BAD_FILE;
+		}
 		/* Absolute, since CMD may change directory (make -C). */
 		abs = realpath(dir, NULL);
 		if (!abs || asprintf(&file, "%s/%%e.%%p.vgl", abs) < 0) {
@@ -598,14 +408,20 @@ int cmd_run(int argc, char **argv)
 	}
 
 	/* Until CMD ends: reap, and pass signals on; when sampling, look for
-	 * new processes every 20 ms too. */
+	 * new processes every 20 ms too; merge the profiles of processes
+	 * that ended every 100 ms. */
 	update_sampler(tsam);
+	poll_ns = vigil_now_ns();
 	while (!cmd_done) {
-		const struct timespec tick = { 0, 20000000 };
+		const struct timespec tick = { 0, tsam ? 20000000 : 100000000 };
 
-		sig = tsam ? sigtimedwait(&set, &si, &tick)
-			   : sigwaitinfo(&set, &si);
+		sig = tsam || rm ? sigtimedwait(&set, &si, &tick)
+				 : sigwaitinfo(&set, &si);
 		update_sampler(tsam);
+		if (rm && vigil_now_ns() - poll_ns >= 100000000ull) {
+			run_merge_poll(rm);
+			poll_ns = vigil_now_ns();
+		}
 		if (sig < 0)
 			continue;
 		if (sig == SIGCHLD) {
@@ -658,13 +474,12 @@ int cmd_run(int argc, char **argv)
 			nproc, nproc == 1 ? "" : "es", nfiles,
 			nfiles == 1 ? "" : "s", spath);
 	}
-	if (!user_file) {
-		merge_dir(dir, &old, keep);
-	} else {
+	if (rm) {
+		run_merge_finish(rm);
+	} else if (user_file) {
 		fprintf(stderr, "vigil run: VIGIL_FILE was set (%s): profiles "
 			"left where it says, not merged\n", user_file);
 	}
-	names_free(&old);
 	free(abs);
 	free(file);
 	if (WIFSIGNALED(status))
