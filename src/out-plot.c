@@ -15,9 +15,11 @@
  *                    host between two samples, in % of all of them
  *
  * Hovering a series shows its name and its value at that time (a tooltip
- * drawn by the script; every series also has a <title>).  The values are
- * in the elements too (data-values, data-times), so a script can check
- * what is drawn.
+ * drawn by the script; every series also has a <title>).  A click in a
+ * panel zooms every panel in time, around the click ("Reset zoom" shows
+ * the whole run again); "Search" highlights the threads whose name holds
+ * a text.  The values are in the elements too (data-values, data-times,
+ * the window shown in data-view), so a script can check what is drawn.
  *
  * Tuned for long runs: at most MAX_BUCKETS steps or points per series
  * (consecutive intervals are added up, so a step is still the CPU time
@@ -182,39 +184,69 @@ static double value_axis(const struct plot *pl, double top, double h,
 	return ymax;
 }
 
-/* The time axis under a panel, labelled in seconds. */
+/*
+ * The time axis under a panel, labelled in seconds.  The ticks are in a
+ * group of their own (g.taxis), which the script redraws, the same way,
+ * for the time window a click zooms to: a tick at each k * step.
+ */
 static void time_axis(const struct plot *pl, double top, double h)
 {
 	double step = nice_step(pl->span), t;
 	FILE *f = pl->f;
+	long k;
 
 	fprintf(f, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 		"<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
 		X0, top + h, X1, top + h, X0, top, X0, top + h);
-	for (t = 0; t <= pl->span * (1 + 1e-9); t += step)
+	fputs("<g class=\"taxis\">", f);
+	for (k = 0; (t = (double)k * step) <= pl->span * (1 + 1e-9); k++)
 		fprintf(f, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
 			xpos(pl, t), top + h, xpos(pl, t), top + h + 5,
 			xpos(pl, t), top + h + 18, t);
+	fputs("</g>\n", f);
 	fprintf(f, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">time (s)</text>\n",
 		(X0 + X1) / 2, top + h + 34);
 }
 
+/*
+ * Opens a panel: its group says where its plot area is (data-x0, -x1,
+ * -y0, -y1: the script finds the panel a click is in, and the time under
+ * the pointer, from them), what it draws and the bounds of its steps.
+ */
 static void panel_begin(const struct plot *pl, const char *id,
 			const char *heading, const char *kind,
 			const char *unit, const double *times, size_t ntimes,
-			double top)
+			double top, double h)
 {
 	FILE *f = pl->f;
 	size_t i;
 
 	fprintf(f, "<g class=\"panel\" id=\"%s\" data-kind=\"%s\" data-unit=\"%s\" "
-		"data-x0=\"%g\" data-x1=\"%g\" data-times=\"", id, kind, unit,
-		X0, X1);
+		"data-x0=\"%g\" data-x1=\"%g\" data-y0=\"%g\" data-y1=\"%g\" data-times=\"",
+		id, kind, unit, X0, X1, top, top + h);
 	for (i = 0; i < ntimes; i++)
 		fprintf(f, "%s%.9g", i ? "," : "", times[i]);
 	fprintf(f, "\">\n<text class=\"heading\" x=\"%.1f\" y=\"%.1f\">%s</text>\n",
 		X0, top - 10, heading);
+}
+
+/*
+ * The series of a panel go into a nested <svg> over its plot area: it
+ * clips them to the area, and its viewBox is what the script changes to
+ * zoom in time (x only: preserveAspectRatio="none"), with no url()
+ * reference and no path rewritten.  zoom_end closes it.
+ */
+static void zoom_begin(const struct plot *pl, double top, double h)
+{
+	fprintf(pl->f, "<svg class=\"zoom\" x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" "
+		"viewBox=\"%g %g %g %g\" preserveAspectRatio=\"none\">\n",
+		X0, top, X1 - X0, h, X0, top, X1 - X0, h);
+}
+
+static void zoom_end(const struct plot *pl)
+{
+	fputs("</svg>\n", pl->f);
 }
 
 static void nothing_to_draw(const struct plot *pl, double top, double h,
@@ -383,6 +415,36 @@ static int process_cpu(const struct plot *pl, struct buckets *b, double **v)
 	return 0;
 }
 
+/*
+ * Whether thread series i of nseries, for nt threads, is the "other
+ * threads" series: the last one, when there are more threads than series.
+ */
+static int is_other(size_t i, size_t nseries, size_t nt)
+{
+	return i == nseries - 1 && nt > nseries;
+}
+
+/*
+ * Thread series i of nseries (rank: the nt threads, most CPU first):
+ * its name (the thread's, or "other threads (N)" written into buf) and,
+ * in *total, the CPU ns it draws: the thread's own, or those of every
+ * thread the "other threads" series holds.
+ */
+static const char *series_label(struct tstate *const *rank, size_t i,
+				size_t nseries, size_t nt, char *buf,
+				size_t size, uint64_t *total)
+{
+	size_t k;
+
+	*total = rank[i]->total;
+	if (!is_other(i, nseries, nt))
+		return rank[i]->name;
+	for (k = i + 1; k < nt; k++)
+		*total += rank[k]->total;
+	snprintf(buf, size, "other threads (%zu)", nt - i);
+	return buf;
+}
+
 static int cpu_panel(const struct plot *pl)
 {
 	const struct vgl_reader *r = pl->r;
@@ -392,6 +454,7 @@ static int cpu_panel(const struct plot *pl)
 	double *vals = NULL, *lo = NULL, *hi = NULL, *pv = NULL, ymax, max = 0;
 	size_t i, k, nt = 0, ns, nseries = 0;
 	int use_run = 0, err;
+	char label[64];
 	FILE *f = pl->f;
 
 	err = buckets_make(&b, pl, VGL_SAMPLE_THREADS);
@@ -460,59 +523,43 @@ static int cpu_panel(const struct plot *pl)
 	}
 
 	panel_begin(pl, "cpu", "CPU per thread", "steps", "% of a CPU",
-		    b.times, b.nb ? b.nb + 1 : 0, CPU_TOP);
+		    b.times, b.nb ? b.nb + 1 : 0, CPU_TOP, CPU_H);
 	ymax = value_axis(pl, CPU_TOP, CPU_H, max, "CPU (% of one CPU)");
 	time_axis(pl, CPU_TOP, CPU_H);
 	if (!b.nb)
 		nothing_to_draw(pl, CPU_TOP, CPU_H, b.n ?
 				"one sample of the threads: no interval to draw" :
 				"no thread samples (vigil attach --scan threads)");
+	zoom_begin(pl, CPU_TOP, CPU_H);
 	for (i = 0; i < nseries && b.nb; i++) {
-		const struct tstate *st = rank[i];
-		int other = i == MAX_THREAD_SERIES - 1 && nt > MAX_THREAD_SERIES;
-		uint64_t total = st->total;
-		char label[64];
+		int other = is_other(i, nseries, nt);
+		uint64_t total;
+		const char *name = series_label(rank, i, nseries, nt, label,
+						sizeof(label), &total);
 
-		if (other) {
-			for (k = i + 1; k < nt; k++)
-				total += rank[k]->total;
-			snprintf(label, sizeof(label), "other threads (%zu)",
-				 nt - i);
-		}
 		for (k = 0; k < b.nb; k++) {
 			lo[k] = hi[k];
 			hi[k] += vals[i * b.nb + k];
 		}
-		fprintf(f, "<path class=\"series\" data-name=\"");
-		xml_text(f, other ? label : st->name);
+		fputs("<path class=\"series\" data-name=\"", f);
+		xml_text(f, name);
 		if (other)
 			fputs("\" data-tid=\"\"", f);
 		else
-			fprintf(f, "\" data-tid=\"%" PRIu32 "\"", st->tid);
-		fprintf(f, " data-cpu-ns=\"%" PRIu64 "\" fill=\"%s\"",
-			total, other ? OTHER_COLOR : palette[i]);
+			fprintf(f, "\" data-tid=\"%" PRIu32 "\"", rank[i]->tid);
+		fprintf(f, " data-cpu-ns=\"%" PRIu64 "\" fill=\"%s\"", total,
+			other ? OTHER_COLOR : palette[i]);
 		values_attr(f, &vals[i * b.nb], b.nb);
 		area_path(pl, b.times, lo, hi, b.nb, CPU_TOP, CPU_H, ymax);
 		fputs("><title>", f);
-		xml_text(f, other ? label : st->name);
+		xml_text(f, name);
 		if (!other)
-			fprintf(f, " (tid %" PRIu32 ")", st->tid);
+			fprintf(f, " (tid %" PRIu32 ")", rank[i]->tid);
 		fprintf(f, ": %.1f ms of CPU over the run</title></path>\n",
 			(double)total / 1e6);
-		/* The legend, most CPU first, beside the plot. */
-		fprintf(f, "<g class=\"legend\"><rect x=\"%d\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-			"<text x=\"%d\" y=\"%.1f\">", LEGEND_X, CPU_TOP + 14.0 * (double)i,
-			other ? OTHER_COLOR : palette[i], LEGEND_X + 18,
-			CPU_TOP + 14.0 * (double)i + 10);
-		xml_text(f, other ? label : st->name);
-		if (!other)
-			fprintf(f, " (tid %" PRIu32 ")", st->tid);
-		fprintf(f, " %.1f ms</text></g>\n", (double)total / 1e6);
 	}
-	if (pb.nb) {
-		double y = CPU_TOP + 14.0 * (double)(b.nb ? nseries : 0) + 6;
-
 #define Y(v) (CPU_TOP + CPU_H - CPU_H * ((v) > ymax ? ymax : (v)) / ymax)
+	if (pb.nb) {
 		fputs("<path class=\"series\" data-name=\"process\" data-times=\"", f);
 		for (k = 0; k <= pb.nb; k++)
 			fprintf(f, "%s%.9g", k ? "," : "", pb.times[k]);
@@ -524,11 +571,39 @@ static int cpu_panel(const struct plot *pl)
 				xpos(pl, pb.times[k]), Y(pv[k]),
 				xpos(pl, pb.times[k + 1]), Y(pv[k]));
 		fputs("\"><title>the process: all its threads, ended ones too</title></path>\n", f);
+	}
+#undef Y
+	zoom_end(pl);
+	/* The legend, most CPU first, beside the plot (not zoomed).  A
+	 * thread's entry has its series' name and tid, for the search. */
+	for (i = 0; i < nseries && b.nb; i++) {
+		int other = is_other(i, nseries, nt);
+		uint64_t total;
+		const char *name = series_label(rank, i, nseries, nt, label,
+						sizeof(label), &total);
+
+		fputs("<g class=\"legend\" data-name=\"", f);
+		xml_text(f, name);
+		if (other)
+			fputs("\" data-tid=\"\">", f);
+		else
+			fprintf(f, "\" data-tid=\"%" PRIu32 "\">", rank[i]->tid);
+		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+			"<text x=\"%d\" y=\"%.1f\">", LEGEND_X, CPU_TOP + 14.0 * (double)i,
+			other ? OTHER_COLOR : palette[i], LEGEND_X + 18,
+			CPU_TOP + 14.0 * (double)i + 10);
+		xml_text(f, name);
+		if (!other)
+			fprintf(f, " (tid %" PRIu32 ")", rank[i]->tid);
+		fprintf(f, " %.1f ms</text></g>\n", (double)total / 1e6);
+	}
+	if (pb.nb) {
+		double y = CPU_TOP + 14.0 * (double)(b.nb ? nseries : 0) + 6;
+
 		fprintf(f, "<g class=\"legend\"><line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
 			"stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"5,3\"/>"
 			"<text x=\"%d\" y=\"%.1f\">process (all threads)</text></g>\n",
 			LEGEND_X, y, LEGEND_X + 12, y, LEGEND_X + 18, y + 4);
-#undef Y
 	}
 	fputs("</g>\n", f);
 	err = 0;
@@ -593,7 +668,7 @@ static int memory_panel(const struct plot *pl)
 	for (i = 0; i < n; i++)
 		v[i] /= scale;
 	panel_begin(pl, "memory", "Memory (resident set size)", "points", unit,
-		    times, n, MEM_TOP);
+		    times, n, MEM_TOP, MEM_H);
 	ymax = value_axis(pl, MEM_TOP, MEM_H, max / scale, label);
 	time_axis(pl, MEM_TOP, MEM_H);
 	if (!n) {
@@ -601,6 +676,7 @@ static int memory_panel(const struct plot *pl)
 				"no memory samples (vigil attach --scan memory)");
 	} else {
 #define Y(x) (MEM_TOP + MEM_H - MEM_H * (x) / ymax)
+		zoom_begin(pl, MEM_TOP, MEM_H);
 		fputs("<path class=\"series\" data-name=\"RSS\" fill=\"#4e79a7\" fill-opacity=\"0.35\" "
 		      "stroke=\"#4e79a7\" stroke-width=\"1.5\"", f);
 		values_attr(f, v, n);
@@ -612,6 +688,7 @@ static int memory_panel(const struct plot *pl)
 		if (n == 1)
 			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#4e79a7\"/>\n",
 				xpos(pl, times[0]), Y(v[0]));
+		zoom_end(pl);
 #undef Y
 	}
 	fputs("</g>\n", f);
@@ -667,7 +744,8 @@ static int host_panel(const struct plot *pl)
 			max = busy;
 	}
 	panel_begin(pl, "host", "Host CPU (every CPU of the machine)", "steps",
-		    "% of all CPUs", b.times, b.nb ? b.nb + 1 : 0, HOST_TOP);
+		    "% of all CPUs", b.times, b.nb ? b.nb + 1 : 0, HOST_TOP,
+		    HOST_H);
 	ymax = value_axis(pl, HOST_TOP, HOST_H, max > 0 ? max : 100,
 			  "host CPU (% of all CPUs)");
 	time_axis(pl, HOST_TOP, HOST_H);
@@ -675,6 +753,7 @@ static int host_panel(const struct plot *pl)
 		nothing_to_draw(pl, HOST_TOP, HOST_H, b.n ?
 				"one sample of the host: no interval to draw" :
 				"no host CPU samples (vigil attach --scan host-cpu)");
+	zoom_begin(pl, HOST_TOP, HOST_H);
 	for (i = 0; i < 3 && b.nb; i++) {
 		for (k = 0; k < b.nb; k++) {
 			lo[k] = hi[k];
@@ -685,11 +764,13 @@ static int host_panel(const struct plot *pl)
 		values_attr(f, &vals[i * b.nb], b.nb);
 		area_path(pl, b.times, lo, hi, b.nb, HOST_TOP, HOST_H, ymax);
 		fprintf(f, "><title>host %s</title></path>\n", names[i]);
+	}
+	zoom_end(pl);
+	for (i = 0; i < 3 && b.nb; i++)
 		fprintf(f, "<g class=\"legend\"><rect x=\"%d\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			"<text x=\"%d\" y=\"%.1f\">host %s</text></g>\n",
 			LEGEND_X, HOST_TOP + 14.0 * (double)i, colors[i],
 			LEGEND_X + 18, HOST_TOP + 14.0 * (double)i + 10, names[i]);
-	}
 	fputs("</g>\n", f);
 	err = 0;
 out:
@@ -701,18 +782,28 @@ out:
 }
 
 /*
- * The tooltip: on a series, the value under the pointer (the step whose
- * span holds its time, or the nearest point), with the series' name.
- * window.vigilPlot.at(name, t) answers the same for a script.
+ * The script: hovering a series shows the tooltip, its value under the
+ * pointer (the step whose span holds its time, or the nearest point);
+ * a click in a panel shows a quarter of the time window around it in
+ * every panel ("Reset zoom" shows the whole run again); "Search" asks
+ * for (a part of) a thread name and highlights the thread series that
+ * hold it, dimming the others.  window.vigilPlot answers the same for a
+ * script: at(name, t), zoom(a, b), unzoom(), search(term).  The window
+ * shown is in the svg's data-view ("from,to" in s), the search in its
+ * data-search.
  */
 static const char script[] =
 	"<![CDATA[\n"
 	"(function () {\n"
+	"  var NS = 'http://www.w3.org/2000/svg';\n"
 	"  var svg = document.currentScript ? document.currentScript.closest('svg')\n"
 	"                                   : document.querySelector('svg');\n"
-	"  var span = +svg.getAttribute('data-span');\n"
+	"  var span = +svg.getAttribute('data-span'), view = [0, span];\n"
+	"  var each = function (list, f) { Array.prototype.forEach.call(list, f); };\n"
+	"  var panels = Array.prototype.slice.call(svg.querySelectorAll('g.panel'));\n"
 	"  var tip = svg.querySelector('#tip'), box = tip.querySelector('rect'),\n"
 	"      line = tip.querySelector('text');\n"
+	"  function num(g, a) { return +g.getAttribute(a); }\n"
 	"  function nums(s) { return s ? s.split(',').map(Number) : []; }\n"
 	"  function label(p) {\n"
 	"    var tid = p.getAttribute('data-tid');\n"
@@ -737,30 +828,113 @@ static const char script[] =
 	"    pt.x = e.clientX; pt.y = e.clientY;\n"
 	"    return m ? pt.matrixTransform(m.inverse()) : pt;\n"
 	"  }\n"
+	"  /* The time at x in panel g, in the window shown. */\n"
+	"  function time(g, x) {\n"
+	"    var x0 = num(g, 'data-x0'), x1 = num(g, 'data-x1');\n"
+	"    return view[0] + (x - x0) / (x1 - x0) * (view[1] - view[0]);\n"
+	"  }\n"
 	"  function show(p, e) {\n"
-	"    var g = p.closest('g.panel'), q = where(e);\n"
-	"    var x0 = +g.getAttribute('data-x0'), x1 = +g.getAttribute('data-x1');\n"
-	"    var text = at(p, (q.x - x0) / (x1 - x0) * span);\n"
+	"    var q = where(e), text = at(p, time(p.closest('g.panel'), q.x));\n"
 	"    if (!text) return;\n"
 	"    line.textContent = text;\n"
-	"    var w = text.length * 7 + 12, x = Math.min(q.x + 12, " "1200" " - w - 4);\n"
+	"    var w = text.length * 7 + 12, x = Math.min(q.x + 12, 1200 - w - 4);\n"
 	"    box.setAttribute('x', x); box.setAttribute('y', q.y + 12);\n"
 	"    box.setAttribute('width', w);\n"
 	"    line.setAttribute('x', x + 6); line.setAttribute('y', q.y + 27);\n"
 	"    tip.setAttribute('visibility', 'visible');\n"
 	"    svg.setAttribute('data-hover', label(p));\n"
 	"  }\n"
-	"  Array.prototype.forEach.call(svg.querySelectorAll('.series'), function (p) {\n"
+	"  each(svg.querySelectorAll('.series'), function (p) {\n"
 	"    p.addEventListener('mousemove', function (e) { show(p, e); });\n"
 	"    p.addEventListener('mouseover', function (e) { show(p, e); });\n"
 	"    p.addEventListener('mouseout', function () {\n"
 	"      tip.setAttribute('visibility', 'hidden'); svg.removeAttribute('data-hover');\n"
 	"    });\n"
 	"  });\n"
+	"  /* The time axis as the C side draws it: a tick at each k * step,\n"
+	"   * step 1, 2 or 5 times a power of ten, about a quarter of the window;\n"
+	"   * labels as printf's %g. */\n"
+	"  function nice(max) {\n"
+	"    var x = max > 0 ? max / 4 : 0.25, e = Math.pow(10, Math.floor(Math.log10(x)));\n"
+	"    var m = x / e;\n"
+	"    return (m < 1.5 ? 1 : m < 3 ? 2 : m < 7 ? 5 : 10) * e;\n"
+	"  }\n"
+	"  function add(parent, tag, attrs) {\n"
+	"    var el = document.createElementNS(NS, tag), k;\n"
+	"    for (k in attrs) el.setAttribute(k, attrs[k]);\n"
+	"    return parent.appendChild(el);\n"
+	"  }\n"
+	"  function ticks(g) {\n"
+	"    var ax = g.querySelector('g.taxis'), x0 = num(g, 'data-x0'), x1 = num(g, 'data-x1');\n"
+	"    var y = num(g, 'data-y1'), a = view[0], b = view[1], step = nice(b - a), k, t, x;\n"
+	"    while (ax.firstChild) ax.removeChild(ax.firstChild);\n"
+	"    for (k = Math.ceil(a / step - 1e-9); (t = k * step) <= b + (b - a) * 1e-9; k++) {\n"
+	"      x = x0 + (x1 - x0) * (t - a) / (b - a);\n"
+	"      add(ax, 'line', { 'class': 'axis', x1: x, y1: y, x2: x, y2: y + 5 });\n"
+	"      add(ax, 'text', { 'class': 'tick', x: x, y: y + 18, 'text-anchor': 'middle' })\n"
+	"        .textContent = String(parseFloat(t.toPrecision(6)) || 0);\n"
+	"    }\n"
+	"  }\n"
+	"  /* Shows the times a to b in every panel: the viewBox of its series'\n"
+	"   * viewport narrows in x, the ticks are redrawn. */\n"
+	"  function zoom(a, b) {\n"
+	"    view = [a, b];\n"
+	"    panels.forEach(function (g) {\n"
+	"      var x0 = num(g, 'data-x0'), w = num(g, 'data-x1') - x0, s = g.querySelector('svg.zoom');\n"
+	"      if (s) s.setAttribute('viewBox', [x0 + w * a / span, num(g, 'data-y0'),\n"
+	"        w * (b - a) / span, num(g, 'data-y1') - num(g, 'data-y0')].join(' '));\n"
+	"      ticks(g);\n"
+	"    });\n"
+	"    svg.setAttribute('data-view', a + ',' + b);\n"
+	"    svg.querySelector('#view').textContent = a === 0 && b === span ?\n"
+	"      'click a panel to zoom in on that time' :\n"
+	"      'showing ' + a.toFixed(3) + ' s to ' + b.toFixed(3) + ' s of ' + span.toFixed(3) + ' s';\n"
+	"  }\n"
+	"  function unzoom() { zoom(0, span); }\n"
+	"  /* A click zooms in 4 times, centred on its time (kept inside the run). */\n"
+	"  function zoomAt(t) {\n"
+	"    var w = Math.max((view[1] - view[0]) / 4, span / 1e4);\n"
+	"    var a = Math.min(Math.max(t - w / 2, 0), span - w);\n"
+	"    zoom(a, a + w);\n"
+	"  }\n"
+	"  svg.addEventListener('click', function (e) {\n"
+	"    var q = where(e);\n"
+	"    panels.forEach(function (g) {\n"
+	"      if (q.x >= num(g, 'data-x0') && q.x <= num(g, 'data-x1') &&\n"
+	"          q.y >= num(g, 'data-y0') && q.y <= num(g, 'data-y1'))\n"
+	"        zoomAt(time(g, q.x));\n"
+	"    });\n"
+	"  });\n"
+	"  /* Highlights the thread series (and legend entries) whose name holds\n"
+	"   * term, dims the other threads, and says how many matched and their\n"
+	"   * share of the threads' CPU time; '' clears.  Returns the matches. */\n"
+	"  function search(term) {\n"
+	"    var n = 0, all = 0, hit = 0, sum = 0;\n"
+	"    each(svg.querySelectorAll('#cpu .series[data-tid], #cpu g.legend[data-tid]'), function (p) {\n"
+	"      var m = !!term && p.getAttribute('data-name').indexOf(term) >= 0;\n"
+	"      p.classList.toggle('match', m);\n"
+	"      p.classList.toggle('dim', !!term && !m);\n"
+	"      if (p.tagName !== 'path') return;\n"
+	"      all++; sum += num(p, 'data-cpu-ns');\n"
+	"      if (m) { n++; hit += num(p, 'data-cpu-ns'); }\n"
+	"    });\n"
+	"    svg.querySelector('#matched').textContent = term ? n + ' of ' + all +\n"
+	"      ' threads match \"' + term + '\": ' + (sum ? 100 * hit / sum : 0).toFixed(1) +\n"
+	"      ' % of their CPU' : ' ';\n"
+	"    if (term) svg.setAttribute('data-search', term); else svg.removeAttribute('data-search');\n"
+	"    return n;\n"
+	"  }\n"
+	"  svg.querySelector('#unzoom').addEventListener('click', unzoom);\n"
+	"  svg.querySelector('#search').addEventListener('click', function () {\n"
+	"    var t = window.prompt('Search for (a part of) a thread name:',\n"
+	"                          svg.getAttribute('data-search') || '');\n"
+	"    if (t !== null) search(t);\n"
+	"  });\n"
 	"  window.vigilPlot = { at: function (name, t) {\n"
-	"    var p = Array.prototype.filter.call(svg.querySelectorAll('.series'),\n"
-	"      function (s) { return s.getAttribute('data-name') === name; })[0];\n"
-	"    return p ? at(p, t) : null; } };\n"
+	"      var p = Array.prototype.filter.call(svg.querySelectorAll('.series'),\n"
+	"        function (s) { return s.getAttribute('data-name') === name; })[0];\n"
+	"      return p ? at(p, t) : null; },\n"
+	"    zoom: zoom, unzoom: unzoom, search: search };\n"
 	"})();\n"
 	"]]>";
 
@@ -780,8 +954,9 @@ int out_plot(const struct vgl_reader *r, const char *title, FILE *f)
 
 	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-		"xmlns=\"http://www.w3.org/2000/svg\" data-span=\"%.9g\" data-samples=\"%zu\">\n",
-		WIDTH, HEIGHT, WIDTH, HEIGHT, pl.span, r->nsamples);
+		"xmlns=\"http://www.w3.org/2000/svg\" data-span=\"%.9g\" data-view=\"0,%.9g\" "
+		"data-samples=\"%zu\">\n",
+		WIDTH, HEIGHT, WIDTH, HEIGHT, pl.span, pl.span, r->nsamples);
 	fputs("<style>\n"
 	      "text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }\n"
 	      "#title { font-size: 17px; }\n"
@@ -793,6 +968,12 @@ int out_plot(const struct vgl_reader *r, const char *title, FILE *f)
 	      ".series:hover { stroke: #000; stroke-width: 1; }\n"
 	      "#tip rect { fill: #ffffe8; stroke: #444; }\n"
 	      "#tip, #tip text { pointer-events: none; }\n"
+	      "svg.zoom * { vector-effect: non-scaling-stroke; }\n"
+	      ".dim { opacity: 0.2; }\n"
+	      "path.match { stroke: #000; stroke-width: 2; }\n"
+	      "g.match text { font-weight: bold; }\n"
+	      "#unzoom, #search { cursor: pointer; fill: #0645ad; }\n"
+	      "#view { fill: #666; }\n"
 	      "</style>\n", f);
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
 		WIDTH, HEIGHT);
@@ -805,6 +986,12 @@ int out_plot(const struct vgl_reader *r, const char *title, FILE *f)
 	fprintf(f, ", pid %" PRIu64 ": %zu samples over %.3f s</text>\n",
 		r->meta.pid, r->nsamples,
 		(double)(r->samples[r->nsamples - 1].elapsed_ns - pl.t0) / 1e9);
+	/* The script's controls and what it says (see script above). */
+	fputs("<text id=\"unzoom\" x=\"10\" y=\"24\">Reset zoom</text>\n"
+	      "<text id=\"view\" x=\"10\" y=\"44\">click a panel to zoom in on that time</text>\n", f);
+	fprintf(f, "<text id=\"search\" x=\"%d\" y=\"24\" text-anchor=\"end\">Search</text>\n"
+		"<text id=\"matched\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\"> </text>\n",
+		WIDTH - 10, X1, CPU_TOP - 10);
 
 	err = cpu_panel(&pl);
 	if (!err)
