@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "vgl_merge.h"
+#include "vgl_sampled.h"
 #include "vgl_writer.h"
 
 struct out_module {
@@ -51,6 +52,10 @@ struct vgl_merge_group {
 	struct slot *slots;
 	size_t cap, used;        /* cap is a power of two */
 	uint64_t calls;
+
+	/* A group of sampled profiles (vigil attach -o, vigil run --scan)
+	 * has no edges: their stacks, summed by thread and chain. */
+	struct vgl_sampled *rec;
 };
 
 void vgl_merge_init(struct vgl_merge *m)
@@ -64,6 +69,10 @@ static void group_free(struct vgl_merge_group *g)
 
 	if (!g)
 		return;
+	if (g->rec) {
+		vgl_sampled_release(g->rec);
+		free(g->rec);
+	}
 	for (i = 0; i < g->nmods; i++)
 		free(g->mods[i].path);
 	for (i = 0; i < g->argc; i++)
@@ -372,6 +381,12 @@ static struct vgl_merge_group *new_group(const struct vgl_reader *r,
 	g->meta = r->meta;
 	ident_take(g, &id, r);
 	g->meta.kind = VGL_KIND_MERGED;
+	if (r->meta.kind == VGL_KIND_SAMPLED) {
+		if (!(g->rec = calloc(1, sizeof(*g->rec))))
+			goto fail;
+		vgl_sampled_init(g->rec);
+		g->meta.kind = VGL_KIND_SAMPLED;
+	}
 	g->meta.lost_calls = 0;
 	g->meta.skipped_calls = 0;
 	g->meta.flags = 0;
@@ -493,9 +508,12 @@ static int find_group(struct vgl_merge *m, const struct vgl_reader *r,
 	struct vgl_merge_group *g, **gs;
 	char a[2 * VGL_BUILD_ID_MAX + 1], b[2 * VGL_BUILD_ID_MAX + 1];
 	const char *path = mm && mm->path ? mm->path : r->exe ? r->exe : "";
+	int sampled = r->meta.kind == VGL_KIND_SAMPLED;
 	size_t i;
 
-	if (!m->by_path)
+	/* A sampled profile's modules are what /proc/PID/maps named: paths,
+	 * without build-ids. */
+	if (!m->by_path && !sampled)
 		for (i = 0; i < r->nmodules; i++)
 			if (!r->modules[i].build_id_len)
 				return set_err(m, -ENOENT,
@@ -506,13 +524,22 @@ static int find_group(struct vgl_merge *m, const struct vgl_reader *r,
 					       r->modules[i].path : "?");
 	for (i = 0; i < m->ngroups; i++)
 		if (group_matches(m->groups[i], mm ? mm->build_id : NULL,
-				  mm ? mm->build_id_len : 0, path)) {
+				  mm ? mm->build_id_len : 0, path) &&
+		    !m->groups[i]->rec == !sampled) {
 			*gi = i;
 			return 0;
 		}
 	if (m->ngroups && !m->keep_apart) {
 		const struct vgl_merge_group *f = m->groups[0];
 
+		if (!f->rec != !sampled)
+			return set_err(m, -EXDEV,
+				       "%s is a %s profile and %s a %s one: "
+				       "they cannot be one file "
+				       "(--keep-apart merges each apart)",
+				       f->first, f->rec ? "sampled" :
+				       "counting", name, sampled ? "sampled" :
+				       "counting");
 		hex(f->build_id, f->build_id_len, a, sizeof(a));
 		hex(mm ? mm->build_id : NULL, mm ? mm->build_id_len : 0, b,
 		    sizeof(b));
@@ -538,6 +565,52 @@ static int find_group(struct vgl_merge *m, const struct vgl_reader *r,
 
 /* Adds r's edges and what its META says to g (a program's group or one of
  * its windows).  On failure nothing but memory was added. */
+/* A sampled profile's stacks, each frame translated like an edge's
+ * addresses, added up in g by thread and chain.  Its samples (a time
+ * series of one process) are not: they are counted as left out. */
+static int add_stacks(struct vgl_merge *m, struct vgl_merge_group *g,
+		      const struct vgl_reader *r, const long *map,
+		      const char *name)
+{
+	struct vgl_frame *f = NULL;
+	size_t i, j;
+	int err = 0;
+
+	for (i = 0; i < r->nstacks && !err; i++) {
+		const struct vgl_stack_info *st = &r->stacks[i];
+		struct vgl_frame *nf = realloc(f, (st->nframes ? st->nframes
+							       : 1) *
+						      sizeof(*f));
+
+		if (!nf) {
+			err = -ENOMEM;
+			break;
+		}
+		f = nf;
+		for (j = 0; j < st->nframes; j++) {
+			const struct vgl_frame *o = &r->frames[st->first_frame +
+							       j];
+			uint32_t gm;
+
+			f[j].addr = translate(r, g, map, o->module, o->addr,
+					      &gm);
+			f[j].module = gm;
+			f[j].reserved = 0;
+		}
+		err = vgl_sampled_add_stack(g->rec, st->tid, f, st->nframes,
+					    st->count);
+	}
+	free(f);
+	if (err)
+		return set_err(m, err, "%s: out of memory", name);
+	g->rec->stack_lost = sat_add(g->rec->stack_lost, r->stacks_head.lost);
+	if (r->stacks_head.frequency > g->rec->frequency)
+		g->rec->frequency = r->stacks_head.frequency;
+	m->samples_left_out += r->nsamples;
+	m->sampled_in++;
+	return 0;
+}
+
 static int add_reader(struct vgl_merge *m, struct vgl_merge_group *g,
 		      const struct vgl_reader *r, const char *name)
 {
@@ -563,6 +636,11 @@ static int add_reader(struct vgl_merge *m, struct vgl_merge_group *g,
 			err = set_err(m, -ENOMEM, "%s: out of memory", name);
 			goto out;
 		}
+	}
+	if (g->rec) {
+		err = add_stacks(m, g, r, map, name);
+		if (err)
+			goto out;
 	}
 	/* In batches: the keys and hashes of a batch first, with a prefetch
 	 * of each home slot, then the lookups.  A table of a big program
@@ -775,26 +853,31 @@ void vgl_merge_name(const struct vgl_merge *m, size_t i, char *buf,
 {
 	const struct vgl_merge_group *g = m->groups[i];
 	const char *b = base_name(g);
+	/* A program's sampled profiles are merged apart from its counting
+	 * ones: their file says so. */
+	const char *ext = g->rec ? ".sampled.vgl" : ".vgl";
 	char h[2 * VGL_BUILD_ID_MAX + 1];
 	size_t j;
 	int clash = 0;
 
 	for (j = 0; j < m->ngroups; j++)
-		if (j != i && !strcmp(base_name(m->groups[j]), b))
+		if (j != i && !strcmp(base_name(m->groups[j]), b) &&
+		    !m->groups[j]->rec == !g->rec)
 			clash = 1;
 	if (!clash) {
-		snprintf(buf, len, "%s.vgl", b);
+		snprintf(buf, len, "%s%s", b, ext);
 		return;
 	}
 	hex(g->build_id, g->build_id_len, h, sizeof(h));
 	if (!g->build_id_len)   /* by path: the group's index tells apart */
 		snprintf(h, sizeof(h), "%zu", i);
 	h[8] = 0;
-	snprintf(buf, len, "%s.%s.vgl", b, h);
+	snprintf(buf, len, "%s.%s%s", b, h, ext);
 }
 
 static int write_group(const struct vgl_merge_group *g, const char *path)
 {
+	struct vgl_writer_section extra[2];
 	struct vgl_writer_module *mods = NULL;
 	struct vgl_edge *edges = NULL;
 	struct vgl_writer_block block;
@@ -831,6 +914,13 @@ static int write_group(const struct vgl_merge_group *g, const char *path)
 	block.edges = edges;
 	block.nedges = n;
 	memset(&w, 0, sizeof(w));
+	if (g->rec) {
+		err = vgl_sampled_sections(g->rec, extra);
+		if (err)
+			goto out;
+		w.extra = extra;
+		w.nextra = 2;
+	}
 	w.meta = g->meta;
 	w.meta.state = g->all_finished ? VGL_STATE_FINISHED
 				       : VGL_STATE_CUT_SHORT;

@@ -21,6 +21,12 @@
  * which the inputs are added (vigil run adds a directory's files in the
  * order it lists them).
  *
+ * Sampled profiles (vigil attach -o, vigil run --scan) of one program are
+ * merged apart from its counting ones: their stacks are added up by thread
+ * and call chain, frames translated as edges are, modules matched by path
+ * (what /proc/PID/maps names); their samples, each a time series of one
+ * process, are left out and counted.
+ *
  * Window snapshots (VIGIL_INTERVAL) are merged by time:
  * the windows of one program, from any of its processes, go into slots of
  * one interval (the median length of its windows, or the one asked for)
@@ -52,6 +58,9 @@ struct vgl_merge {
 	/* What was added, for the summary. */
 	size_t inputs, running, cut_short;
 	size_t windows_in;          /* window snapshots merged */
+	size_t sampled_in;          /* sampled profiles merged */
+	uint64_t samples_left_out;  /* their sample records (time series of
+	                             * one process each), not merged */
 	struct vgl_merge_pending *pending;   /* windows to read again */
 	size_t npending;
 	struct vgl_merge_bucket *buckets;    /* merged windows */

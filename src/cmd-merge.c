@@ -53,6 +53,12 @@ const char cmd_merge_usage[] =
 	"and command are those of the input that started first, whatever\n"
 	"the order of the inputs.\n"
 	"\n"
+	"Sampled profiles (vigil attach -o, vigil run --scan) are merged\n"
+	"apart from counting ones (with --keep-apart, into NAME.sampled.vgl):\n"
+	"their stacks are added up by thread and call chain, modules matched\n"
+	"by path; their samples, each a time series of one process, are left\n"
+	"out and counted in the summary.\n"
+	"\n"
 	"Window snapshots (VIGIL_INTERVAL's NAME.wNNNNNN.vgl) are merged by\n"
 	"time: the windows of one program, from all its processes, go into\n"
 	"slots of one window length laid from the earliest window's start,\n"
@@ -207,6 +213,11 @@ void merge_summary(const struct vgl_merge *m, size_t bad, char *buf,
 	if (bad && n < len)
 		n += (size_t)snprintf(buf + n, len - n,
 				      ", %zu unreadable skipped", bad);
+	if (m->sampled_in && n < len)
+		n += (size_t)snprintf(buf + n, len - n, ", %zu sampled (their "
+				      "stacks merged, %llu sample records left "
+				      "out)", m->sampled_in,
+				      (unsigned long long)m->samples_left_out);
 	if (m->windows_in && n < len)
 		snprintf(buf + n, len - n, ", %zu window snapshot%s in %zu "
 			 "merged window%s", m->windows_in,

@@ -77,7 +77,9 @@ const char cmd_run_usage[] =
 	"                ...; default cpu,threads,memory): each process's\n"
 	"                samples go into a sampled profile of its own,\n"
 	"                DIR/samples/NAME.PID.vgl, as 'vigil attach -o' writes\n"
-	"                them ('vigil report', 'convert', 'flame' read them).\n"
+	"                them ('vigil report', 'convert', 'flame' read them),\n"
+	"                and their stacks, added up per program, into\n"
+	"                DIR/NAME.sampled.vgl.\n"
 	"                Processes are looked for every 20 ms: one that lives\n"
 	"                shorter may not be sampled.\n"
 	"  --frequency HZ  sample CPU stacks at HZ (adds stacks to the scans)\n"
@@ -480,6 +482,11 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "vigil run: VIGIL_FILE was set (%s): profiles "
 			"left where it says, not merged\n", user_file);
 	}
+	/* After the counting profiles, which must not take these for
+	 * inputs. */
+	if (tsam)
+		run_merge_samples(spath, dir);
+
 	free(abs);
 	free(file);
 	if (WIFSIGNALED(status))

@@ -382,3 +382,48 @@ int run_merge_finish(struct run_merge *rm)
 	free(rm);
 	return ret;
 }
+
+int run_merge_samples(const char *sdir, const char *dir)
+{
+	struct names now = { NULL, 0, 0 };
+	struct vgl_merge m;
+	char path[4096], name[1024];
+	size_t i, n = 0;
+	int ret = 0, err;
+
+	vgl_merge_init(&m);
+	m.keep_apart = 1;
+	list_dir(sdir, &now);
+	for (i = 0; i < now.n; i++) {
+		struct vgl_reader r;
+
+		if (join(path, sizeof(path), sdir, now.v[i]))
+			continue;
+		if (vgl_reader_open_flags(&r, path, VGL_READ_UNSORTED)) {
+			fprintf(stderr, "vigil: %s: %s (not merged)\n", path,
+				r.err);
+			continue;
+		}
+		if (vgl_merge_add(&m, &r, path))
+			fprintf(stderr, "vigil: %s (not merged)\n", m.err);
+		vgl_reader_close(&r);
+	}
+	for (i = 0; i < m.ngroups; i++) {
+		vgl_merge_name(&m, i, name, sizeof(name));
+		err = join(path, sizeof(path), dir, name) ? -ENAMETOOLONG
+			: vgl_merge_write(&m, i, path);
+		if (err) {
+			fprintf(stderr, "vigil: %s: cannot write: %s\n", path,
+				strerror(-err));
+			ret = -1;
+		} else {
+			n++;
+		}
+	}
+	if (n)
+		fprintf(stderr, "vigil run: the stacks of %zu program%s -> "
+			"%s/*.sampled.vgl\n", n, n == 1 ? "" : "s", dir);
+	vgl_merge_release(&m);
+	names_free(&now);
+	return ret;
+}

@@ -31,4 +31,12 @@ void run_merge_poll(struct run_merge *rm);
  */
 int run_merge_finish(struct run_merge *rm);
 
+/*
+ * Merges the sampled profiles in sdir (one per process, vigil run --scan)
+ * into one per program, dir/NAME.sampled.vgl: their stacks added up (see
+ * vgl_merge.h).  One line on stderr says where.  Returns 0 or -1 after
+ * saying why.
+ */
+int run_merge_samples(const char *sdir, const char *dir);
+
 #endif

@@ -1,17 +1,18 @@
 #!/usr/bin/python3
-"""mksampled.py PROG OUT.vgl [FREQ] < STACKS - write a sampled profile (the
-kind `vigil attach -o` writes) of the ELF program PROG with exactly the
-stacks given, so that the converters of sampled profiles can be checked
-with exact values against a real binary's symbols, files and lines.
+"""mksampled.py PROG OUT.vgl [FREQ [BIAS]] < STACKS - write a sampled
+profile (the kind `vigil attach -o` writes) of the ELF program PROG with
+exactly the stacks given, so that the converters of sampled profiles can
+be checked with exact values against a real binary's symbols, files and
+lines.
 
 Each line of STACKS is `TID COUNT FRAME;FRAME;...`, outermost frame
 first, as folded stacks are written; a FRAME is FUNCTION or
 FUNCTION+OFFSET (hexadecimal, default 4 for the innermost frame, where
 the thread was, and 8 for the others, which are return addresses: a
 reader looks those up at address - 1).  PROG is placed at the load bias
-0x555555554000 and recorded with its path and build-id; the file is laid
-out by tests/corpus/mkcorpus.py, written independently of vigil's C
-writer."""
+BIAS (hexadecimal, default 0x555555554000) and recorded with its path
+and build-id; the file is laid out by tests/corpus/mkcorpus.py, written
+independently of vigil's C writer."""
 
 import os
 import re
@@ -46,6 +47,9 @@ def build_id(prog):
 def main():
     prog, out = os.path.abspath(sys.argv[1]), sys.argv[2]
     freq = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
+    global BIAS
+    if len(sys.argv) > 4:
+        BIAS = int(sys.argv[4], 16)
     syms = symbols(prog)
     recs = []
     for line in sys.stdin:
