@@ -1,0 +1,600 @@
+#!/usr/bin/python3
+"""BOLT fed by vigil against BOLT fed by its own instrumentation (issue 10,
+"Speed and value"), on SQLite's speedtest1 (Debian's sqlite3 3.40.1 source
+package) and, with BENCH_BOLT_CPYTHON=1 (`make bench-bolt-cpython`), on
+CPython (Debian's python3.11 source package) running bench/bolt_work.py.
+
+For each program, all in one run:
+
+1. Builds (a) the plain binary, -O2 -Wl,-q: the one llvm-bolt rewrites;
+   (b) the same sources with -finstrument-functions and libvigil.a, the
+   training build of vigil; (c) llvm-bolt -instrument of (a).
+2. Training cost: (a), (b) and (c) run the training workload in
+   interleaved rounds; their wall-time ratios to (a).
+3. Profiles: vigil's (`vigil convert --to fdata` of (b)'s profile, then
+   moved onto (a), see below), BOLT's own (from (c)), and BOLT's own
+   reduced to its call edges (the lines whose source is a call
+   instruction, or a jump to another function: what vigil's profile
+   holds).
+4. Optimized binaries, each from (a): llvm-bolt -reorder-functions=cdsort
+   with vigil's profile, BOLT's, BOLT's call edges and no profile, and
+   BOLT's full pipeline (-reorder-blocks=ext-tsp -split-functions too) with
+   its own profile, which vigil's profile cannot feed (it has no block
+   counts).  Each is timed against (a) in interleaved rounds (each round
+   runs every binary once, in a rotated order); the ratios are per round,
+   printed as median [min-max].  Every binary must print what (a) prints
+   (timings taken out).
+
+Why vigil's profile is moved: `vigil convert --to fdata` names each call
+by its caller and the offset of the call instruction in the binary that
+ran, the instrumented build (b).  Those offsets mean nothing in (a), whose
+code has no hooks: llvm-bolt finds no call at most of them and drops those
+functions' profiles as invalid (the run prints what llvm-bolt says of the
+unmoved profile).  The edges themselves (caller, callee, count) are what
+function ordering uses, so each is moved onto (a) by symbol: (b)'s call
+instruction at the offset is classified (a direct call or jump to the
+callee, or an indirect call), and the edge goes to the same-ranked call of
+that kind in (a)'s caller (the k-th direct call to that callee, the k-th
+indirect call), or to its first one when (a) has a different number of
+them (the counts of one caller-callee pair add up in the call graph
+whichever of its sites holds them).  Edges whose caller or callee does not
+exist in (a) (inlined there), or whose caller has no such call in (a), are
+left out and counted.  Names are kept as vigil writes them (NAME/FILE/N
+for locals: the same in both builds, as both come from the same sources).
+
+A measurement, not a test: it prints, and exits non-zero only if
+something could not be built or run.  Environment: BENCH_BOLT_ROUNDS
+(timing rounds, default 7), BENCH_BOLT_TRAIN_ROUNDS (default 3),
+BENCH_BOLT_CPYTHON=1 (also CPython: ~15-25 min more on 2 cores),
+BENCH_BOLT_SKIP_SQLITE=1, CC (default gcc).
+"""
+
+import bisect
+import collections
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "build", "bench-bolt")
+VIGIL = os.path.join(ROOT, "build", "vigil")
+LIBVIGIL = os.path.join(ROOT, "build", "libvigil.a")
+LLVM = "/usr/lib/llvm-19/bin"
+BOLT = os.path.join(LLVM, "llvm-bolt")  # the llvm-bolt-19 link misses its runtime
+CC = os.environ.get("CC", "gcc")
+ROUNDS = int(os.environ.get("BENCH_BOLT_ROUNDS", "7"))
+TRAIN_ROUNDS = int(os.environ.get("BENCH_BOLT_TRAIN_ROUNDS", "3"))
+VIGIL_CFLAGS = ["-finstrument-functions", "-I" + os.path.join(ROOT, "include")]
+VIGIL_LIBS = [LIBVIGIL,
+              "-Wl,--export-dynamic-symbol=__cyg_profile_func_enter",
+              "-Wl,--export-dynamic-symbol=__cyg_profile_func_exit"]
+JOBS = str(os.cpu_count() or 1)
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def sh(cmd, **kw):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, **kw)
+    if r.returncode != 0:
+        raise RuntimeError("command failed: %s\n%s" %
+                           (" ".join(cmd), r.stdout[-3000:]))
+    return r.stdout
+
+
+def newer(target, sources):
+    """True if target exists and is newer than every existing source."""
+    if not os.path.exists(target):
+        return False
+    t = os.path.getmtime(target)
+    return all(os.path.getmtime(s) < t for s in sources if os.path.exists(s))
+
+
+def source(pkg, dest):
+    """Debian's source package pkg unpacked in dest (once)."""
+    if not os.path.isdir(dest):
+        if os.path.lexists(dest + ".part"):
+            shutil.rmtree(dest + ".part")
+        sh([os.path.join(ROOT, "scripts", "debian-source.sh"), pkg,
+            dest + ".part"])
+        os.rename(dest + ".part", dest)
+    return dest
+
+
+# ---- the programs ----------------------------------------------------------
+
+class Program:
+    """name; build() -> (plain, vigil) paths; train(binary) -> argv;
+    normalize(stdout) -> what must be equal across binaries."""
+
+
+class Sqlite(Program):
+    name = "sqlite speedtest1"
+    ARGS = ["--size", "50", "--memdb"]
+
+    def __init__(self):
+        self.dir = os.path.join(OUT, "sqlite")
+
+    def build(self):
+        src = source("sqlite3", os.path.join(self.dir, "src"))
+        amalg = os.path.join(src, "sqlite3.c")
+        if not os.path.exists(amalg):
+            log("bolt: generating the sqlite3.c amalgamation")
+            sh(["./configure", "--disable-tcl"], cwd=src)
+            sh(["make", "sqlite3.c"], cwd=src)
+        test = os.path.join(src, "test", "speedtest1.c")
+        plain = os.path.join(self.dir, "speedtest1")
+        vig = os.path.join(self.dir, "speedtest1.vigil")
+        base = [CC, "-O2", "-I" + src, test, amalg]
+        libs = ["-Wl,-q", "-lpthread", "-ldl", "-lm"]
+        procs = []
+        if not newer(plain, [amalg, test]):
+            log("bolt: building speedtest1 (plain, -O2 -Wl,-q)")
+            procs.append(subprocess.Popen(base + libs + ["-o", plain]))
+        if not newer(vig, [amalg, test, LIBVIGIL]):
+            log("bolt: building speedtest1 (-finstrument-functions + vigil)")
+            procs.append(subprocess.Popen(
+                base + VIGIL_CFLAGS + VIGIL_LIBS + libs + ["-o", vig]))
+        if any(p.wait() != 0 for p in procs):
+            raise RuntimeError("building speedtest1 failed")
+        return plain, vig
+
+    def argv(self, binary):
+        return [binary] + self.ARGS
+
+    def normalize(self, out):
+        # "  100 - 50000 INSERTs into table with no index......  0.085s"
+        return re.sub(r"[0-9.]+s$", "", out, flags=re.M)
+
+
+class Cpython(Program):
+    name = "cpython 3.11"
+
+    def __init__(self):
+        self.dir = os.path.join(OUT, "cpython")
+        self.work = os.path.join(ROOT, "bench", "bolt_work.py")
+
+    def one(self, build, extra_cflags, extra_libs):
+        src = source("python3.11", os.path.join(self.dir, "src"))
+        bdir = os.path.join(self.dir, build)
+        exe = os.path.join(bdir, "python")
+        if os.path.exists(exe):
+            return exe
+        os.makedirs(bdir, exist_ok=True)
+        log("bolt: building cpython (%s); minutes" % build)
+        # Static libpython (the default), no PGO/LTO: -O2 like the
+        # other builds.  The interpreter's own modules only (no
+        # third-party extension libraries are needed by bolt_work.py).
+        env = dict(os.environ)
+        env["CFLAGS"] = " ".join(["-O2"] + extra_cflags)
+        env["LDFLAGS"] = " ".join(["-Wl,-q"] + extra_libs)
+        sh([os.path.join(src, "configure"), "--without-ensurepip",
+            "--with-pymalloc"], cwd=bdir, env=env)
+        sh(["make", "-j" + JOBS, "python"], cwd=bdir, env=env)
+        return exe
+
+    def build(self):
+        plain = self.one("plain", [], [])
+        vig = self.one("vigil", VIGIL_CFLAGS, VIGIL_LIBS)
+        return plain, vig
+
+    def argv(self, binary):
+        # -S -E: no site, no environment: the run depends on the binary
+        # and bolt_work.py only; the stdlib comes from the source tree.
+        return [binary, "-S", "-E", self.work]
+
+    def env(self):
+        return {"PYTHONHOME": os.path.join(self.dir, "src")}
+
+    def normalize(self, out):
+        return out
+
+
+# ---- symbols and call instructions ----------------------------------------
+
+class Binary:
+    """An ELF executable's functions: names as BOLT and vigil write them
+    (global NAME; local NAME/N, N its rank by address among the local
+    functions named NAME; local NAME/FILE/N, N its rank among those of
+    FILE), and each function's call instructions, from objdump."""
+
+    def __init__(self, path):
+        self.path = path
+        self.addr = {}              # name form -> address
+        starts = {}                 # address -> size
+        locals_ = collections.defaultdict(list)   # NAME -> [(addr, file)]
+        fname = None
+        for line in sh(["readelf", "-sW", path]).splitlines():
+            f = line.split()
+            if len(f) < 8 or not f[0].endswith(":"):
+                continue
+            if f[3] == "FILE":
+                fname = f[7] if len(f) > 7 else None
+                continue
+            if f[3] != "FUNC" or f[6] == "UND":
+                continue
+            a, size, name = int(f[1], 16), int(f[2]), f[7].split("@")[0]
+            if size == 0:
+                continue
+            starts[a] = max(size, starts.get(a, 0))
+            if f[4] == "LOCAL":
+                locals_[name].append((a, fname))
+            else:
+                self.addr.setdefault(name, a)
+        for name, lst in locals_.items():
+            lst.sort()
+            perfile = collections.Counter()
+            for i, (a, fl) in enumerate(lst, 1):
+                self.addr["%s/%d" % (name, i)] = a
+                if fl:
+                    perfile[fl] += 1
+                    self.addr["%s/%s/%d" % (name, fl, perfile[fl])] = a
+        self.starts = sorted(starts)
+        self.size = starts
+        # addr -> [(offset, kind, target)]: kind "direct" (a call, or a
+        # jump out of the function: a tail call) with its target address,
+        # or "indirect" with None.
+        self.calls = collections.defaultdict(list)
+        ins = re.compile(r"^\s*([0-9a-f]+):\s+(?:notrack\s+|bnd\s+)?"
+                         r"(call|jmp)\w*\s+(\S+)")
+        for line in sh(["objdump", "-d", "--no-show-raw-insn", "-w",
+                        path]).splitlines():
+            m = ins.match(line)
+            if not m:
+                continue
+            at, op, arg = int(m.group(1), 16), m.group(2), m.group(3)
+            fn = self.function(at)
+            if fn is None:
+                continue
+            if arg.startswith("*"):
+                if op == "call":
+                    self.calls[fn].append((at - fn, "indirect", None))
+                continue
+            try:
+                target = int(arg, 16)
+            except ValueError:
+                continue
+            if op == "jmp" and fn <= target < fn + self.size[fn]:
+                continue            # a branch within the function
+            self.calls[fn].append((at - fn, "direct", target))
+
+    def function(self, at):
+        """The start of the function holding address at, or None."""
+        i = bisect.bisect_right(self.starts, at) - 1
+        if i < 0:
+            return None
+        fn = self.starts[i]
+        return fn if at < fn + self.size[fn] else None
+
+    def names(self):
+        """addr -> the name BOLT takes for it (global first, then
+        NAME/FILE/N, then NAME/N); base name -> addrs (a clone's base is
+        its origin's: NAME.part.0, NAME.constprop.0, NAME.isra.0 ->
+        NAME)."""
+        if hasattr(self, "name_of"):
+            return
+        self.name_of, self.by_base = {}, collections.defaultdict(set)
+        rank = lambda n: (n.count("/") == 1, n.count("/") == 0 and 0)
+        for name, a in sorted(self.addr.items(), key=lambda x: rank(x[0])):
+            if a not in self.name_of or \
+                    (("/" in self.name_of[a]) and "/" not in name):
+                self.name_of.setdefault(a, name)
+            self.by_base[base(name)].add(a)
+
+    def site(self, name, off):
+        """(kind, target, rank among the function's sites of that kind and
+        target, exact?) of the call at name+off, or None if there is none.
+        exact is False when off falls inside a call instruction rather than
+        at its start (see the docstring: a misdecoded site)."""
+        fn = self.addr.get(name)
+        if fn is None:
+            return None
+        seen = collections.Counter()
+        best = None
+        for o, kind, target in self.calls.get(fn, []):
+            seen[(kind, target)] += 1
+            if o == off:
+                return kind, target, seen[(kind, target)], True
+            if o < off < o + 8:
+                best = kind, target, seen[(kind, target)], False
+        return best
+
+    def sites(self, name, kind, target):
+        fn = self.addr.get(name)
+        return [o for o, k, t in self.calls.get(fn, [])
+                if k == kind and t == target]
+
+
+CLONE = re.compile(r"\.(part|constprop|isra|cold|lto_priv)\.\d+")
+
+
+def base(name):
+    """NAME of NAME/FILE/N, NAME/N or NAME, without clone suffixes."""
+    return CLONE.sub("", name.split("/")[0])
+
+
+def read_fdata(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if len(p) == 8:
+                rows.append(p)
+    return rows
+
+
+def move_vigil_fdata(vfdata, vbin, pbin, out):
+    """Writes vigil's fdata (offsets in the instrumented binary vbin) with
+    offsets in the plain binary pbin (see the docstring); returns a
+    Counter of calls by fate."""
+    pbin.names()
+    fate = collections.Counter()
+    edges, into = [], collections.defaultdict(list)
+    for p in read_fdata(vfdata):
+        caller, off, callee, count = p[1], int(p[2], 16), p[4], int(p[7])
+        s = vbin.site(caller, off)
+        fate["calls"] += count
+        if s is None:
+            fate["no call instruction at vigil's offset"] += count
+            continue
+        if not s[3]:
+            fate["note: of them, at an offset inside the call instruction "
+                 "(misdecoded by lib/callsite.c)"] += count
+        if s[0] == "direct" and s[1] != vbin.addr.get(callee):
+            fate["no call instruction at vigil's offset"] += count
+            continue
+        edges.append((caller, callee, s[0], s[2], count))
+        into[base(callee)].append((caller, count))
+    moved = collections.Counter()
+
+    def place(caller, callee, kind, rank, count, depth):
+        pc = sorted(pbin.by_base.get(base(caller), ()))
+        pt = sorted(pbin.by_base.get(base(callee), ()))
+        if not pt:
+            fate["dropped: callee inlined everywhere in the plain build"] += \
+                count
+            return
+        if not pc:
+            # The caller was inlined into its own callers in the plain
+            # build: its calls are theirs, in proportion.
+            ins = into.get(base(caller), [])
+            total = sum(n for _, n in ins)
+            if depth >= 4 or not total:
+                fate["dropped: caller inlined, its callers unknown"] += count
+                return
+            left = count
+            for i, (up, n) in enumerate(ins):
+                share = left if i == len(ins) - 1 else count * n // total
+                left -= share
+                if share:
+                    place(up, callee, kind, 0, share, depth + 1)
+            return
+        if kind == "direct":
+            sites = [(fn, o, t) for fn in pc for o, k, t in pbin.calls[fn]
+                     if k == "direct" and t in pt]
+        else:
+            sites = [(fn, o, pt[0]) for fn in pc
+                     for o, k, t in pbin.calls[fn] if k == "indirect"]
+        if not sites:
+            fate["dropped: no such call in the plain build's caller"] += count
+            return
+        fn, o, t = sites[rank - 1] if 0 < rank <= len(sites) else sites[0]
+        moved[(pbin.name_of[fn], o, pbin.name_of[t])] += count
+        fate["moved" + (" through an inlined caller" if depth else "")] += \
+            count
+
+    for caller, callee, kind, rank, count in edges:
+        place(caller, callee, kind, rank, count, 0)
+    with open(out, "w") as f:
+        for (caller, off, callee), n in sorted(moved.items()):
+            f.write("1 %s %x 1 %s 0 0 %d\n" % (caller, off, callee, n))
+    return fate
+
+
+def call_edges(bfdata, pbin, out):
+    """Writes the lines of BOLT's fdata whose source is a call (or a jump
+    to another function) in pbin; returns (lines kept, lines)."""
+    rows = read_fdata(bfdata)
+    kept = 0
+    with open(out, "w") as f:
+        for p in rows:
+            if p[0] != "1" or p[3] != "1" or p[5] != "0":
+                continue
+            fn = pbin.addr.get(p[1])
+            if fn is None:
+                continue
+            off = int(p[2], 16)
+            if any(o == off for o, _, _ in pbin.calls.get(fn, [])):
+                f.write(" ".join(p) + "\n")
+                kept += 1
+    return kept, len(rows)
+
+
+# ---- running ---------------------------------------------------------------
+
+def run(argv, env=None, cwd=None):
+    """(wall seconds, CPU seconds (user + system), stdout) of one run;
+    raises if it fails."""
+    e = dict(os.environ)
+    e.update(env or {})
+    with tempfile.TemporaryFile("w+") as out, \
+            tempfile.TemporaryFile("w+") as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(argv, stdout=out, stderr=err, env=e, cwd=cwd)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        p.returncode = 0    # reaped here
+        out.seek(0)
+        err.seek(0)
+        code = os.waitstatus_to_exitcode(status)
+        if code != 0:
+            raise RuntimeError("%s: exit %d: %s" % (" ".join(argv), code,
+                                                    err.read().strip()[-500:]))
+        return wall, ru.ru_utime + ru.ru_stime, out.read()
+
+
+def bolt(inp, out, args, logf):
+    """llvm-bolt inp -o out ARGS; returns its profile lines."""
+    text = sh([BOLT, inp, "-o", out] + args)
+    with open(logf, "w") as f:
+        f.write(text)
+    keep = ("have non-empty execution profile", "stale", "invalid",
+            "ignored")
+    return [l.strip() for l in text.splitlines()
+            if any(k in l for k in keep)]
+
+
+def spread(xs):
+    return "%.3f [%.3f-%.3f]" % (statistics.median(xs), min(xs), max(xs))
+
+
+def bench(prog):
+    print("bolt: %s" % prog.name, flush=True)
+    wdir = os.path.join(OUT, prog.name.split()[0])
+    os.makedirs(wdir, exist_ok=True)
+    plain, vig = prog.build()
+    penv = prog.env() if hasattr(prog, "env") else {}
+    tmp = tempfile.mkdtemp(prefix="vigil-bolt-")
+    try:
+        # (c): BOLT's instrumentation of the plain binary; the profile path
+        # is fixed in it, so it points into tmp.
+        binst = os.path.join(wdir, "prog.bolt-instr")
+        bfdata = os.path.join(tmp, "bolt.fdata")
+        sh([BOLT, plain, "-instrument", "-o", binst,
+            "--instrumentation-file=" + bfdata])
+        vgl = os.path.join(tmp, "vigil.vgl")
+
+        # ---- training cost
+        train = collections.defaultdict(list)
+        expect = None
+        for r in range(TRAIN_ROUNDS):
+            for name, b, env, prof in (
+                    ("plain", plain, {}, None),
+                    ("vigil", vig, {"VIGIL_FILE": vgl}, vgl),
+                    ("bolt-instrument", binst, {}, bfdata)):
+                if prof and os.path.exists(prof):
+                    os.unlink(prof)     # each round writes it anew
+                e = dict(penv)
+                e.update(env)
+                wall, cpu, out = run(prog.argv(b), e, tmp)
+                train[name].append((wall, cpu))
+                out = prog.normalize(out)
+                if expect is None:
+                    expect = out
+                elif out != expect:
+                    raise RuntimeError("%s: output differs from plain's" % name)
+        print("  training run (median of %d interleaved rounds):" %
+              TRAIN_ROUNDS)
+        med = {n: [statistics.median(x[i] for x in train[n]) for i in (0, 1)]
+               for n in train}
+        for name in ("plain", "vigil", "bolt-instrument"):
+            print("    %-18s wall %7.3f s %6.2fx plain   cpu %7.3f s %6.2fx"
+                  " plain" % (name, med[name][0], med[name][0] /
+                              med["plain"][0], med[name][1], med[name][1] /
+                              med["plain"][1]))
+        print("    vigil's cost / BOLT's cost (CPU time above plain's): %.2f" %
+              ((med["vigil"][1] - med["plain"][1]) /
+               (med["bolt-instrument"][1] - med["plain"][1])))
+
+        # ---- profiles
+        vraw = os.path.join(tmp, "vigil.raw.fdata")
+        sh([VIGIL, "convert", vgl, "--to", "fdata", "-o", vraw])
+        log("bolt: reading the call instructions of both builds")
+        pbin, vbin = Binary(plain), Binary(vig)
+        vfdata = os.path.join(tmp, "vigil.fdata")
+        fate = move_vigil_fdata(vraw, vbin, pbin, vfdata)
+        ct = fate.pop("calls")
+        print("  vigil's profile: %d calls on %d call edges; moved onto the "
+              "plain binary by symbol:" % (ct, len(read_fdata(vraw))))
+        for why, n in sorted(fate.items(),
+                             key=lambda x: (x[0].startswith("note"), -x[1])):
+            print("    %5.1f%%  %s" % (100.0 * n / max(ct, 1), why))
+        bcalls = os.path.join(tmp, "bolt.calls.fdata")
+        ckept, clines = call_edges(bfdata, pbin, bcalls)
+        print("  BOLT's profile: %d lines, %d of them call edges" %
+              (clines, ckept))
+        print("  llvm-bolt with vigil's profile as converted:")
+        for what, b in (("on the instrumented build it describes", vig),
+                        ("on the plain build (offsets not moved)", plain)):
+            lines = bolt(b, os.path.join(tmp, "raw"),
+                         ["-data=" + vraw, "-reorder-functions=cdsort"],
+                         os.path.join(tmp, "raw.log"))
+            print("    %s: %s" % (what, "; ".join(
+                re.sub(r"^BOLT-\w+: ", "", l) for l in lines) or "-"))
+
+        # ---- optimized binaries
+        cd = ["-reorder-functions=cdsort"]
+        variants = [
+            ("original", None, None),
+            ("BOLT, no profile", [], "none"),
+            ("vigil, cdsort", ["-data=" + vfdata] + cd, "vigil"),
+            ("BOLT's profile, cdsort", ["-data=" + bfdata] + cd, "bolt"),
+            ("BOLT's call edges, cdsort", ["-data=" + bcalls] + cd,
+             "bolt-calls"),
+            ("BOLT's profile, full pipeline",
+             ["-data=" + bfdata, "-reorder-blocks=ext-tsp",
+              "-split-functions"] + cd, "bolt-full"),
+        ]
+        bins = []
+        print("  llvm-bolt -o prog.X (the profile lines it prints):")
+        for name, args, tag in variants:
+            if args is None:
+                bins.append((name, plain))
+                continue
+            out = os.path.join(wdir, "prog." + tag)
+            if tag == "none":
+                args = cd
+            lines = bolt(plain, out, args, out + ".log")
+            print("    %s: %s" % (name, "; ".join(
+                re.sub(r"^BOLT-\w+: ", "", l) for l in lines) or "-"))
+            bins.append((name, out))
+        times = collections.defaultdict(list)
+        for r in range(ROUNDS):
+            order = bins[r % len(bins):] + bins[:r % len(bins)]
+            for name, b in order:
+                wall, cpu, out = run(prog.argv(b), penv, tmp)
+                if prog.normalize(out) != expect:
+                    raise RuntimeError("%s: output differs from plain's" %
+                                       name)
+                times[name].append((wall, cpu))
+        print("  optimized binaries: ratio to the original in the same round,"
+              " median [min-max] of %d interleaved rounds:" % ROUNDS)
+        print("    %-32s %-26s %s" % ("", "CPU time (user+sys)", "wall time"))
+        for name, _ in bins:
+            cols = []
+            for i in (1, 0):
+                ratios = [t[i] / o[i] for t, o in
+                          zip(times[name], times["original"])]
+                cols.append("%.3fs %s" % (statistics.median(
+                    t[i] for t in times[name]), spread(ratios)))
+            print("    %-32s %-26s %s" % (name, cols[0], cols[1]))
+        return 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main():
+    progs = []
+    if os.environ.get("BENCH_BOLT_SKIP_SQLITE") != "1":
+        progs.append(Sqlite())
+    if os.environ.get("BENCH_BOLT_CPYTHON") == "1":
+        progs.append(Cpython())
+    status = 0
+    for p in progs:
+        try:
+            bench(p)
+        except (RuntimeError, OSError) as e:
+            print("bolt: %s: %s" % (p.name, e), flush=True)
+            status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
