@@ -165,18 +165,25 @@ class Cpython(Program):
         src = source("python3.11", os.path.join(self.dir, "src"))
         bdir = os.path.join(self.dir, build)
         exe = os.path.join(bdir, "python")
-        if os.path.exists(exe):
+        if os.path.exists(exe) and newer(exe, [LIBVIGIL] if extra_libs
+                                         else []):
             return exe
-        os.makedirs(bdir, exist_ok=True)
-        log("bolt: building cpython (%s); minutes" % build)
-        # Static libpython (the default), no PGO/LTO: -O2 like the
-        # other builds.  The interpreter's own modules only (no
-        # third-party extension libraries are needed by bolt_work.py).
+        shutil.rmtree(bdir, ignore_errors=True)
+        os.makedirs(bdir)
+        log("bolt: building cpython (%s): minutes" % build)
+        # Out of tree, static libpython (the default), no PGO or LTO: -O2
+        # like the other builds.  Only the interpreter binary (`make
+        # python`: the built-in modules, no shared extension modules).  The
+        # instrumented build's own runs (configure's tests, the freezing
+        # tools) write their profiles into the build directory.
         env = dict(os.environ)
         env["CFLAGS"] = " ".join(["-O2"] + extra_cflags)
-        env["LDFLAGS"] = " ".join(["-Wl,-q"] + extra_libs)
-        sh([os.path.join(src, "configure"), "--without-ensurepip",
-            "--with-pymalloc"], cwd=bdir, env=env)
+        env["LDFLAGS"] = "-Wl,-q"
+        env["LIBS"] = " ".join(extra_libs + ["-lpthread"])
+        env["VIGIL_FILE"] = os.path.join(bdir, "vgl", "%e.%p.vgl")
+        os.makedirs(os.path.join(bdir, "vgl"))
+        sh([os.path.join(src, "configure"), "--without-ensurepip"],
+           cwd=bdir, env=env)
         sh(["make", "-j" + JOBS, "python"], cwd=bdir, env=env)
         return exe
 
