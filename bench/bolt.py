@@ -30,17 +30,22 @@ by its caller and the offset of the call instruction in the binary that
 ran, the instrumented build (b).  Those offsets mean nothing in (a), whose
 code has no hooks: llvm-bolt finds no call at most of them and drops those
 functions' profiles as invalid (the run prints what llvm-bolt says of the
-unmoved profile).  The edges themselves (caller, callee, count) are what
-function ordering uses, so each is moved onto (a) by symbol: (b)'s call
-instruction at the offset is classified (a direct call or jump to the
-callee, or an indirect call), and the edge goes to the same-ranked call of
-that kind in (a)'s caller (the k-th direct call to that callee, the k-th
-indirect call), or to its first one when (a) has a different number of
-them (the counts of one caller-callee pair add up in the call graph
-whichever of its sites holds them).  Edges whose caller or callee does not
-exist in (a) (inlined there), or whose caller has no such call in (a), are
-left out and counted.  Names are kept as vigil writes them (NAME/FILE/N
-for locals: the same in both builds, as both come from the same sources).
+unmoved profile, and of the profile on (b) itself).  Optimizing (b) instead
+is no answer: its hooks would stay in the optimized binary.  What function
+ordering uses is the edges (caller, callee, count), so each is moved onto
+(a) by symbol.  (b)'s instruction at the offset is classified (a direct
+call or jump to the callee, or an indirect call), and the edge goes to a
+call of that kind in (a)'s caller or its clones (NAME.part.N,
+NAME.constprop.N, NAME.isra.N: GCC's inlining and cloning differ between
+the builds, since the hooks change the functions' sizes): the same-ranked
+one among the caller's calls to that callee (or indirect calls) if there
+is one, else the first (the counts of one caller-callee pair add up in the
+call graph whichever of its sites holds them).  A caller that (a) inlined
+everywhere passes its calls on to its own callers, in proportion to the
+calls into it.  A callee that (a) inlined everywhere has no call in (a):
+that edge is rightly gone.  Every call is accounted for in the output
+(moved, or dropped and why).  Names stay as vigil writes them (NAME/FILE/N
+for locals: the same in both builds) or as (a) names a clone.
 
 A measurement, not a test: it prints, and exits non-zero only if
 something could not be built or run.  Environment: BENCH_BOLT_ROUNDS
@@ -51,6 +56,7 @@ BENCH_BOLT_SKIP_SQLITE=1, CC (default gcc).
 
 import bisect
 import collections
+import difflib
 import os
 import re
 import shutil
@@ -111,8 +117,9 @@ def source(pkg, dest):
 # ---- the programs ----------------------------------------------------------
 
 class Program:
-    """name; build() -> (plain, vigil) paths; train(binary) -> argv;
-    normalize(stdout) -> what must be equal across binaries."""
+    """name; build() -> (plain, vigil) paths; argv(binary) -> the
+    workload's command line (training and timing); normalize(stdout) ->
+    what must be equal across binaries."""
 
 
 class Sqlite(Program):
@@ -151,7 +158,7 @@ class Sqlite(Program):
 
     def normalize(self, out):
         # "  100 - 50000 INSERTs into table with no index......  0.085s"
-        return re.sub(r"[0-9.]+s$", "", out, flags=re.M)
+        return re.sub(r"\s*[0-9.]+s$", "", out, flags=re.M)
 
 
 class Cpython(Program):
@@ -452,10 +459,16 @@ def bolt(inp, out, args, logf):
     text = sh([BOLT, inp, "-o", out] + args)
     with open(logf, "w") as f:
         f.write(text)
-    keep = ("have non-empty execution profile", "stale", "invalid",
-            "ignored")
-    return [l.strip() for l in text.splitlines()
-            if any(k in l for k in keep)]
+    keep = ("have non-empty execution profile", "have invalid (possibly",
+            "belong to functions with invalid", "was ignored")
+    return [l.strip().replace(" Use -report-stale to see the list.", "")
+            for l in text.splitlines() if any(k in l for k in keep)]
+
+
+def differ(a, b):
+    """The first lines of a unified diff of a and b."""
+    return "".join(list(difflib.unified_diff(
+        a.splitlines(True), b.splitlines(True), "plain", "this"))[:12])
 
 
 def spread(xs):
@@ -496,7 +509,8 @@ def bench(prog):
                 if expect is None:
                     expect = out
                 elif out != expect:
-                    raise RuntimeError("%s: output differs from plain's" % name)
+                    raise RuntimeError("%s: output differs from plain's:\n%s"
+                                       % (name, differ(expect, out)))
         print("  training run (median of %d interleaved rounds):" %
               TRAIN_ROUNDS)
         med = {n: [statistics.median(x[i] for x in train[n]) for i in (0, 1)]
@@ -549,7 +563,7 @@ def bench(prog):
              ["-data=" + bfdata, "-reorder-blocks=ext-tsp",
               "-split-functions"] + cd, "bolt-full"),
         ]
-        bins = []
+        bins, orders = [], {}
         print("  llvm-bolt -o prog.X (the profile lines it prints):")
         for name, args, tag in variants:
             if args is None:
@@ -558,18 +572,32 @@ def bench(prog):
             out = os.path.join(wdir, "prog." + tag)
             if tag == "none":
                 args = cd
+            if tag != "none":
+                args = args + ["-generate-function-order=" + out + ".order"]
             lines = bolt(plain, out, args, out + ".log")
             print("    %s: %s" % (name, "; ".join(
                 re.sub(r"^BOLT-\w+: ", "", l) for l in lines) or "-"))
             bins.append((name, out))
+            if tag != "none":
+                with open(out + ".order") as f:
+                    orders[name] = [l.strip() for l in f if l.strip()]
+        print("  function order (-generate-function-order): functions "
+              "ordered; of the first 50 / 200, how many are in BOLT's "
+              "call edges' first 50 / 200:")
+        ref = orders["BOLT's call edges, cdsort"]
+        for name, order in orders.items():
+            print("    %-32s %5d   %3d / %3d" % (
+                name, len(order), len(set(order[:50]) & set(ref[:50])),
+                len(set(order[:200]) & set(ref[:200]))))
         times = collections.defaultdict(list)
         for r in range(ROUNDS):
             order = bins[r % len(bins):] + bins[:r % len(bins)]
             for name, b in order:
                 wall, cpu, out = run(prog.argv(b), penv, tmp)
                 if prog.normalize(out) != expect:
-                    raise RuntimeError("%s: output differs from plain's" %
-                                       name)
+                    raise RuntimeError("%s: output differs from plain's:\n%s"
+                                       % (name, differ(expect,
+                                                       prog.normalize(out))))
                 times[name].append((wall, cpu))
         print("  optimized binaries: ratio to the original in the same round,"
               " median [min-max] of %d interleaved rounds:" % ROUNDS)
