@@ -200,12 +200,10 @@ class Cpython(Program):
         return plain, vig
 
     def argv(self, binary):
-        # -S -E: no site, no environment: the run depends on the binary
-        # and bolt_work.py only; the stdlib comes from the source tree.
+        # -S -E: no site, no PYTHON* variables: the run depends on the
+        # binary and bolt_work.py only (a build directory's interpreter
+        # finds the source tree's Lib/ itself).
         return [binary, "-S", "-E", self.work]
-
-    def env(self):
-        return {"PYTHONHOME": os.path.join(self.dir, "src")}
 
     def normalize(self, out):
         return out
@@ -288,19 +286,39 @@ class Binary:
         return fn if at < fn + self.size[fn] else None
 
     def names(self):
-        """addr -> the name BOLT takes for it (global first, then
-        NAME/FILE/N, then NAME/N); base name -> addrs (a clone's base is
-        its origin's: NAME.part.0, NAME.constprop.0, NAME.isra.0 ->
-        NAME)."""
+        """name_of: addr -> the name BOLT takes for it (a global name, else
+        NAME/FILE/N, else NAME/N); and what lookup() reads."""
         if hasattr(self, "name_of"):
             return
-        self.name_of, self.by_base = {}, collections.defaultdict(set)
-        rank = lambda n: (n.count("/") == 1, n.count("/") == 0 and 0)
-        for name, a in sorted(self.addr.items(), key=lambda x: rank(x[0])):
-            if a not in self.name_of or \
-                    (("/" in self.name_of[a]) and "/" not in name):
-                self.name_of.setdefault(a, name)
-            self.by_base[base(name)].add(a)
+        pref = {0: 0, 2: 1, 1: 2}       # by the number of slashes
+        self.name_of = {}
+        self.by_key = collections.defaultdict(set)
+        self.clones = collections.defaultdict(set)
+        for name, a in self.addr.items():
+            old = self.name_of.get(a)
+            if old is None or pref[name.count("/")] < pref[old.count("/")]:
+                self.name_of[a] = name
+        for name, a in self.addr.items():
+            parts = name.split("/")
+            if len(parts) == 2 and self.name_of[a].count("/") != 1:
+                continue                # NAME/N of a NAME/FILE/N
+            key = base(name), parts[1] if len(parts) == 3 else None
+            self.by_key[key].add(a)
+            if CLONE.search(parts[0]):
+                self.clones[key[0]].add(a)
+
+    def lookup(self, name):
+        """The functions of this binary that are name (as vigil names it
+        in another build) or its clones: NAME/FILE/N -> the locals of
+        FILE with that base name; a global NAME -> itself and the clones
+        (locals, in any file) of NAME."""
+        self.names()
+        parts = name.split("/")
+        b = base(name)
+        if len(parts) == 3:
+            return sorted(self.by_key.get((b, parts[1]), ()))
+        return sorted(self.by_key.get((b, None), set()) |
+                      self.clones.get(b, set()))
 
     def site(self, name, off):
         """(kind, target, rank among the function's sites of that kind and
@@ -365,12 +383,12 @@ def move_vigil_fdata(vfdata, vbin, pbin, out):
             fate["no call instruction at vigil's offset"] += count
             continue
         edges.append((caller, callee, s[0], s[2], count))
-        into[base(callee)].append((caller, count))
+        into[callee].append((caller, count))
     moved = collections.Counter()
 
     def place(caller, callee, kind, rank, count, depth):
-        pc = sorted(pbin.by_base.get(base(caller), ()))
-        pt = sorted(pbin.by_base.get(base(callee), ()))
+        pc = pbin.lookup(caller)
+        pt = pbin.lookup(callee)
         if not pt:
             fate["dropped: callee inlined everywhere in the plain build"] += \
                 count
@@ -378,7 +396,7 @@ def move_vigil_fdata(vfdata, vbin, pbin, out):
         if not pc:
             # The caller was inlined into its own callers in the plain
             # build: its calls are theirs, in proportion.
-            ins = into.get(base(caller), [])
+            ins = into.get(caller, [])
             total = sum(n for _, n in ins)
             if depth >= 4 or not total:
                 fate["dropped: caller inlined, its callers unknown"] += count
@@ -397,7 +415,8 @@ def move_vigil_fdata(vfdata, vbin, pbin, out):
             sites = [(fn, o, pt[0]) for fn in pc
                      for o, k, t in pbin.calls[fn] if k == "indirect"]
         if not sites:
-            fate["dropped: no such call in the plain build's caller"] += count
+            fate["dropped: no such call in the plain build's caller (inlined"
+                 " there, or made by another function)"] += count
             return
         fn, o, t = sites[rank - 1] if 0 < rank <= len(sites) else sites[0]
         moved[(pbin.name_of[fn], o, pbin.name_of[t])] += count
@@ -454,15 +473,37 @@ def run(argv, env=None, cwd=None):
         return wall, ru.ru_utime + ru.ru_stime, out.read()
 
 
-def bolt(inp, out, args, logf):
-    """llvm-bolt inp -o out ARGS; returns its profile lines."""
-    text = sh([BOLT, inp, "-o", out] + args)
-    with open(logf, "w") as f:
-        f.write(text)
+SKIP = []      # functions llvm-bolt cannot rewrite, found as it says so
+
+
+def bolt(inp, out, args, logf=None):
+    """llvm-bolt inp -o out ARGS --skip-funcs=SKIP; returns its profile
+    lines.  When llvm-bolt stops at a function it cannot rewrite ("unable
+    to get new address ... in function NAME": CPython's computed-goto
+    interpreter loop and regex matchers), NAME joins SKIP, for every later
+    run too, and it runs again."""
+    for _ in range(20):
+        skip = ["--skip-funcs=" + ",".join(SKIP)] if SKIP else []
+        r = subprocess.run([BOLT, inp, "-o", out] + args + skip,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True)
+        m = re.search(r"unable to get new address corresponding to input "
+                      r"address \S+ in function (\S+?)(\(\*\d+\))?\.",
+                      r.stdout)
+        if r.returncode == 0 or not m or m.group(1) in SKIP:
+            break
+        SKIP.append(m.group(1))
+        log("bolt: llvm-bolt skips %s from now on" % m.group(1))
+    if r.returncode != 0:
+        raise RuntimeError("command failed: %s\n%s" % (
+            " ".join([BOLT, inp, "-o", out] + args + skip), r.stdout[-3000:]))
+    if logf:
+        with open(logf, "w") as f:
+            f.write(r.stdout)
     keep = ("have non-empty execution profile", "have invalid (possibly",
             "belong to functions with invalid", "was ignored")
     return [l.strip().replace(" Use -report-stale to see the list.", "")
-            for l in text.splitlines() if any(k in l for k in keep)]
+            for l in r.stdout.splitlines() if any(k in l for k in keep)]
 
 
 def differ(a, b):
@@ -477,9 +518,11 @@ def spread(xs):
 
 def bench(prog):
     print("bolt: %s" % prog.name, flush=True)
-    wdir = os.path.join(OUT, prog.name.split()[0])
-    os.makedirs(wdir, exist_ok=True)
     plain, vig = prog.build()
+    # Beside the plain binary: CPython's interpreter finds its Lib/ from
+    # its build directory only.
+    wdir = os.path.dirname(plain)
+    del SKIP[:]
     penv = prog.env() if hasattr(prog, "env") else {}
     tmp = tempfile.mkdtemp(prefix="vigil-bolt-")
     try:
@@ -487,8 +530,8 @@ def bench(prog):
         # is fixed in it, so it points into tmp.
         binst = os.path.join(wdir, "prog.bolt-instr")
         bfdata = os.path.join(tmp, "bolt.fdata")
-        sh([BOLT, plain, "-instrument", "-o", binst,
-            "--instrumentation-file=" + bfdata])
+        bolt(plain, binst, ["-instrument",
+                            "--instrumentation-file=" + bfdata])
         vgl = os.path.join(tmp, "vigil.vgl")
 
         # ---- training cost
@@ -581,6 +624,9 @@ def bench(prog):
             if tag != "none":
                 with open(out + ".order") as f:
                     orders[name] = [l.strip() for l in f if l.strip()]
+        if SKIP:
+            print("  llvm-bolt cannot rewrite (so neither instruments nor "
+                  "moves) and skipped, in every run: %s" % ", ".join(SKIP))
         print("  function order (-generate-function-order): functions "
               "ordered; of the first 50 / 200, how many are in BOLT's "
               "call edges' first 50 / 200:")

@@ -3,12 +3,12 @@ pyperformance-like kernels (objects and method calls, floats, recursion,
 dicts and strings, generators, closures, exceptions), using only modules
 built into the interpreter binary (`make python` builds no shared
 extension modules).  Prints one checksum line per kernel, the same on
-every build; BOLT_WORK_SCALE (default 1) multiplies the work."""
+every build; BOLT_WORK_SCALE (default 5) multiplies the work."""
 
 import os
 import sys
 
-SCALE = int(os.environ.get("BOLT_WORK_SCALE", "1"))
+SCALE = int(os.environ.get("BOLT_WORK_SCALE", "5"))
 
 
 class Task:
