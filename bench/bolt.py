@@ -151,7 +151,7 @@ class Sqlite(Program):
                 base + VIGIL_CFLAGS + VIGIL_LIBS + libs + ["-o", vig]))
         if any(p.wait() != 0 for p in procs):
             raise RuntimeError("building speedtest1 failed")
-        return plain, vig
+        return plain, [("vigil", vig)]
 
     def argv(self, binary):
         return [binary] + self.ARGS
@@ -197,7 +197,14 @@ class Cpython(Program):
     def build(self):
         plain = self.one("plain", [], [])
         vig = self.one("vigil", VIGIL_CFLAGS, VIGIL_LIBS)
-        return plain, vig
+        # The same without hooks in the functions of CPython's headers
+        # (Py_INCREF and the other static inline helpers): inlined
+        # everywhere, they are calls in neither build, yet with
+        # -finstrument-functions each inlined copy calls the hooks.
+        noinc = self.one("vigil-noinc", VIGIL_CFLAGS + [
+            "-finstrument-functions-exclude-file-list=/Include/"],
+            VIGIL_LIBS)
+        return plain, [("vigil", vig), ("vigil, /Include/ excluded", noinc)]
 
     def argv(self, binary):
         # -S -E: no site, no PYTHON* variables: the run depends on the
@@ -518,12 +525,11 @@ def spread(xs):
 
 def bench(prog):
     print("bolt: %s" % prog.name, flush=True)
-    plain, vig = prog.build()
+    plain, vigs = prog.build()
     # Beside the plain binary: CPython's interpreter finds its Lib/ from
     # its build directory only.
     wdir = os.path.dirname(plain)
     del SKIP[:]
-    penv = prog.env() if hasattr(prog, "env") else {}
     tmp = tempfile.mkdtemp(prefix="vigil-bolt-")
     try:
         # (c): BOLT's instrumentation of the plain binary; the profile path
@@ -532,21 +538,20 @@ def bench(prog):
         bfdata = os.path.join(tmp, "bolt.fdata")
         bolt(plain, binst, ["-instrument",
                             "--instrumentation-file=" + bfdata])
-        vgl = os.path.join(tmp, "vigil.vgl")
 
         # ---- training cost
+        runs = [("plain", plain, {}, None)]
+        for i, (name, b) in enumerate(vigs):
+            vgl = os.path.join(tmp, "vigil%d.vgl" % i)
+            runs.append((name, b, {"VIGIL_FILE": vgl}, vgl))
+        runs.append(("bolt-instrument", binst, {}, bfdata))
         train = collections.defaultdict(list)
         expect = None
         for r in range(TRAIN_ROUNDS):
-            for name, b, env, prof in (
-                    ("plain", plain, {}, None),
-                    ("vigil", vig, {"VIGIL_FILE": vgl}, vgl),
-                    ("bolt-instrument", binst, {}, bfdata)):
+            for name, b, env, prof in runs:
                 if prof and os.path.exists(prof):
                     os.unlink(prof)     # each round writes it anew
-                e = dict(penv)
-                e.update(env)
-                wall, cpu, out = run(prog.argv(b), e, tmp)
+                wall, cpu, out = run(prog.argv(b), env, tmp)
                 train[name].append((wall, cpu))
                 out = prog.normalize(out)
                 if expect is None:
@@ -558,47 +563,54 @@ def bench(prog):
               TRAIN_ROUNDS)
         med = {n: [statistics.median(x[i] for x in train[n]) for i in (0, 1)]
                for n in train}
-        for name in ("plain", "vigil", "bolt-instrument"):
-            print("    %-18s wall %7.3f s %6.2fx plain   cpu %7.3f s %6.2fx"
-                  " plain" % (name, med[name][0], med[name][0] /
-                              med["plain"][0], med[name][1], med[name][1] /
-                              med["plain"][1]))
-        print("    vigil's cost / BOLT's cost (CPU time above plain's): %.2f" %
-              ((med["vigil"][1] - med["plain"][1]) /
-               (med["bolt-instrument"][1] - med["plain"][1])))
+        p0 = med["plain"]
+        for name, _, _, _ in runs:
+            print("    %-26s wall %7.3f s %6.2fx   cpu %7.3f s %6.2fx" %
+                  (name, med[name][0], med[name][0] / p0[0], med[name][1],
+                   med[name][1] / p0[1]))
+        for name, _ in vigs:
+            print("    %s's cost / BOLT's cost (CPU time above plain's): %.2f"
+                  % (name, (med[name][1] - p0[1]) /
+                     (med["bolt-instrument"][1] - p0[1])))
 
         # ---- profiles
-        vraw = os.path.join(tmp, "vigil.raw.fdata")
-        sh([VIGIL, "convert", vgl, "--to", "fdata", "-o", vraw])
-        log("bolt: reading the call instructions of both builds")
-        pbin, vbin = Binary(plain), Binary(vig)
-        vfdata = os.path.join(tmp, "vigil.fdata")
-        fate = move_vigil_fdata(vraw, vbin, pbin, vfdata)
-        ct = fate.pop("calls")
-        print("  vigil's profile: %d calls on %d call edges; moved onto the "
-              "plain binary by symbol:" % (ct, len(read_fdata(vraw))))
-        for why, n in sorted(fate.items(),
-                             key=lambda x: (x[0].startswith("note"), -x[1])):
-            print("    %5.1f%%  %s" % (100.0 * n / max(ct, 1), why))
+        log("bolt: reading the call instructions of the builds")
+        pbin = Binary(plain)
+        vfdatas = []
+        for i, (name, b) in enumerate(vigs):
+            vraw = os.path.join(tmp, "vigil%d.raw.fdata" % i)
+            sh([VIGIL, "convert", runs[1 + i][3], "--to", "fdata",
+                "-o", vraw])
+            vfdata = os.path.join(tmp, "vigil%d.fdata" % i)
+            vfdatas.append(vfdata)
+            fate = move_vigil_fdata(vraw, Binary(b), pbin, vfdata)
+            ct = fate.pop("calls")
+            print("  %s's profile: %d calls on %d call edges; moved onto the "
+                  "plain binary by symbol:" % (name, ct,
+                                               len(read_fdata(vraw))))
+            for why, n in sorted(fate.items(), key=lambda x: (
+                    x[0].startswith("note"), -x[1])):
+                print("    %5.1f%%  %s" % (100.0 * n / max(ct, 1), why))
+            print("  llvm-bolt with %s's profile as converted:" % name)
+            for what, bb in (("on the instrumented build it describes", b),
+                             ("on the plain build (offsets not moved)",
+                              plain)):
+                lines = bolt(bb, os.path.join(tmp, "raw"),
+                             ["-data=" + vraw, "-reorder-functions=cdsort"])
+                print("    %s: %s" % (what, "; ".join(
+                    re.sub(r"^BOLT-\w+: ", "", l) for l in lines) or "-"))
         bcalls = os.path.join(tmp, "bolt.calls.fdata")
         ckept, clines = call_edges(bfdata, pbin, bcalls)
         print("  BOLT's profile: %d lines, %d of them call edges" %
               (clines, ckept))
-        print("  llvm-bolt with vigil's profile as converted:")
-        for what, b in (("on the instrumented build it describes", vig),
-                        ("on the plain build (offsets not moved)", plain)):
-            lines = bolt(b, os.path.join(tmp, "raw"),
-                         ["-data=" + vraw, "-reorder-functions=cdsort"],
-                         os.path.join(tmp, "raw.log"))
-            print("    %s: %s" % (what, "; ".join(
-                re.sub(r"^BOLT-\w+: ", "", l) for l in lines) or "-"))
 
         # ---- optimized binaries
         cd = ["-reorder-functions=cdsort"]
-        variants = [
-            ("original", None, None),
-            ("BOLT, no profile", [], "none"),
-            ("vigil, cdsort", ["-data=" + vfdata] + cd, "vigil"),
+        variants = [("original", None, None), ("BOLT, no profile", cd, "none")]
+        for i, (name, _) in enumerate(vigs):
+            variants.append(("%s, cdsort" % name, ["-data=" + vfdatas[i]] + cd,
+                             "vigil%d" % i))
+        variants += [
             ("BOLT's profile, cdsort", ["-data=" + bfdata] + cd, "bolt"),
             ("BOLT's call edges, cdsort", ["-data=" + bcalls] + cd,
              "bolt-calls"),
@@ -613,8 +625,6 @@ def bench(prog):
                 bins.append((name, plain))
                 continue
             out = os.path.join(wdir, "prog." + tag)
-            if tag == "none":
-                args = cd
             if tag != "none":
                 args = args + ["-generate-function-order=" + out + ".order"]
             lines = bolt(plain, out, args, out + ".log")
@@ -639,7 +649,7 @@ def bench(prog):
         for r in range(ROUNDS):
             order = bins[r % len(bins):] + bins[:r % len(bins)]
             for name, b in order:
-                wall, cpu, out = run(prog.argv(b), penv, tmp)
+                wall, cpu, out = run(prog.argv(b), None, tmp)
                 if prog.normalize(out) != expect:
                     raise RuntimeError("%s: output differs from plain's:\n%s"
                                        % (name, differ(expect,
