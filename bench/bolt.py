@@ -35,15 +35,17 @@ is no answer: its hooks would stay in the optimized binary.  What function
 ordering uses is the edges (caller, callee, count), so each is moved onto
 (a) by symbol.  (b)'s instruction at the offset is classified (a direct
 call or jump to the callee, or an indirect call), and the edge goes to a
-call of that kind in (a)'s caller or its clones (NAME.part.N,
-NAME.constprop.N, NAME.isra.N: GCC's inlining and cloning differ between
-the builds, since the hooks change the functions' sizes): the same-ranked
-one among the caller's calls to that callee (or indirect calls) if there
-is one, else the first (the counts of one caller-callee pair add up in the
-call graph whichever of its sites holds them).  A caller that (a) inlined
-everywhere passes its calls on to its own callers, in proportion to the
-calls into it.  A callee that (a) inlined everywhere has no call in (a):
-that edge is rightly gone.  Every call is accounted for in the output
+call of that kind to that callee in (a)'s caller or its clones
+(NAME.part.N, NAME.constprop.N, NAME.isra.N): GCC's inlining and cloning
+differ between the builds, since the hooks change the functions' sizes.
+When (a)'s caller has as many such calls as (b)'s, the same-ranked one;
+else the first (its site uncertain: the counts of one caller-callee pair
+add up in the call graph whichever of its sites holds them).  A function
+that (a) inlined into some of its callers (no call to it there) runs its
+calls from those callers' code, in proportion to the calls into it: they
+are moved there.  A call whose callee (a) inlined everywhere, or inlined
+into that caller, is not a call in (a): it is rightly dropped.
+Every call is accounted for in the output
 (moved, or dropped and why).  Names stay as vigil writes them (NAME/FILE/N
 for locals: the same in both builds) or as (a) names a clone.
 
@@ -390,48 +392,87 @@ def move_vigil_fdata(vfdata, vbin, pbin, out):
             fate["no call instruction at vigil's offset"] += count
             continue
         edges.append((caller, callee, s[0], s[2], count))
-        into[callee].append((caller, count))
+        into[callee].append((caller, count, s[0]))
     moved = collections.Counter()
 
-    def place(caller, callee, kind, rank, count, depth):
-        pc = pbin.lookup(caller)
+    def sites(hosts, callee, kind):
+        """The calls of kind to callee in the plain functions hosts:
+        [(function, offset, target)]."""
         pt = pbin.lookup(callee)
-        if not pt:
-            fate["dropped: callee inlined everywhere in the plain build"] += \
-                count
-            return
-        if not pc:
-            # The caller was inlined into its own callers in the plain
-            # build: its calls are theirs, in proportion.
-            ins = into.get(caller, [])
-            total = sum(n for _, n in ins)
-            if depth >= 4 or not total:
-                fate["dropped: caller inlined, its callers unknown"] += count
-                return
-            left = count
-            for i, (up, n) in enumerate(ins):
-                share = left if i == len(ins) - 1 else count * n // total
-                left -= share
-                if share:
-                    place(up, callee, kind, 0, share, depth + 1)
-            return
         if kind == "direct":
-            sites = [(fn, o, t) for fn in pc for o, k, t in pbin.calls[fn]
-                     if k == "direct" and t in pt]
-        else:
-            sites = [(fn, o, pt[0]) for fn in pc
-                     for o, k, t in pbin.calls[fn] if k == "indirect"]
-        if not sites:
-            fate["dropped: no such call in the plain build's caller (inlined"
-                 " there, or made by another function)"] += count
-            return
-        fn, o, t = sites[rank - 1] if 0 < rank <= len(sites) else sites[0]
-        moved[(pbin.name_of[fn], o, pbin.name_of[t])] += count
-        fate["moved" + (" through an inlined caller" if depth else "")] += \
-            count
+            return [(fn, o, t) for fn in hosts for o, k, t in pbin.calls[fn]
+                    if k == "direct" and t in pt]
+        return [(fn, o, pt[0]) for fn in hosts if pt
+                for o, k, t in pbin.calls[fn] if k == "indirect"]
+
+    memo = {}
+
+    def hosts(fn, busy=()):
+        """Where fn's code runs in the plain build: {tuple of plain
+        functions (fn and its clones, or a host that inlined fn): share}.
+        Its own body, for the calls into it that are calls in the plain
+        build too; for those that are not (it was inlined there), its
+        caller's hosts, in proportion to those calls."""
+        if fn in memo:
+            return memo[fn]
+        own = tuple(pbin.lookup(fn))
+        total = sum(n for _, n, _ in into.get(fn, []))
+        h = collections.Counter()
+        if not total or fn in busy:
+            if own:
+                h[own] = 1.0
+            if not total:
+                memo[fn] = h
+            return h
+        for up, n, kind in into[fn]:
+            uh = hosts(up, busy + (fn,)) if up != fn else {}
+            if own and (up == fn or
+                        sites([f for k in uh for f in k], fn, kind)):
+                h[own] += n / total
+            else:
+                for k, w in uh.items():
+                    h[k] += n / total * w
+        memo[fn] = h
+        return h
 
     for caller, callee, kind, rank, count in edges:
-        place(caller, callee, kind, rank, count, 0)
+        if not pbin.lookup(callee):
+            fate["dropped: callee inlined everywhere in the plain build"] += \
+                count
+            continue
+        h = hosts(caller)
+        if not h:
+            fate["dropped: caller's code not found in the plain build"] += \
+                count
+            continue
+        left = count
+        own = tuple(pbin.lookup(caller))
+        nv = len(vbin.sites(caller, kind, vbin.addr.get(callee)
+                            if kind == "direct" else None))
+        for i, (k, w) in enumerate(sorted(h.items())):
+            n = left if i == len(h) - 1 else int(round(count * w))
+            n = min(n, left)
+            left -= n
+            if not n:
+                continue
+            ss = sites(k, callee, kind)
+            if not ss:
+                fate["dropped: no such call in the plain build (the callee "
+                     "inlined there)"] += n
+                continue
+            if k == own and len(ss) == nv:
+                fn, o, t = ss[rank - 1]
+                how = "moved"
+            else:
+                # Fewer or more such calls in the plain build (some inlined
+                # there, or the caller itself inlined): which one ran is
+                # unknown; the pair's count is what the call graph uses.
+                fn, o, t = ss[0]
+                how = "moved to a call of the same pair, its site uncertain"
+            moved[(pbin.name_of[fn], o, pbin.name_of[t])] += n
+            fate[how + ("" if k == own else
+                        " (where the plain build inlined the caller)")] += n
+
     with open(out, "w") as f:
         for (caller, off, callee), n in sorted(moved.items()):
             f.write("1 %s %x 1 %s 0 0 %d\n" % (caller, off, callee, n))
@@ -455,6 +496,17 @@ def call_edges(bfdata, pbin, out):
                 f.write(" ".join(p) + "\n")
                 kept += 1
     return kept, len(rows)
+
+
+def pairs(fdata, pbin):
+    """{(caller address, callee address): calls} of an fdata's lines about
+    functions of pbin (names in any of BOLT's spellings)."""
+    out = collections.Counter()
+    for p in read_fdata(fdata):
+        a, b = pbin.addr.get(p[1]), pbin.addr.get(p[4])
+        if a is not None and b is not None:
+            out[(a, b)] += int(p[7])
+    return out
 
 
 # ---- running ---------------------------------------------------------------
@@ -603,6 +655,19 @@ def bench(prog):
         ckept, clines = call_edges(bfdata, pbin, bcalls)
         print("  BOLT's profile: %d lines, %d of them call edges" %
               (clines, ckept))
+        bpairs = pairs(bcalls, pbin)
+        for (name, _), vfdata in zip(vigs, vfdatas):
+            vpairs = pairs(vfdata, pbin)
+            both = set(vpairs) & set(bpairs)
+            vt, bt = sum(vpairs.values()), sum(bpairs.values())
+            print("  %s's moved call graph against BOLT's call edges "
+                  "(caller-callee pairs of the plain binary): %d and %d "
+                  "pairs, %d in both, %d of them with equal counts; "
+                  "weight in common %.1f%%" % (
+                      name, len(vpairs), len(bpairs), len(both),
+                      sum(vpairs[k] == bpairs[k] for k in both),
+                      100.0 * sum(min(vpairs[k] / vt, bpairs[k] / bt)
+                                  for k in both)))
 
         # ---- optimized binaries
         cd = ["-reorder-functions=cdsort"]
