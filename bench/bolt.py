@@ -8,7 +8,11 @@ For each program, all in one run:
 
 1. Builds (a) the plain binary, -O2 -Wl,-q: the one llvm-bolt rewrites;
    (b) the same sources with -finstrument-functions and libvigil.a, the
-   training build of vigil; (c) llvm-bolt -instrument of (a).
+   training build of vigil (for CPython also a second one with
+   -finstrument-functions-exclude-file-list=/Include/: no hooks in the
+   static inline functions of its headers, which are inlined everywhere
+   and so are calls in neither build, yet each inlined copy of them calls
+   the hooks); (c) llvm-bolt -instrument of (a).
 2. Training cost: (a), (b) and (c) run the training workload in
    interleaved rounds; their wall-time ratios to (a).
 3. Profiles: vigil's (`vigil convert --to fdata` of (b)'s profile, then
@@ -52,7 +56,8 @@ for locals: the same in both builds) or as (a) names a clone.
 A measurement, not a test: it prints, and exits non-zero only if
 something could not be built or run.  Environment: BENCH_BOLT_ROUNDS
 (timing rounds, default 7), BENCH_BOLT_TRAIN_ROUNDS (default 3),
-BENCH_BOLT_CPYTHON=1 (also CPython: ~15-25 min more on 2 cores),
+BENCH_BOLT_CPYTHON=1 (also CPython: three interpreter builds, ~20 min
+more on 2 busy cores the first time, ~8 min after),
 BENCH_BOLT_SKIP_SQLITE=1, CC (default gcc).
 """
 
