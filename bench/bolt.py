@@ -64,6 +64,7 @@ BENCH_BOLT_SKIP_SQLITE=1, CC (default gcc).
 import bisect
 import collections
 import difflib
+import json
 import os
 import re
 import shutil
@@ -308,6 +309,7 @@ class Binary:
         self.name_of = {}
         self.by_key = collections.defaultdict(set)
         self.clones = collections.defaultdict(set)
+        self.locals = collections.defaultdict(set)
         for name, a in self.addr.items():
             old = self.name_of.get(a)
             if old is None or pref[name.count("/")] < pref[old.count("/")]:
@@ -320,17 +322,26 @@ class Binary:
             self.by_key[key].add(a)
             if CLONE.search(parts[0]):
                 self.clones[key[0]].add(a)
+            if len(parts) == 3:
+                self.locals[key[0]].add(a)
 
     def lookup(self, name):
         """The functions of this binary that are name (as vigil names it
         in another build) or its clones: NAME/FILE/N -> the locals of
-        FILE with that base name; a global NAME -> itself and the clones
-        (locals, in any file) of NAME."""
+        FILE with that base name; NAME/N -> the locals of that base name;
+        a global NAME -> itself and the clones (locals, in any file) of
+        NAME."""
         self.names()
         parts = name.split("/")
         b = base(name)
         if len(parts) == 3:
             return sorted(self.by_key.get((b, parts[1]), ()))
+        if len(parts) == 2:
+            # NAME/N: a local without a FILE symbol before it in one build
+            # (a hidden function, sorted after the last FILE), which may
+            # have one in the other.
+            return sorted(self.by_key.get((b, None), set()) |
+                          self.locals.get(b, set()))
         return sorted(self.by_key.get((b, None), set()) |
                       self.clones.get(b, set()))
 
@@ -376,7 +387,28 @@ def read_fdata(path):
     return rows
 
 
-def move_vigil_fdata(vfdata, vbin, pbin, out):
+def inlined_edges(vgl, vbin):
+    """[(host, callee, calls)]: the calls vigil counted in inlined copies
+    (`vigil convert --to json`, edges with inlined_in), the callee's code
+    having run inside the host in the instrumented build vbin; names as
+    vbin's fdata spells them.  The fdata leaves them out, as they ran no
+    call instruction in vbin; in the plain build some are real calls."""
+    vbin.names()
+    j = json.loads(sh([VIGIL, "convert", vgl, "--to", "json"]))
+    mod = os.path.basename(vbin.path)
+    name = {}
+    for f in j["functions"]:
+        if f["module"] == mod:
+            name[f["id"]] = vbin.name_of.get(int(f["address"], 16))
+    out = []
+    for e in j["edges"]:
+        h, c = name.get(e["inlined_in_id"]), name.get(e["callee_id"])
+        if e["inlined_in_id"] is not None and h and c:
+            out.append((h, c, e["calls"]))
+    return out
+
+
+def move_vigil_fdata(vfdata, vbin, pbin, out, inlined=()):
     """Writes vigil's fdata (offsets in the instrumented binary vbin) with
     offsets in the plain binary pbin (see the docstring); returns a
     Counter of calls by fate."""
@@ -440,15 +472,19 @@ def move_vigil_fdata(vfdata, vbin, pbin, out):
         memo[fn] = h
         return h
 
-    for caller, callee, kind, rank, count in edges:
+    edges = [e + ("",) for e in edges] + [
+        (h, c, "direct", 0, n, "inlined copies: ") for h, c, n in inlined]
+    for caller, callee, kind, rank, count, tag in edges:
+        if tag:
+            fate[tag + "calls"] += count
         if not pbin.lookup(callee):
-            fate["dropped: callee inlined everywhere in the plain build"] += \
-                count
+            fate[tag + "dropped: callee inlined everywhere in the plain "
+                 "build"] += count
             continue
         h = hosts(caller)
         if not h:
-            fate["dropped: caller's code not found in the plain build"] += \
-                count
+            fate[tag + "dropped: caller's code not found in the plain "
+                 "build"] += count
             continue
         left = count
         own = tuple(pbin.lookup(caller))
@@ -462,8 +498,8 @@ def move_vigil_fdata(vfdata, vbin, pbin, out):
                 continue
             ss = sites(k, callee, kind)
             if not ss:
-                fate["dropped: no such call in the plain build (the callee "
-                     "inlined there)"] += n
+                fate[tag + "dropped: no such call in the plain build (the "
+                     "callee inlined there)"] += n
                 continue
             if k == own and len(ss) == nv:
                 fn, o, t = ss[rank - 1]
@@ -475,7 +511,7 @@ def move_vigil_fdata(vfdata, vbin, pbin, out):
                 fn, o, t = ss[0]
                 how = "moved to a call of the same pair, its site uncertain"
             moved[(pbin.name_of[fn], o, pbin.name_of[t])] += n
-            fate[how + ("" if k == own else
+            fate[tag + how + ("" if k == own else
                         " (where the plain build inlined the caller)")] += n
 
     with open(out, "w") as f:
@@ -640,14 +676,24 @@ def bench(prog):
                 "-o", vraw])
             vfdata = os.path.join(tmp, "vigil%d.fdata" % i)
             vfdatas.append(vfdata)
-            fate = move_vigil_fdata(vraw, Binary(b), pbin, vfdata)
+            vbin = Binary(b)
+            fate = move_vigil_fdata(vraw, vbin, pbin, vfdata,
+                                    inlined_edges(runs[1 + i][3], vbin))
             ct = fate.pop("calls")
+            ci = fate.pop("inlined copies: calls", 0)
             print("  %s's profile: %d calls on %d call edges; moved onto the "
                   "plain binary by symbol:" % (name, ct,
                                                len(read_fdata(vraw))))
             for why, n in sorted(fate.items(), key=lambda x: (
                     x[0].startswith("note"), -x[1])):
-                print("    %5.1f%%  %s" % (100.0 * n / max(ct, 1), why))
+                if not why.startswith("inlined copies: "):
+                    print("    %5.1f%%  %s" % (100.0 * n / max(ct, 1), why))
+            print("  and %d calls it counted in inlined copies (in no fdata: "
+                  "no call instruction ran), moved from their host:" % ci)
+            for why, n in sorted(fate.items(), key=lambda x: -x[1]):
+                if why.startswith("inlined copies: "):
+                    print("    %5.1f%%  %s" % (100.0 * n / max(ci, 1),
+                                              why[len("inlined copies: "):]))
             print("  llvm-bolt with %s's profile as converted:" % name)
             for what, bb in (("on the instrumented build it describes", b),
                              ("on the plain build (offsets not moved)",
@@ -673,6 +719,18 @@ def bench(prog):
                       sum(vpairs[k] == bpairs[k] for k in both),
                       100.0 * sum(min(vpairs[k] / vt, bpairs[k] / bt)
                                   for k in both)))
+            if SKIP:
+                # BOLT's instrumentation counts no call from the functions
+                # it skipped; vigil's does.
+                gone = {pbin.addr.get(f) for f in SKIP}
+                vx = {k: n for k, n in vpairs.items() if k[0] not in gone}
+                vt = sum(vx.values())
+                print("    without the calls from the functions llvm-bolt "
+                      "skipped (%.1f%% of %s's moved calls): weight in "
+                      "common %.1f%%" % (
+                          100.0 - 100.0 * vt / sum(vpairs.values()), name,
+                          100.0 * sum(min(vx[k] / vt, bpairs[k] / bt)
+                                      for k in set(vx) & set(bpairs))))
 
         # ---- optimized binaries
         cd = ["-reorder-functions=cdsort"]
