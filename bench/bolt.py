@@ -240,10 +240,13 @@ class Binary:
         fname = None
         for line in sh(["readelf", "-sW", path]).splitlines():
             f = line.split()
-            if len(f) < 8 or not f[0].endswith(":"):
+            if len(f) < 7 or not f[0].endswith(":"):
                 continue
             if f[3] == "FILE":
+                # An empty name (hidden symbols follow one) ends the file.
                 fname = f[7] if len(f) > 7 else None
+                continue
+            if len(f) < 8:
                 continue
             if f[3] != "FUNC" or f[6] == "UND":
                 continue
