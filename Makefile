@@ -7,6 +7,8 @@
 #   make check      install missing packages, build, run the whole suite
 #   make check-unit, make check-lit   one layer of it
 #   make bench      install missing packages, build, time vigil and its peers
+#   make bench-bolt-cpython   bench/bolt.py (BOLT fed by vigil) on SQLite
+#                   and on CPython, whose builds take much longer
 #   make install    PREFIX=/usr/local DESTDIR= : library, header, command,
 #                   pkg-config file
 #
@@ -143,6 +145,13 @@ bench:
 	@$(MAKE) --no-print-directory all
 	@bench/run.sh
 
+# bench/bolt.py on CPython too (two builds of the interpreter: ~15-25
+# minutes on 2 cores the first time), after SQLite's speedtest1.
+bench-bolt-cpython:
+	@scripts/install-deps.sh bench
+	@$(MAKE) --no-print-directory all
+	@BENCH_BOLT_CPYTHON=1 /usr/bin/python3 bench/bolt.py
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
@@ -156,7 +165,8 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all build-deps deps demo check check-unit check-lit bench install clean
+.PHONY: all build-deps deps demo check check-unit check-lit bench bench-bolt-cpython \
+	install clean
 
 # ---- pprof (vigil convert --to pprof) --------------------------------------
 # The pprof schema (proto/profile.proto) compiled by protoc-c into

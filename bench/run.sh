@@ -20,12 +20,18 @@
 #                           vigil merge of 1000 profiles of 10k edges, and
 #                           xz-utils' make check under vigil run vs. alone
 #                           (Debian's source, scripts/debian-source.sh)
+#   bench/bolt.py           llvm-bolt fed by vigil's call profile vs. by
+#                           its own instrumentation, on SQLite's speedtest1
+#                           (Debian's source package): training-run cost,
+#                           then the optimized binaries timed against the
+#                           original (CPython too: make bench-bolt-cpython)
 # BENCH_READERS_ONLY=1 runs only the last.  Expects `make all` to have built
 # build/libvigil.a (make bench does).
 #
 # Debian packages it uses: gcc clang libclang-rt-14-dev (clang's profile
 # runtime) bolt-19 libbolt-19-dev (BOLT's instrumentation runtime) uftrace
-# valgrind linux-perf python3.  hyperfine is not needed.
+# valgrind linux-perf python3, and for bench/bolt.py dpkg-dev
+# debian-archive-keyring tcl.  hyperfine is not needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,7 +42,8 @@ fi
 status=0
 if [ "${BENCH_READERS_ONLY:-}" != 1 ]; then
 	missing=()
-	for tool in gcc clang uftrace valgrind /usr/lib/llvm-19/bin/llvm-bolt; do
+	for tool in gcc clang uftrace valgrind /usr/lib/llvm-19/bin/llvm-bolt tclsh \
+		dpkg-source objdump readelf; do
 		command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 	done
 	[ -f /usr/lib/llvm-19/lib/libbolt_rt_instr.a ] || missing+=(libbolt_rt_instr.a)
@@ -48,6 +55,7 @@ if [ "${BENCH_READERS_ONLY:-}" != 1 ]; then
 	/usr/bin/python3 bench/runtime.py || status=1
 	/usr/bin/python3 bench/bench.py "$@" || status=1
 	/usr/bin/python3 bench/run_merge.py || status=1
+	/usr/bin/python3 bench/bolt.py || status=1
 fi
 /usr/bin/python3 bench/readers.py || status=1
 /usr/bin/python3 bench/outputs.py || status=1

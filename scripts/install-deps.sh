@@ -44,6 +44,8 @@ bench_pkgs=(
 	uftrace
 	bolt-19 libbolt-19-dev        # llvm-bolt and its instrumentation runtime
 	linux-perf                    # perf record, beside vigil attach --scan stacks
+	dpkg-dev debian-archive-keyring  # scripts/debian-source.sh: SQLite, CPython
+	tcl                           # tclsh: SQLite's amalgamation (bench/bolt.py)
 )
 
 case $group in
