@@ -2,11 +2,18 @@
  * callsite.c - see callsite.h.
  *
  * A return address says where the call ended, not where it began, and x86
- * instructions have no fixed length.  We decode one instruction at each
- * distance before the return address that a call can have (5 bytes for a
- * direct call first, as it is by far the most common, then the indirect
- * forms, 2 to 7 bytes) and take the first decoding that is a call ending
- * exactly at the return address.
+ * instructions have no fixed length.  Looking back from the return address
+ * is ambiguous: `call *0x8(%r13)` is 41 ff 55 08, and its last three bytes
+ * are `call *0x8(%rbp)`, a call that also ends there.  So the function
+ * that holds the return address is decoded from its first byte, which
+ * gives the real instruction boundaries (GCC and Clang put no data in
+ * .text), and the instruction that ends at the return address is the
+ * call.  The boundaries of the last function decoded are kept: the model
+ * looks sites up in address order, so one function's sites come together.
+ * Without a symbol, or when the decoding does not land on the return
+ * address, we fall back to looking back: one instruction at each distance
+ * a call can have (5 bytes first, then 2 to 7), the first that is a call
+ * ending there.
  */
 #include <capstone/capstone.h>
 #include <elf.h>
@@ -20,6 +27,12 @@ struct vgl_callsite {
 	csh handle;
 	cs_insn *insn;
 	int open;
+	/* The last function decoded: where its instructions start. */
+	size_t fn_mod;
+	uint64_t fn_start, fn_end;
+	uint64_t *starts;
+	size_t nstarts, cap;
+	int have_fn;
 };
 
 int vgl_callsite_new(struct vgl_callsite **out, struct vgl_symbolizer *sym)
@@ -47,11 +60,105 @@ void vgl_callsite_free(struct vgl_callsite *cs)
 {
 	if (!cs)
 		return;
+	free(cs->starts);
 	if (cs->insn)
 		cs_free(cs->insn, 1);
 	if (cs->open)
 		cs_close(&cs->handle);
 	free(cs);
+}
+
+/* Fills *out from the call decoded in cs->insn, ending at elf_ret. */
+static void fill(struct vgl_callsite *cs, uint64_t elf_ret,
+		 struct vgl_call_insn *out)
+{
+	cs_x86 *x = &cs->insn->detail->x86;
+
+	out->addr = elf_ret - cs->insn->size;
+	out->size = cs->insn->size;
+	out->direct = x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
+	out->target = out->direct ? (uint64_t)x->operands[0].imm : 0;
+}
+
+/*
+ * Decodes function [start, end) of mod from its first byte and keeps where
+ * each instruction starts.  Returns 0, or -ENOENT when its code cannot be
+ * read or decoded (then nothing is kept).
+ */
+static int decode_function(struct vgl_callsite *cs, size_t mod,
+			   uint64_t start, uint64_t end)
+{
+	const uint8_t *code;
+	size_t size = end - start;
+	uint64_t at = start;
+
+	cs->have_fn = 0;
+	cs->nstarts = 0;
+	if (end <= start || end - start > (64u << 20) ||
+	    vgl_symbolizer_code(cs->sym, mod, start, size, &code) < 0)
+		return -ENOENT;
+	while (size) {
+		uint64_t here = at;
+
+		if (cs->nstarts == cs->cap) {
+			size_t cap = cs->cap ? 2 * cs->cap : 1024;
+			uint64_t *n = realloc(cs->starts, cap * sizeof(*n));
+
+			if (!n)
+				return -ENOENT;
+			cs->starts = n;
+			cs->cap = cap;
+		}
+		if (!cs_disasm_iter(cs->handle, &code, &size, &at, cs->insn))
+			return -ENOENT;   /* not code: padding, data */
+		cs->starts[cs->nstarts++] = here;
+	}
+	cs->fn_mod = mod;
+	cs->fn_start = start;
+	cs->fn_end = end;
+	cs->have_fn = 1;
+	return 0;
+}
+
+/* The call that ends at elf_ret, by the function's own decoding: 0, or
+ * -ENOENT when that cannot tell (no symbol, no clean decoding). */
+static int find_forward(struct vgl_callsite *cs, size_t mod, uint64_t ret,
+			uint64_t elf_ret, struct vgl_call_insn *out)
+{
+	struct vgl_func_sym *f = vgl_symbolizer_func(cs->sym, mod, ret - 1);
+	size_t lo = 0, hi;
+	const uint8_t *code;
+	uint64_t at;
+	size_t size;
+
+	if (!f || !f->size || elf_ret <= f->start ||
+	    elf_ret > f->start + f->size)
+		return -ENOENT;
+	if (!cs->have_fn || cs->fn_mod != mod || cs->fn_start != f->start ||
+	    cs->fn_end != f->start + f->size)
+		if (decode_function(cs, mod, f->start, f->start + f->size) < 0)
+			return -ENOENT;
+	/* The instruction that starts last before elf_ret must end there. */
+	hi = cs->nstarts;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (cs->starts[mid] < elf_ret)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || (lo < cs->nstarts && cs->starts[lo] != elf_ret &&
+		    elf_ret != cs->fn_end))
+		return -ENOENT;   /* elf_ret is inside an instruction */
+	at = cs->starts[lo - 1];
+	size = elf_ret - at;
+	if (vgl_symbolizer_code(cs->sym, mod, at, size, &code) < 0 ||
+	    !cs_disasm_iter(cs->handle, &code, &size, &at, cs->insn) ||
+	    cs->insn->id != X86_INS_CALL || at != elf_ret)
+		return -ENOENT;
+	fill(cs, elf_ret, out);
+	return 0;
 }
 
 int vgl_callsite_find(struct vgl_callsite *cs, size_t mod, uint64_t ret,
@@ -63,12 +170,13 @@ int vgl_callsite_find(struct vgl_callsite *cs, size_t mod, uint64_t ret,
 
 	if (!cs->open || vgl_symbolizer_machine(cs->sym, mod) != EM_X86_64)
 		return -ENOTSUP;
+	if (!find_forward(cs, mod, ret, elf_ret, out))
+		return 0;
 	for (i = 0; i < sizeof(lengths) / sizeof(lengths[0]); i++) {
 		unsigned k = lengths[i];
 		const uint8_t *code;
 		size_t size = k;
 		uint64_t at = elf_ret - k;
-		cs_x86 *x;
 
 		if (elf_ret < k ||
 		    vgl_symbolizer_code(cs->sym, mod, at, k, &code) < 0)
@@ -76,11 +184,7 @@ int vgl_callsite_find(struct vgl_callsite *cs, size_t mod, uint64_t ret,
 		if (!cs_disasm_iter(cs->handle, &code, &size, &at, cs->insn) ||
 		    cs->insn->size != k || cs->insn->id != X86_INS_CALL)
 			continue;
-		x = &cs->insn->detail->x86;
-		out->addr = elf_ret - k;
-		out->size = k;
-		out->direct = x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
-		out->target = out->direct ? (uint64_t)x->operands[0].imm : 0;
+		fill(cs, elf_ret, out);
 		return 0;
 	}
 	return -ENOENT;

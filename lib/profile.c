@@ -473,6 +473,18 @@ static int cmp_by_site(const void *a, const void *b, void *arg)
 	return 0;
 }
 
+size_t *vgl_profile_site_order(const struct vgl_profile *p)
+{
+	size_t i, *idx = malloc((p->nedges ? p->nedges : 1) * sizeof(*idx));
+
+	if (!idx)
+		return NULL;
+	for (i = 0; i < p->nedges; i++)
+		idx[i] = i;
+	qsort_r(idx, p->nedges, sizeof(*idx), cmp_by_site, p->edges);
+	return idx;
+}
+
 /* At most this many callees at one indirect call site are matched against
  * each other's DWARF: a dispatch site with hundreds of callees is a real
  * indirect call, and the check costs a DWARF walk per pair. */
@@ -492,12 +504,9 @@ static int find_hosts(struct vgl_profile *p, struct vgl_callsite *cs,
 	struct vgl_symbolizer *sym = p->sym;
 	size_t i, j, k, n = p->nedges, *idx;
 
-	idx = malloc((n ? n : 1) * sizeof(*idx));
+	idx = vgl_profile_site_order(p);
 	if (!idx)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		idx[i] = i;
-	qsort_r(idx, n, sizeof(*idx), cmp_by_site, p->edges);
 	for (i = 0; i < n; i = j) {
 		const struct vgl_pedge *e = &p->edges[idx[i]];
 		struct vgl_call_insn insn;

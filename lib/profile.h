@@ -121,6 +121,13 @@ int vgl_profile_build(struct vgl_profile *p, const struct vgl_reader *r,
 
 void vgl_profile_release(struct vgl_profile *p);
 
+/*
+ * Indexes of p's edges in the order of their call sites (module, then
+ * address): the order in which vgl_callsite_find decodes each function
+ * once.  NULL for no memory; the caller frees it.
+ */
+size_t *vgl_profile_site_order(const struct vgl_profile *p);
+
 /* The symbolizer index of r's module id, or VGL_PROFILE_NO_MODULE. */
 uint32_t vgl_profile_module_index(const struct vgl_reader *r, uint32_t id);
 

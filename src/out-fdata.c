@@ -247,7 +247,7 @@ int out_fdata(const struct vgl_profile *p, const char *module, FILE *f)
 {
 	struct vgl_callsite *cs = NULL;
 	struct bolt_names bn;
-	size_t mod, i;
+	size_t mod, i, *order = NULL;
 	int err;
 
 	err = pick_module(p->r, p->sym, module, &mod);
@@ -258,8 +258,11 @@ int out_fdata(const struct vgl_profile *p, const char *module, FILE *f)
 		return err;
 	if (!err)
 		err = vgl_callsite_new(&cs, p->sym);
+	/* In call-site order, so each caller is decoded once. */
+	if (!err && !(order = vgl_profile_site_order(p)))
+		err = -ENOMEM;
 	for (i = 0; !err && i < p->nedges; i++) {
-		const struct vgl_pedge *e = &p->edges[i];
+		const struct vgl_pedge *e = &p->edges[order[i]];
 		const struct vgl_pfunc *caller = &p->funcs[e->caller];
 		const struct vgl_pfunc *callee = &p->funcs[e->callee];
 		uint64_t bias = vgl_symbolizer_module_bias(p->sym, mod);
@@ -284,6 +287,7 @@ int out_fdata(const struct vgl_profile *p, const char *module, FILE *f)
 	}
 	if (!err && ferror(f))
 		err = -EIO;
+	free(order);
 	vgl_callsite_free(cs);
 	names_free(&bn);
 	return err;
