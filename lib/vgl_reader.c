@@ -867,14 +867,16 @@ int vgl_writer_alive(const struct vgl_meta *m, uint64_t dev, uint64_t ino)
 
 	if (!m->pid)
 		return -EINVAL;
-	if (memcmp(m->boot_id, zero, sizeof(zero)) && vgl_boot_id(boot) == 0 &&
-	    memcmp(boot, m->boot_id, sizeof(boot)))
-		return 0; /* written before this boot */
+	/* No such pid is the common answer (a merge of a build's profiles),
+	 * and needs no look at the boot id. */
 	ret = vgl_proc_stat(m->pid, &start, &state);
 	if (ret == -ENOENT)
 		return 0;
 	if (ret < 0)
 		return ret;
+	if (memcmp(m->boot_id, zero, sizeof(zero)) && vgl_boot_id(boot) == 0 &&
+	    memcmp(boot, m->boot_id, sizeof(boot)))
+		return 0; /* written before this boot */
 	if (m->proc_start && start != m->proc_start)
 		return 0; /* the pid was given to another process */
 	/* Alive, or a zombie, or a main thread that ended before the rest:

@@ -302,7 +302,10 @@ void run_merge_poll(struct run_merge *rm)
 	list_dir(rm->dir, &now);
 	for (i = 0; i < now.n; i++) {
 		/* Windows wait for the end; so do names without a pid. */
-		if (window_prefix(now.v[i]) || !(pid = name_pid(now.v[i])))
+		if (window_prefix(now.v[i]) || !(pid = name_pid(now.v[i])) ||
+		    names_has(&rm->seen, now.v[i]) ||
+		    names_has(&rm->old, now.v[i]) ||
+		    names_has(&rm->outs, now.v[i]))
 			continue;
 		if (vgl_proc_stat(pid, &start, &state) == 0 && state != 'Z')
 			continue;   /* its writer may still be counting */
