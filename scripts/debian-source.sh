@@ -55,5 +55,7 @@ if ! compgen -G "$cache/files/${pkg}_*.dsc" >/dev/null; then
 fi
 dsc=$(ls "$cache/files/${pkg}"_*.dsc | sort -V | tail -n 1)
 exec 9>&-
+# dpkg-source puts a copy of the tarballs beside DEST.
+mkdir -p "$(dirname "$dest")"
 dpkg-source --no-check -x "$dsc" "$dest" >/dev/null
 echo "$dest"
