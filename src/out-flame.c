@@ -316,22 +316,6 @@ int flame_add_sampled(struct flame *fl, int side,
 	return err;
 }
 
-static void xml_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		default:
-			if ((unsigned char)*s >= 0x20)
-				fputc(*s, f);
-		}
-	}
-}
-
 /* A warm colour from the name, the same for a name in every graph. */
 static void color(const char *name, int *r, int *g, int *b)
 {
@@ -506,7 +490,7 @@ int out_flame_svg(struct flame *fl, const char *title, const char *unit,
 		(int)WIDTH, height);
 	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">",
 		(int)WIDTH / 2);
-	xml_text(f, title);
+	out_xml_text(f, title);
 	fputs("</text>\n", f);
 	fprintf(f, "<text id=\"unzoom\" x=\"%d\" y=\"24\">Reset zoom</text>\n", (int)PAD);
 	fprintf(f, "<text id=\"search\" x=\"%d\" y=\"24\">Search</text>\n",
@@ -540,7 +524,7 @@ int out_flame_svg(struct flame *fl, const char *title, const char *unit,
 			color(nd->name, &r, &g, &b);
 		}
 		fputs("<g class=\"f\" data-name=\"", f);
-		xml_text(f, nd->name);
+		out_xml_text(f, nd->name);
 		fprintf(f, "\" data-value=\"%.0f\" data-x=\"%.6f\" data-w=\"%.6f\" "
 			"data-depth=\"%u\" data-px=\"%.2f\" data-pw=\"%.2f\"",
 			floor(nd->total[1] + 0.5), nd->x, nd->total[1], nd->depth,
@@ -548,7 +532,7 @@ int out_flame_svg(struct flame *fl, const char *title, const char *unit,
 		if (diff)
 			fprintf(f, " data-delta=\"%s\"", change);
 		fputs("><title>", f);
-		xml_text(f, nd->name);
+		out_xml_text(f, nd->name);
 		fprintf(f, " (%.0f %s, %.2f%%%s%s)</title>"
 			"<rect y=\"%d\" height=\"%d\" rx=\"2\" fill=\"rgb(%d,%d,%d)\"/>"
 			"<text y=\"%d\"></text></g>\n",

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "out-plot.h"
+#include "out.h"
 
 #define WIDTH 1200
 #define X0 90.0                /* plot area, left: room for value labels */
@@ -87,22 +88,6 @@ struct plot {
 	double span;               /* s from the first sample to the last */
 	uint64_t t0;               /* elapsed_ns of the first sample */
 };
-
-static void xml_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		default:
-			if ((unsigned char)*s >= 0x20)
-				fputc(*s, f);
-		}
-	}
-}
 
 static double secs(const struct plot *pl, size_t i)
 {
@@ -179,7 +164,7 @@ static double value_axis(const struct plot *pl, double top, double h,
 	}
 	fprintf(f, "<text class=\"label\" transform=\"translate(%.1f,%.1f) rotate(-90)\" "
 		"text-anchor=\"middle\">", X0 - 60, top + h / 2);
-	xml_text(f, label);
+	out_xml_text(f, label);
 	fputs("</text>\n", f);
 	return ymax;
 }
@@ -542,7 +527,7 @@ static int cpu_panel(const struct plot *pl)
 			hi[k] += vals[i * b.nb + k];
 		}
 		fputs("<path class=\"series\" data-name=\"", f);
-		xml_text(f, name);
+		out_xml_text(f, name);
 		if (other)
 			fputs("\" data-tid=\"\"", f);
 		else
@@ -552,7 +537,7 @@ static int cpu_panel(const struct plot *pl)
 		values_attr(f, &vals[i * b.nb], b.nb);
 		area_path(pl, b.times, lo, hi, b.nb, CPU_TOP, CPU_H, ymax);
 		fputs("><title>", f);
-		xml_text(f, name);
+		out_xml_text(f, name);
 		if (!other)
 			fprintf(f, " (tid %" PRIu32 ")", rank[i]->tid);
 		fprintf(f, ": %.1f ms of CPU over the run</title></path>\n",
@@ -583,7 +568,7 @@ static int cpu_panel(const struct plot *pl)
 						sizeof(label), &total);
 
 		fputs("<g class=\"legend\" data-name=\"", f);
-		xml_text(f, name);
+		out_xml_text(f, name);
 		if (other)
 			fputs("\" data-tid=\"\">", f);
 		else
@@ -592,7 +577,7 @@ static int cpu_panel(const struct plot *pl)
 			"<text x=\"%d\" y=\"%.1f\">", LEGEND_X, CPU_TOP + 14.0 * (double)i,
 			other ? OTHER_COLOR : palette[i], LEGEND_X + 18,
 			CPU_TOP + 14.0 * (double)i + 10);
-		xml_text(f, name);
+		out_xml_text(f, name);
 		if (!other)
 			fprintf(f, " (tid %" PRIu32 ")", rank[i]->tid);
 		fprintf(f, " %.1f ms</text></g>\n", (double)total / 1e6);
@@ -979,10 +964,10 @@ int out_plot(const struct vgl_reader *r, const char *title, FILE *f)
 		WIDTH, HEIGHT);
 	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">",
 		WIDTH / 2);
-	xml_text(f, title);
+	out_xml_text(f, title);
 	fprintf(f, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"44\" text-anchor=\"middle\">",
 		WIDTH / 2);
-	xml_text(f, exe);
+	out_xml_text(f, exe);
 	fprintf(f, ", pid %" PRIu64 ": %zu samples over %.3f s</text>\n",
 		r->meta.pid, r->nsamples,
 		(double)(r->samples[r->nsamples - 1].elapsed_ns - pl.t0) / 1e9);

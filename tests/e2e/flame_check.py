@@ -20,66 +20,9 @@ Prints what it found as one JSON line; exits 1 with a line per problem."""
 import json
 import os
 import re
-import struct
-import subprocess
 import sys
-import zlib
 
-CHROME = ["chromium", "--headless", "--no-sandbox", "--disable-gpu",
-          "--allow-file-access-from-files", "--virtual-time-budget=3000"]
-
-
-def chrome(args, timeout=120):
-    r = subprocess.run(CHROME + args, capture_output=True, text=True,
-                       timeout=timeout, stdin=subprocess.DEVNULL)
-    if r.returncode != 0:
-        sys.exit("chromium failed (%d): %s" % (r.returncode, r.stderr[-500:]))
-    return r.stdout
-
-
-def png_pixels(path):
-    """The RGB(A) pixels of an 8-bit non-interlaced PNG, as a set."""
-    data = open(path, "rb").read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, idat, w = 8, b"", 0
-    while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
-            assert depth == 8 and ctype in (2, 6) and not interlace
-            bpp = 3 if ctype == 2 else 4
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + n
-    raw = zlib.decompress(idat)
-    stride = w * bpp
-    prev = bytearray(stride)
-    colours = set()
-    i = 0
-    for _ in range(h):
-        ftype = raw[i]
-        line = bytearray(raw[i + 1:i + 1 + stride])
-        i += 1 + stride
-        for x in range(stride):
-            a = line[x - bpp] if x >= bpp else 0
-            b = prev[x]
-            c = prev[x - bpp] if x >= bpp else 0
-            if ftype == 1:
-                line[x] = (line[x] + a) & 255
-            elif ftype == 2:
-                line[x] = (line[x] + b) & 255
-            elif ftype == 3:
-                line[x] = (line[x] + (a + b) // 2) & 255
-            elif ftype == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                pr = a if pa <= pb and pa <= pc else b if pb <= pc else c
-                line[x] = (line[x] + pr) & 255
-        for x in range(0, stride, bpp):
-            colours.add(tuple(line[x:x + 3]))
-        prev = line
-    return colours
+from headless import chrome, png_counts  # noqa: E402
 
 
 PAGE = """<!DOCTYPE html><html><body>%s
@@ -137,7 +80,7 @@ def main():
     shot = os.path.join(work, "shot.png")
     chrome(["--screenshot=" + shot, "--window-size=1200,400",
             "file://" + os.path.abspath(svg)])
-    colours = png_pixels(shot)
+    colours = set(png_counts(shot))
     if not m or tuple(int(x) for x in m.groups()) not in colours:
         bad.append("the screenshot lacks %s's colour" % names[0])
     if len(colours) < 5:

@@ -29,7 +29,7 @@ import tempfile
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plot_check import png_counts  # noqa: E402
+from headless import png_counts  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("VIGIL_BUILD") or os.path.join(ROOT, "build")
