@@ -363,7 +363,7 @@ static struct vgl_edge *RT index_find(struct vgl_edge **slots, uintptr_t fn,
 
 		if (e == &empty_edge)
 			return NULL;
-		if (e->callee == fn && e->site == site && e != &dead_edge)
+		if (e->callee == fn && e->site == site)
 			return e;
 	}
 }
@@ -692,7 +692,7 @@ void RT thread_check_unloads(void)
 	rt_block_signals(&old);
 	vgl_in_slow = 1;
 	seen = __atomic_load_n(&binds, __ATOMIC_ACQUIRE);
-	module_check_unloads();
+	module_prepare(0, 0);
 	if (module_deaths() != __atomic_load_n(&purged_deaths,
 					       __ATOMIC_RELAXED)) {
 		pthread_mutex_lock(&vgl_rt.lock);

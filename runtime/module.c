@@ -234,8 +234,9 @@ static void RT rescan(unsigned long long subs)
  * Makes sure the objects of a new edge's callee and call site are in the
  * table, asking the loader when one is not, or when an object was unloaded
  * since the last look (another may now be loaded at the same address).
- * One look at the loader's unload counter for both.  Called without the
- * runtime's lock.
+ * One look at the loader's unload counter for both.  With fn and site 0,
+ * only that look: what a new object's binding of the hooks asks for.
+ * Called without the runtime's lock.
  */
 void RT module_prepare(uintptr_t fn, uintptr_t site)
 {
@@ -248,18 +249,6 @@ void RT module_prepare(uintptr_t fn, uintptr_t site)
 	    subs == __atomic_load_n(&seen_subs, __ATOMIC_RELAXED))
 		return;
 	rescan(subs);
-}
-
-/* After an object bound the hooks: a look for objects unloaded since the
- * last one, so their entries are dead before the new object runs.
- * Without the runtime's lock. */
-void RT module_check_unloads(void)
-{
-	unsigned long long subs = 0;
-
-	dl_iterate_phdr(peek_subs, &subs);
-	if (subs != __atomic_load_n(&seen_subs, __ATOMIC_RELAXED))
-		rescan(subs);
 }
 
 /* Writes the MODULE blocks of entries not in the file yet. */

@@ -118,7 +118,6 @@ void store_clean_leftovers(const char *path);
 
 /* module.c */
 void module_prepare(uintptr_t fn, uintptr_t site);  /* without vgl_rt.lock */
-void module_check_unloads(void);                     /* without it */
 int module_dead(uint32_t id);
 uint64_t module_deaths(void);
 uint32_t module_of(struct rt *rt, uintptr_t addr);  /* with it */
