@@ -324,31 +324,6 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* VGL_READ_UNSORTED: each raw edge is an edge of its own. */
-static int copy_unsorted(struct vgl_reader *r, const struct raw_edge *raw,
-			 size_t n)
-{
-	size_t i;
-
-	r->edges = malloc((n ? n : 1) * sizeof(*r->edges));
-	if (!r->edges)
-		return fail(r, -ENOMEM, "out of memory");
-	for (i = 0; i < n; i++) {
-		struct vgl_edge_info *ei = &r->edges[i];
-
-		ei->callee = raw[i].callee;
-		ei->site = raw[i].site;
-		ei->count = raw[i].count;
-		ei->callee_mod = raw[i].callee_mod;
-		ei->site_mod = raw[i].site_mod;
-		ei->first_thread = 0;
-		ei->nthreads = 0;
-		r->total_calls = vgl_sat_add(r->total_calls, raw[i].count);
-	}
-	r->nedges = n;
-	return 0;
-}
-
 /*
  * Walks the blocks of the arena twice: once to check them and count the
  * edges, once to copy the edges out.  Then sorts the edges and adds up
@@ -458,12 +433,12 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 		}
 	}
 
-	if (r->flags & VGL_READ_UNSORTED) {
-		err = copy_unsorted(r, raw, nraw);
-		goto count_owners;
-	}
-	n = vgl_sort_sum(raw, nraw, sizeof(*raw), cmp_raw_edge,
-			 offsetof(struct raw_edge, count), NULL);
+	/* Unsorted, the loop below still makes whole edges (it merges only
+	 * neighbours); a key may then repeat, as VGL_READ_UNSORTED says. */
+	n = r->flags & VGL_READ_UNSORTED
+		    ? nraw
+		    : vgl_sort_sum(raw, nraw, sizeof(*raw), cmp_raw_edge,
+				   offsetof(struct raw_edge, count), NULL);
 	r->edges = malloc((n ? n : 1) * sizeof(*r->edges));
 	r->thread_counts = malloc((n ? n : 1) * sizeof(*r->thread_counts));
 	if (!r->edges || !r->thread_counts) {
@@ -495,9 +470,6 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 		r->total_calls = vgl_sat_add(r->total_calls, raw[i].count);
 	}
 
-count_owners:
-	if (err)
-		goto out;
 	qsort(owners, nblocks, sizeof(*owners), cmp_u32);
 	for (i = 0; i < nblocks; i++)
 		if (i == 0 || owners[i] != owners[i - 1])

@@ -111,8 +111,9 @@ struct vgl_reader {
 
 /*
  * For consumers that add edges up themselves (vigil merge): edges in file
- * order, one per thread state that made them, so a key may repeat, and no
- * thread_counts.  Saves sorting each file, which was a third of a merge.
+ * order, one per thread state that made them, so a key may repeat (and
+ * thread_counts in the same order).  Saves sorting each file, which was a
+ * third of a merge.
  */
 #define VGL_READ_UNSORTED 1u
 
