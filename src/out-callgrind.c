@@ -96,6 +96,21 @@ static int ignore(void *arg, const uint32_t *frames, size_t depth, double w)
 	return 0;
 }
 
+/* The header of either kind: the command, and the one event's total. */
+static void header(FILE *f, const struct vgl_reader *r, const char *path,
+		   const char *event, uint64_t total)
+{
+	size_t i;
+
+	fprintf(f, "# callgrind format\nversion: 1\ncreator: vigil\n");
+	fprintf(f, "pid: %llu\ncmd:", (unsigned long long)r->meta.pid);
+	for (i = 0; i < r->argc; i++)
+		fprintf(f, " %s", r->argv[i]);
+	fprintf(f, "\ndesc: Profile: %s\n", path);
+	fprintf(f, "positions: line\nevents: %s\nsummary: %llu\n", event,
+		(unsigned long long)total);
+}
+
 int out_callgrind(const struct vgl_profile *p, const char *path, FILE *f)
 {
 	const struct vgl_reader *r = p->r;
@@ -121,13 +136,7 @@ int out_callgrind(const struct vgl_profile *p, const char *path, FILE *f)
 	sort_p = p;
 	qsort(idx, p->ncalls, sizeof(*idx), cmp_rows);
 
-	fprintf(f, "# callgrind format\nversion: 1\ncreator: vigil\n");
-	fprintf(f, "pid: %llu\ncmd:", (unsigned long long)r->meta.pid);
-	for (i = 0; i < r->argc; i++)
-		fprintf(f, " %s", r->argv[i]);
-	fprintf(f, "\ndesc: Profile: %s\n", path);
-	fprintf(f, "positions: line\nevents: Calls\nsummary: %llu\n",
-		(unsigned long long)p->total_calls);
+	header(f, r, path, "Calls", p->total_calls);
 
 	/* Functions with calls into them, each with its call rows. */
 	for (i = 0, k = 0; i < nf || k < p->ncalls;) {
@@ -250,13 +259,7 @@ int out_callgrind_sampled(const struct vgl_sprofile *sp, const char *path,
 	}
 	nrows = k;
 
-	fprintf(f, "# callgrind format\nversion: 1\ncreator: vigil\n");
-	fprintf(f, "pid: %llu\ncmd:", (unsigned long long)r->meta.pid);
-	for (i = 0; i < r->argc; i++)
-		fprintf(f, " %s", r->argv[i]);
-	fprintf(f, "\ndesc: Profile: %s\n", path);
-	fprintf(f, "positions: line\nevents: Samples\nsummary: %llu\n",
-		(unsigned long long)sp->samples);
+	header(f, r, path, "Samples", sp->samples);
 	/* Callers in index order with their rows; then the functions that
 	 * ran but called nothing sampled. */
 	for (i = 0, k = 0; k < nrows || i < sp->nfuncs;) {
