@@ -250,27 +250,49 @@ static int add_file(struct run_merge *rm, const char *name, int final,
  * program made both take build-id suffixes) is removed.  Returns 0 or -1
  * after saying why.
  */
-static int save(struct run_merge *rm, int windows)
+/*
+ * Writes each group of m into dir, as DIR/NAME (and its windows, when
+ * asked), and adds the names written to *written.  Returns 0 or -1 after
+ * saying why.
+ */
+static int write_groups(struct vgl_merge *m, const char *dir, int windows,
+			struct names *written)
 {
-	struct names now = { NULL, 0, 0 };
 	char path[4096], name[1024];
-	size_t i, written;
+	size_t i, nwin;
 	int err, ret = 0;
 
-	for (i = 0; i < rm->m.ngroups; i++) {
-		vgl_merge_name(&rm->m, i, name, sizeof(name));
-		names_add(&now, name);
-		err = join(path, sizeof(path), rm->dir, name) ? -ENAMETOOLONG
-			: vgl_merge_write(&rm->m, i, path);
+	for (i = 0; i < m->ngroups; i++) {
+		vgl_merge_name(m, i, name, sizeof(name));
+		err = join(path, sizeof(path), dir, name) ? -ENAMETOOLONG
+			: vgl_merge_write(m, i, path);
 		if (err) {
 			fprintf(stderr, "vigil: %s: cannot write: %s\n", path,
 				strerror(-err));
 			ret = -1;
-		} else if (windows &&
-			   vgl_merge_write_windows(&rm->m, i, path, &written)) {
-			fprintf(stderr, "vigil: %s\n", rm->m.err);
+			continue;
+		}
+		names_add(written, name);
+		if (windows && vgl_merge_write_windows(m, i, path, &nwin)) {
+			fprintf(stderr, "vigil: %s\n", m->err);
 			ret = -1;
 		}
+	}
+	return ret;
+}
+
+static int save(struct run_merge *rm, int windows)
+{
+	struct names now = { NULL, 0, 0 };
+	char path[4096], name[1024];
+	size_t i;
+	int ret;
+
+	ret = write_groups(&rm->m, rm->dir, windows, &now);
+	/* The names of all groups, written or not: none is stale. */
+	for (i = 0; i < rm->m.ngroups; i++) {
+		vgl_merge_name(&rm->m, i, name, sizeof(name));
+		names_add(&now, name);
 	}
 	for (i = 0; i < rm->outs.n; i++)
 		if (!names_has(&now, rm->outs.v[i]) &&
@@ -397,11 +419,11 @@ int run_merge_finish(struct run_merge *rm)
 
 int run_merge_samples(const char *sdir, const char *dir)
 {
-	struct names now = { NULL, 0, 0 };
+	struct names now = { NULL, 0, 0 }, written = { NULL, 0, 0 };
 	struct vgl_merge m;
-	char path[4096], name[1024];
-	size_t i, n = 0;
-	int ret = 0, err;
+	char path[4096];
+	size_t i, n;
+	int ret;
 
 	vgl_merge_init(&m);
 	m.keep_apart = 1;
@@ -420,22 +442,13 @@ int run_merge_samples(const char *sdir, const char *dir)
 			fprintf(stderr, "vigil: %s (not merged)\n", m.err);
 		vgl_reader_close(&r);
 	}
-	for (i = 0; i < m.ngroups; i++) {
-		vgl_merge_name(&m, i, name, sizeof(name));
-		err = join(path, sizeof(path), dir, name) ? -ENAMETOOLONG
-			: vgl_merge_write(&m, i, path);
-		if (err) {
-			fprintf(stderr, "vigil: %s: cannot write: %s\n", path,
-				strerror(-err));
-			ret = -1;
-		} else {
-			n++;
-		}
-	}
+	ret = write_groups(&m, dir, 0, &written);
+	n = written.n;
 	if (n)
 		fprintf(stderr, "vigil run: the stacks of %zu program%s -> "
 			"%s/*.sampled.vgl\n", n, n == 1 ? "" : "s", dir);
 	vgl_merge_release(&m);
 	names_free(&now);
+	names_free(&written);
 	return ret;
 }
