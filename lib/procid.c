@@ -58,6 +58,10 @@ int vgl_proc_stat(uint64_t pid, uint64_t *start, char *state)
 
 	vgl_proc_path(path, pid, "stat");
 	n = read_small(path, buf, sizeof(buf));
+	/* A process reaped between the open and the read answers ESRCH: it
+	 * is gone, as much as one whose directory was never there. */
+	if (n == -ESRCH)
+		return -ENOENT;
 	if (n < 0)
 		return n;
 	/* The command name may hold spaces and parentheses: the fields

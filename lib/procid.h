@@ -19,7 +19,8 @@
 /*
  * Reads /proc/PID/stat (pid 0: this process).  Returns 0 and fills *start
  * (the start time) and *state (the state letter: R, S, D, Z, ...), or a
- * negative errno (-ENOENT when no such process is left).
+ * negative errno (-ENOENT when no such process is left, also when it was
+ * reaped while being read).
  */
 int vgl_proc_stat(uint64_t pid, uint64_t *start, char *state);
 
