@@ -69,10 +69,16 @@ def main():
         base = "http://127.0.0.1:%d/" % server.server_address[1]
         page = base + "index.html#profileURL=" + base + name
         try:
-            r = subprocess.run(
-                CHROME + ["--dump-dom", page + "&view=sandwich"],
-                capture_output=True, text=True, timeout=60,
-                stdin=subprocess.DEVNULL)
+            # Under load the page is sometimes dumped before speedscope
+            # has drawn the table (the title is there, the rows are not):
+            # asked again, up to three times.
+            for _ in range(3):
+                r = subprocess.run(
+                    CHROME + ["--dump-dom", page + "&view=sandwich"],
+                    capture_output=True, text=True, timeout=60,
+                    stdin=subprocess.DEVNULL)
+                if r.returncode != 0 or re.search(r"<tr class", r.stdout):
+                    break
             if r.returncode == 0:
                 shot = subprocess.run(
                     CHROME + ["--window-size=1000,500",
