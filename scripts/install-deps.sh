@@ -17,6 +17,7 @@ group=${1:-check}
 build_pkgs=(
 	make gcc libc6-dev
 	libdw-dev libelf-dev          # symbolization in the vigil tool
+	libcapstone-dev               # call-site analysis in the vigil tool
 	libstdc++-12-dev              # C++ demangling
 	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev  # convert --to pprof
 )
