@@ -222,7 +222,7 @@ if ((${#filters[@]} == 0)); then
 else
 	lit_args=("${lit_tests[@]}")
 fi
-"${LIT[@]}" -sv --timeout 300 -o "$json" "${lit_args[@]}"
+"${LIT[@]}" -sv --time-tests --timeout 300 -o "$json" "${lit_args[@]}"
 lit_rc=$?
 if [[ ! -s $json ]]; then
 	fail "lit: no results (exit status $lit_rc)"

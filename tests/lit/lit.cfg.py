@@ -66,6 +66,7 @@ config.substitutions += [
     ("%cc-plain", vcc + " plain"),
     ("%cc-shlib", vcc + " shlib"),
     ("%cc", vcc + " dynamic"),
+    ("%genobj", os.path.join(e2e, "genobj")),
     ("%vtest", python + " " + os.path.join(e2e, "vtest.py")),
     ("%python", python),
     ("%inputs", os.path.join(config.test_source_root, "Inputs")),
