@@ -349,6 +349,7 @@ static void unprepare(struct run *r)
 
 	if (r->tsam) {
 		tree_sampler_stop(r->tsam, &st);
+		tree_sampler_stats_release(&st);
 		r->tsam = NULL;
 		rmdir(r->spath);
 	}
@@ -627,6 +628,7 @@ static void finish(struct run *r)
 {
 	struct tree_sampler_stats st;
 
+	memset(&st, 0, sizeof(st));
 	if (r->tsam) {
 		tree_sampler_stop(r->tsam, &st);
 		fprintf(stderr, "vigil run: %llu samples of %zu process%s -> "
@@ -648,7 +650,9 @@ static void finish(struct run *r)
 	/* After the counting profiles, which must not take these for
 	 * inputs. */
 	if (r->tsam)
-		run_merge_samples(r->rm, r->spath, r->dir);
+		run_merge_samples(r->rm, r->spath, st.written, st.files,
+				  r->dir);
+	tree_sampler_stats_release(&st);
 	run_merge_free(r->rm);
 	/* The default directory, when nothing went into it. */
 	if (r->made_dir && !r->out)

@@ -664,7 +664,7 @@ void run_merge_free(struct run_merge *rm)
 }
 
 int run_merge_samples(struct run_merge *rm, const char *sdir,
-		      const char *dir)
+		      char *const *names, size_t nnames, const char *dir)
 
 {
 	struct names now = { NULL, 0, 0 }, written = { NULL, 0, 0 };
@@ -675,7 +675,9 @@ int run_merge_samples(struct run_merge *rm, const char *sdir,
 
 	vgl_merge_init(&m);
 	m.keep_apart = 1;
-	list_dir(sdir, &now);
+	/* Only this run's: DIR/samples may be shared with another run. */
+	for (i = 0; i < nnames; i++)
+		names_add(&now, names[i]);
 	for (i = 0; i < now.n; i++) {
 		struct vgl_reader r;
 

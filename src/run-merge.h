@@ -40,14 +40,14 @@ void run_merge_poll(struct run_merge *rm);
 int run_merge_finish(struct run_merge *rm);
 
 /*
- * Merges the sampled profiles in sdir (one per process, vigil run --scan)
- * into one per program, dir/NAME.sampled.vgl: their stacks added up (see
- * vgl_merge.h), each name claimed as the counting profiles' are when rm
- * is given.  One line on stderr says where.  Returns 0 or -1 after saying
- * why.
+ * Merges the sampled profiles names[0..n) in sdir (one per process, the
+ * run's own: vigil run --scan) into one per program, dir/NAME.sampled.vgl:
+ * their stacks added up (see vgl_merge.h), each name claimed as the
+ * counting profiles' are when rm is given.  One line on stderr says
+ * where.  Returns 0 or -1 after saying why.
  */
 int run_merge_samples(struct run_merge *rm, const char *sdir,
-		      const char *dir);
+		      char *const *names, size_t n, const char *dir);
 
 /*
  * Moves what is left in the run's directory (per-process files kept or

@@ -42,6 +42,7 @@ struct tree_sampler {
 	size_t processes;
 	uint64_t samples;
 	size_t files;           /* sampled files written */
+	char **written;         /* their names: another run's are not ours */
 	int write_err;          /* the first error writing one, or 0 */
 	/* Processes that could not be sampled yet (tried again at each
 	 * update: a descriptor freed by an ended sampler may let one in),
@@ -149,7 +150,14 @@ static void finish(struct tree_sampler *t, struct member *m, int ended)
 			path, strerror(-err));
 		t->write_err = err;
 	} else if (!err) {
-		t->files++;
+		char **grown = realloc(t->written,
+				       (t->files + 1) * sizeof(*grown));
+
+		if (grown) {
+			t->written = grown;
+			if ((grown[t->files] = strdup(strrchr(path, '/') + 1)))
+				t->files++;
+		}
 	}
 	attach_vgl_release(&m->av);
 	free(m);
@@ -241,8 +249,19 @@ int tree_sampler_stop(struct tree_sampler *t, struct tree_sampler_stats *st)
 	st->files = t->files;
 	st->samples = t->samples;
 	snprintf(st->first_err, sizeof(st->first_err), "%s", t->first_err);
+	st->written = t->written;
 	free(t->failed);
 	free(t->dir);
 	free(t);
 	return err;
+}
+
+void tree_sampler_stats_release(struct tree_sampler_stats *st)
+{
+	size_t i;
+
+	for (i = 0; st->written && i < st->files; i++)
+		free(st->written[i]);
+	free(st->written);
+	st->written = NULL;
 }

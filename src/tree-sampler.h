@@ -38,7 +38,11 @@ struct tree_sampler_stats {
 	size_t files;           /* sampled files written */
 	uint64_t samples;
 	char first_err[256];    /* why the first of the unsampled was not */
+	char **written;         /* the names of the files written, in DIR */
 };
+
+/* Frees st->written. */
+void tree_sampler_stats_release(struct tree_sampler_stats *st);
 
 /*
  * Stops every sampler, writes the files of the processes still running
