@@ -513,7 +513,11 @@ static void reap(struct run *r)
 		if (p != r->cmd)
 			continue;
 		if (WIFSTOPPED(st)) {
-			kill(getpid(), SIGSTOP);
+			/* Job control's stops only: a ptrace stop (SIGTRAP)
+			 * is a tracer's business. */
+			if (WSTOPSIG(st) == SIGSTOP || WSTOPSIG(st) == SIGTSTP ||
+			    WSTOPSIG(st) == SIGTTIN || WSTOPSIG(st) == SIGTTOU)
+				kill(getpid(), SIGSTOP);
 			continue;
 		}
 		r->status = st;
