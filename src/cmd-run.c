@@ -1,8 +1,8 @@
 /*
  * cmd-run.c - `vigil run [-o DIR] [--linger D] -- CMD ARGS...`: run CMD
  * as our child with every instrumented descendant writing its profile
- * into DIR, wait for the tree, then merge the profiles into one per
- * program.
+ * into a directory of this run's own inside DIR, wait for the tree, then
+ * merge the profiles into one per program in DIR (run-merge.c).
  *
  * We are CMD's parent and a child subreaper, never a process inside the
  * profiled tree: nothing of ours holds CMD's descriptors, and whatever its
@@ -10,27 +10,36 @@
  * has ended" is something we see (our children reaped, no process left
  * whose parent chain leads to us), and once it has, every profile is final
  * (its writer is gone).  Profiles are merged while CMD runs, as their
- * processes end (run-merge.c), so that the end has little left to do.  A descendant that outlives CMD by more than
- * --linger is named and left running: a left-behind server must not hang
- * the harness that runs us.
+ * processes end, so that the end has little left to do.  A descendant
+ * that outlives CMD by more than --linger is named and left running: a
+ * left-behind server must not hang the harness that runs us.
  *
- * Signals: SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGCHLD are blocked in
- * vigil and taken with sigwaitinfo(), so no handler runs and no signal is
- * lost between fork and wait.  One that a process sent to us (SI_USER,
- * SI_QUEUE, SI_TKILL) is forwarded to CMD; one the kernel generated (the
- * terminal's Ctrl-C, Ctrl-\, hangup) is not, because the terminal sent it
- * to the whole foreground process group, CMD included, and CMD must get it
- * once.  CMD gets the signal mask and the dispositions we were started
- * with.
+ * Signals: every signal is blocked in vigil and taken with sigwaitinfo(),
+ * so no handler runs, none kills us, and none is lost between fork and
+ * wait.  One sent to us alone is passed on to CMD, as if we were not
+ * there.  One that also reached CMD is not: the kernel's (the terminal's
+ * Ctrl-C, Ctrl-\, Ctrl-Z, hangup, SIGWINCH: sent to the whole foreground
+ * process group), and one sent by a process of CMD's own process group
+ * (`timeout`, `kill -INT 0` in a script), which signals the whole group
+ * as a rule.  siginfo does not say whether kill() named a pid or a group,
+ * so a group signal from a process outside the group is passed on too,
+ * and CMD gets it twice: the one case left.  When CMD stops, we stop too
+ * (our parent, a shell, sees its job stopped); SIGCONT goes on to CMD when
+ * CMD is stopped.  CMD gets the signal mask, dispositions and limits we
+ * were started with; when CMD is killed by a signal, we end by the same
+ * signal once the profiles are written, as timeout(1) and env(1) do, so
+ * that a shell sees what it would without us.
  */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -51,7 +60,8 @@ const char cmd_run_usage[] =
 	"                 -- CMD [ARGS...]\n"
 	"\n"
 	"Runs CMD with every instrumented process it starts (its children,\n"
-	"theirs, ...) writing its profile into DIR (VIGIL_FILE=DIR/%e.%p.vgl),\n"
+	"theirs, ...) writing its profile into the run's own directory in\n"
+	"DIR (VIGIL_FILE=DIR/running.XXXXXX/%e.%p.vgl),\n"
 	"waits for CMD and its descendants, and merges the profiles into one\n"
 	"per program, DIR/NAME.vgl (see 'vigil merge --help': programs are\n"
 	"told apart by build-id, modules without one are matched by path).\n"
@@ -59,7 +69,8 @@ const char cmd_run_usage[] =
 	"when CMD's tree has ended; about once a second the merged profiles\n"
 	"so far are written into DIR.\n"
 	"The per-process files are removed once merged (--keep-files keeps\n"
-	"them); those of processes left running are kept.  Window snapshots\n"
+	"them, moved into DIR); those of processes left running are kept in\n"
+	"DIR/running.XXXXXX, which a line names.  Window snapshots\n"
 	"(VIGIL_INTERVAL) are merged by time into DIR/NAME.wNNNNNN.vgl, as\n"
 	"'vigil merge' does.  One summary line on stderr says how many\n"
 	"programs, processes and calls, and where.\n"
@@ -67,6 +78,11 @@ const char cmd_run_usage[] =
 	"  -o DIR        where the profiles go (made if missing; profiles\n"
 	"                already in it are not merged).  Default: a new\n"
 	"                directory vigil-run.N in the current directory.\n"
+	"                DIR is checked before CMD starts.  The processes\n"
+	"                write into DIR/running.XXXXXX, the run's own, so\n"
+	"                runs sharing DIR never merge each other's; a merged\n"
+	"                profile whose name another run wrote meanwhile goes\n"
+	"                to NAME.1.vgl (NAME.2.vgl, ...), said on stderr.\n"
 	"  --linger D    after CMD has ended, wait at most D (default 1s) for\n"
 	"                its remaining descendants; those still running then\n"
 	"                are named in one warning and left running, never\n"
@@ -86,12 +102,17 @@ const char cmd_run_usage[] =
 	"  --interval D  the sampling interval (1ms to 24h)\n"
 	"\n"
 	"When VIGIL_FILE is set already, it is left as it is and nothing is\n"
-	"merged.  CMD gets vigil's stdin, stdout, stderr, process group, signal\n"
-	"mask and dispositions; vigil writes only to stderr.  SIGINT, SIGTERM,\n"
-	"SIGHUP and SIGQUIT sent to vigil are passed on to CMD (once: a\n"
-	"terminal's Ctrl-C, which reaches CMD itself, is not sent again).\n"
-	"Exit status: CMD's, or 128+N when signal N killed it; 127 when CMD\n"
-	"cannot be run; 2 for a bad command line.\n";
+	"merged.  CMD gets vigil's stdin, stdout, stderr, process group,\n"
+	"limits, signal mask and dispositions; vigil writes only to stderr.\n"
+	"Every signal sent to vigil alone is passed on to CMD; one sent to\n"
+	"the whole process group (a terminal's Ctrl-C, `timeout`, `kill 0`\n"
+	"in a script of the group) reaches CMD itself and is not sent again.\n"
+	"When CMD stops (SIGTSTP), vigil stops too, as a job does; SIGCONT\n"
+	"sent to vigil goes on to a stopped CMD.  vigil ends when CMD's tree\n"
+	"has: with CMD's exit status, or killed by the signal that killed CMD\n"
+	"(after writing the profiles); 127 when CMD cannot be found, 126 when\n"
+	"it cannot be run; 1 when DIR cannot hold profiles; 2 for a bad\n"
+	"command line.\n";
 
 /* A process that is still ours to wait for. */
 struct proc {
@@ -196,34 +217,6 @@ static int descendants(struct proc **out, size_t *n)
 	return 0;
 }
 
-/* Reaps every child that has ended; CMD's status goes to *status. */
-static void reap(pid_t cmd, int *status, int *cmd_done)
-{
-	pid_t p;
-	int st;
-
-	while ((p = waitpid(-1, &st, WNOHANG)) > 0)
-		if (p == cmd) {
-			*status = st;
-			*cmd_done = 1;
-		}
-}
-
-/* Makes a new vigil-run.N in the current directory; its name in buf. */
-static int fresh_dir(char *buf, size_t len)
-{
-	int i;
-
-	for (i = 1; i < 100000; i++) {
-		snprintf(buf, len, "vigil-run.%d", i);
-		if (!mkdir(buf, 0777))
-			return 0;
-		if (errno != EEXIST)
-			return -errno;
-	}
-	return -EEXIST;
-}
-
 /* Names the processes left running in one warning line. */
 static void warn_left(const struct proc *ps, size_t n, const char *linger)
 {
@@ -262,121 +255,187 @@ static void update_sampler(struct tree_sampler *ts)
 	free(ps);
 }
 
-int cmd_run(int argc, char **argv)
-{
-	const char *out = NULL, *linger = "1s", *user_file;
-	const char *scan_arg = NULL, *freq_arg = NULL, *interval_arg = NULL;
-	struct tree_sampler *tsam = NULL;
-	unsigned scan = SAMPLER_SCAN_DEFAULT, freq = 0;
-	uint64_t interval_ns = 1000000000ull;
-	char serr[SAMPLER_ERR_LEN], spath[4200];
-	int keep = 0, i, status = 0, cmd_done = 0, sig;
-	uint64_t linger_ns, deadline, poll_ns;
-	char dir[4096], *abs = NULL, *file = NULL;
-	struct run_merge *rm = NULL;
-	struct sigaction dfl, old_chld;
+/* One run: its command line, where the profiles go, CMD. */
+struct run {
+	const char *out, *linger, *scan_arg, *freq_arg, *interval_arg;
+	int keep;
+	char **argv;              /* CMD ARGS..., NULL-terminated */
+	unsigned scan, freq;
+	uint64_t interval_ns, linger_ns;
+
+	const char *user_file;    /* VIGIL_FILE as we found it, or NULL */
+	char dir[4096];           /* DIR */
+	int made_dir;             /* we made DIR */
+	char spath[4200];         /* DIR/samples, when sampling */
+	struct run_merge *rm;
+	struct tree_sampler *tsam;
+
+	struct rlimit nofile;     /* as we were started: CMD's */
+	struct sigaction old_chld;
 	sigset_t set, orig;
-	siginfo_t si;
+
 	pid_t cmd;
+	int status, cmd_done;
+};
 
-	for (i = 1; i < argc; i++) {
-		const char **val = NULL;
+static int sampling(const struct run *r)
+{
+	return r->scan_arg || r->freq_arg || r->interval_arg;
+}
 
-		if (!strcmp(argv[i], "--")) {
-			i++;
-			break;
-		}
-		if (argv[i][0] != '-')
-			break;
-		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output"))
-			val = &out;
-		else if (!strcmp(argv[i], "--linger"))
-			val = &linger;
-		else if (!strncmp(argv[i], "--linger=", 9))
-			linger = argv[i] + 9;
-		else if (!strncmp(argv[i], "--output=", 9))
-			out = argv[i] + 9;
-		else if (!strcmp(argv[i], "--keep-files"))
-			keep = 1;
-		else if (!strcmp(argv[i], "--scan"))
-			val = &scan_arg;
-		else if (!strcmp(argv[i], "--frequency"))
-			val = &freq_arg;
-		else if (!strcmp(argv[i], "--interval"))
-			val = &interval_arg;
-		else
-			return usage_error("run", "unknown option '%s'",
-					   argv[i]);
-		if (val) {
-			if (++i >= argc)
-				return usage_error("run", "%s needs a value",
-						   argv[i - 1]);
-			*val = argv[i];
-		}
-	}
-	if (i >= argc)
+/* Reads the command line into r.  Returns 0 or EXIT_USAGE. */
+static int parse_args(struct run *r, int argc, char **argv)
+{
+	char serr[SAMPLER_ERR_LEN];
+	const struct option_spec specs[] = {
+		{ "-o", &r->out, NULL },
+		{ "--output", &r->out, NULL },
+		{ "--linger", &r->linger, NULL },
+		{ "--keep-files", NULL, &r->keep },
+		{ "--scan", &r->scan_arg, NULL },
+		{ "--frequency", &r->freq_arg, NULL },
+		{ "--interval", &r->interval_arg, NULL },
+		{ NULL, NULL, NULL },
+	};
+	int first, err;
+
+	r->linger = "1s";
+	r->scan = SAMPLER_SCAN_DEFAULT;
+	r->interval_ns = 1000000000ull;
+	if ((err = parse_options_until_command("run", argc, argv, specs,
+					       &first)))
+		return err;
+	if (first >= argc)
 		return usage_error("run", "no command given");
-	if (vgl_parse_duration(linger, &linger_ns) < 0)
-		return usage_error("run", "'%s' is not a duration", linger);
-	if (scan_arg && sampler_parse_scan(scan_arg, &scan, serr,
-					   sizeof(serr)) < 0)
+	r->argv = argv + first;
+	if (vgl_parse_duration(r->linger, &r->linger_ns) < 0)
+		return usage_error("run", "'%s' is not a duration", r->linger);
+	if (r->scan_arg && sampler_parse_scan(r->scan_arg, &r->scan, serr,
+					      sizeof(serr)) < 0)
 		return usage_error("run", "%s", serr);
-	if (freq_arg) {
-		if (sampler_parse_hz(freq_arg, &freq) < 0)
+	if (r->freq_arg) {
+		if (sampler_parse_hz(r->freq_arg, &r->freq) < 0)
 			return usage_error("run", "'%s' is not a frequency "
-					   "(1 to %u Hz)", freq_arg,
+					   "(1 to %u Hz)", r->freq_arg,
 					   SAMPLER_FREQ_MAX);
-		scan |= SAMPLER_SCAN_STACKS;
+		r->scan |= SAMPLER_SCAN_STACKS;
 	}
-	if (interval_arg &&
-	    (vgl_parse_duration(interval_arg, &interval_ns) < 0 ||
-	     interval_ns < SAMPLER_INTERVAL_MIN_NS ||
-	     interval_ns > SAMPLER_INTERVAL_MAX_NS))
+	if (r->interval_arg &&
+	    (vgl_parse_duration(r->interval_arg, &r->interval_ns) < 0 ||
+	     r->interval_ns < SAMPLER_INTERVAL_MIN_NS ||
+	     r->interval_ns > SAMPLER_INTERVAL_MAX_NS))
 		return usage_error("run", "'%s' is not an interval (1ms to "
-				   "24h)", interval_arg);
+				   "24h)", r->interval_arg);
+	return 0;
+}
 
-	user_file = getenv("VIGIL_FILE");
-	if (user_file && !*user_file)
-		user_file = NULL;
-	/* The samples need DIR even when VIGIL_FILE sends profiles elsewhere. */
-	if (!user_file || scan_arg || freq_arg || interval_arg) {
-		int err = 0;
+/* Makes a new vigil-run.N in the current directory; its name in buf. */
+static int fresh_dir(char *buf, size_t len)
+{
+	int i;
 
-		if (out) {
-			snprintf(dir, sizeof(dir), "%s", out);
-			if (mkdir(dir, 0777) && errno != EEXIST)
-				err = -errno;
-		} else {
-			err = fresh_dir(dir, sizeof(dir));
-		}
-		if (err) {
-			fprintf(stderr, "vigil: %s: cannot make the directory: "
-				"%s\n", out ? out : "vigil-run.N",
-				strerror(-err));
-			return EXIT_BAD_FILE;
-		}
-		if (!user_file && run_merge_start(&rm, dir, keep) < 0) {
-			fprintf(stderr, "vigil: out of memory\n");
+	for (i = 1; i < 100000; i++) {
+		snprintf(buf, len, "vigil-run.%d", i);
+		if (!mkdir(buf, 0777))
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* Undoes prepare_output() when CMD never ran: nothing is left behind. */
+static void unprepare(struct run *r)
+{
+	struct tree_sampler_stats st;
+
+	if (r->tsam) {
+		tree_sampler_stop(r->tsam, &st);
+		tree_sampler_stats_release(&st);
+		r->tsam = NULL;
+		rmdir(r->spath);
+	}
+	run_merge_free(r->rm);
+	r->rm = NULL;
+	if (r->made_dir)
+		rmdir(r->dir);
+}
+
+/*
+ * Makes DIR and the run's directory in it, points VIGIL_FILE there, and
+ * starts the tree sampler: everything that can fail before CMD runs, so
+ * that a bad DIR is one line and CMD is not run.  Returns 0 or an exit
+ * status after saying why.
+ */
+static int prepare_output(struct run *r)
+{
+	char serr[SAMPLER_ERR_LEN], *abs, *file;
+	int err = 0;
+
+	r->user_file = getenv("VIGIL_FILE");
+	if (r->user_file && !*r->user_file)
+		r->user_file = NULL;
+	/* The samples need DIR even when VIGIL_FILE sends profiles
+	 * elsewhere. */
+	if (r->user_file && !sampling(r))
+		return 0;
+	if (r->out) {
+		snprintf(r->dir, sizeof(r->dir), "%s", r->out);
+		if (!mkdir(r->dir, 0777))
+			r->made_dir = 1;
+		else if (errno != EEXIST)
+			err = -errno;
+	} else if (!(err = fresh_dir(r->dir, sizeof(r->dir)))) {
+		r->made_dir = 1;
+	}
+	if (err) {
+		fprintf(stderr, "vigil: %s: cannot make the directory: %s\n",
+			r->out ? r->out : "vigil-run.N", strerror(-err));
+		return EXIT_BAD_FILE;
+	}
+	if (!r->user_file) {
+		if ((err = run_merge_start(&r->rm, r->dir, r->keep)) < 0) {
+			fprintf(stderr, "vigil: %s: cannot write profiles "
+				"there: %s\n", r->dir, strerror(-err));
+			unprepare(r);
 			return EXIT_BAD_FILE;
 		}
 		/* Absolute, since CMD may change directory (make -C). */
-		abs = realpath(dir, NULL);
+		abs = realpath(run_merge_dir(r->rm), NULL);
 		if (!abs || asprintf(&file, "%s/%%e.%%p.vgl", abs) < 0) {
-			fprintf(stderr, "vigil: %s: %s\n", dir,
+			fprintf(stderr, "vigil: %s: %s\n", run_merge_dir(r->rm),
 				strerror(errno));
+			free(abs);
+			unprepare(r);
 			return EXIT_BAD_FILE;
 		}
-		if (!user_file)
-			setenv("VIGIL_FILE", file, 1);
+		setenv("VIGIL_FILE", file, 1);
+		free(file);
+		free(abs);
 	}
-	if (scan_arg || freq_arg || interval_arg) {
-		snprintf(spath, sizeof(spath), "%s/samples", dir);
-		if (tree_sampler_start(&tsam, spath, scan, freq, interval_ns,
-				       serr, sizeof(serr)) < 0) {
+	if (sampling(r)) {
+		snprintf(r->spath, sizeof(r->spath), "%s/samples", r->dir);
+		if (tree_sampler_start(&r->tsam, r->spath, r->scan, r->freq,
+				       r->interval_ns, serr,
+				       sizeof(serr)) < 0) {
 			fprintf(stderr, "vigil: %s\n", serr);
+			unprepare(r);
 			return EXIT_BAD_FILE;
 		}
 	}
+	return 0;
+}
+
+/*
+ * Blocks every signal (see the top of the file) and makes us a subreaper;
+ * with --scan, raises our own limit on open files to the hard limit: a
+ * sampler holds descriptors of its process, and a tree of a few hundred
+ * processes is more than the usual 1024.  CMD gets the limit back.
+ */
+static void prepare_self(struct run *r)
+{
+	struct sigaction dfl;
+	struct rlimit raised;
 
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 		fprintf(stderr, "vigil: warning: cannot become a subreaper "
@@ -386,64 +445,166 @@ int cmd_run(int argc, char **argv)
 	 * the kernel); CMD gets back whatever it was. */
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	sigaction(SIGCHLD, &dfl, &old_chld);
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGQUIT);
-	sigprocmask(SIG_BLOCK, &set, &orig);
-	fflush(NULL);
+	sigaction(SIGCHLD, &dfl, &r->old_chld);
+	sigfillset(&r->set);
+	sigprocmask(SIG_BLOCK, &r->set, &r->orig);
+	getrlimit(RLIMIT_NOFILE, &r->nofile);
+	raised = r->nofile;
+	raised.rlim_cur = raised.rlim_max;
+	if (sampling(r) && r->nofile.rlim_cur < r->nofile.rlim_max &&
+	    setrlimit(RLIMIT_NOFILE, &raised))
+		fprintf(stderr, "vigil: warning: cannot raise the limit on "
+			"open files to %llu: %s\n",
+			(unsigned long long)raised.rlim_cur, strerror(errno));
+}
 
-	cmd = fork();
-	if (cmd < 0) {
-		fprintf(stderr, "vigil: cannot fork: %s\n", strerror(errno));
+/*
+ * Forks and runs CMD with what we were started with.  A CMD that cannot
+ * be run is told back through a close-on-exec pipe, so that it leaves no
+ * directory behind.  Returns 0, or an exit status after saying why.
+ */
+static int start_cmd(struct run *r)
+{
+	int pfd[2], e = 0;
+	ssize_t n;
+
+	fflush(NULL);
+	if (pipe2(pfd, O_CLOEXEC)) {
+		fprintf(stderr, "vigil: cannot make a pipe: %s\n",
+			strerror(errno));
 		return EXIT_BAD_FILE;
 	}
-	if (cmd == 0) {
-		sigaction(SIGCHLD, &old_chld, NULL);
-		sigprocmask(SIG_SETMASK, &orig, NULL);
-		execvp(argv[i], argv + i);
-		fprintf(stderr, "vigil: %s: %s\n", argv[i], strerror(errno));
-		_exit(errno == ENOENT ? 127 : 126);
+	r->cmd = fork();
+	if (r->cmd < 0) {
+		fprintf(stderr, "vigil: cannot fork: %s\n", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return EXIT_BAD_FILE;
 	}
+	if (r->cmd == 0) {
+		close(pfd[0]);
+		setrlimit(RLIMIT_NOFILE, &r->nofile);
+		sigaction(SIGCHLD, &r->old_chld, NULL);
+		sigprocmask(SIG_SETMASK, &r->orig, NULL);
+		execvp(r->argv[0], r->argv);
+		e = errno;
+		if (write(pfd[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	close(pfd[1]);
+	do
+		n = read(pfd[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (n != sizeof(e))
+		return 0;   /* exec'd: the pipe closed */
+	waitpid(r->cmd, NULL, 0);
+	fprintf(stderr, "vigil: %s: %s\n", r->argv[0], strerror(e));
+	return e == ENOENT ? 127 : 126;
+}
 
-	/* Until CMD ends: reap, and pass signals on; when sampling, look for
-	 * new processes every 20 ms too; merge the profiles of processes
-	 * that ended every 100 ms. */
-	update_sampler(tsam);
-	poll_ns = vigil_now_ns();
-	while (!cmd_done) {
-		const struct timespec tick = { 0, tsam ? 20000000 : 100000000 };
+/* Reaps every child that has ended; CMD's status goes to r.  When CMD
+ * stops, we stop too, as a job does under a shell. */
+static void reap(struct run *r)
+{
+	pid_t p;
+	int st;
 
-		sig = tsam || rm ? sigtimedwait(&set, &si, &tick)
-				 : sigwaitinfo(&set, &si);
-		update_sampler(tsam);
-		if (rm && vigil_now_ns() - poll_ns >= 100000000ull) {
-			run_merge_poll(rm);
+	while ((p = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
+		if (p != r->cmd)
+			continue;
+		if (WIFSTOPPED(st)) {
+			/* Job control's stops only: a ptrace stop (SIGTRAP)
+			 * is a tracer's business. */
+			if (WSTOPSIG(st) == SIGSTOP || WSTOPSIG(st) == SIGTSTP ||
+			    WSTOPSIG(st) == SIGTTIN || WSTOPSIG(st) == SIGTTOU)
+				kill(getpid(), SIGSTOP);
+			continue;
+		}
+		r->status = st;
+		r->cmd_done = 1;
+	}
+}
+
+/* Whether si was sent to us alone: not by the kernel (to the terminal's
+ * foreground group), not by ourselves, not by a process of CMD's group
+ * (to the whole group, as a rule). */
+static int sent_to_us_alone(const siginfo_t *si, pid_t cmd)
+{
+	pid_t g;
+
+	if (si->si_code != SI_USER && si->si_code != SI_QUEUE &&
+	    si->si_code != SI_TKILL)
+		return 0;
+	if (si->si_pid == getpid())
+		return 0;
+	if (si->si_code != SI_USER)
+		return 1;   /* sigqueue() and tgkill() name one process */
+	g = getpgid(cmd);
+	return g < 0 || si->si_pid <= 0 || getpgid(si->si_pid) != g;
+}
+
+/* Passes a signal on to CMD, as it would have got it without us. */
+static void pass_on(struct run *r, const siginfo_t *si)
+{
+	struct proc p;
+
+	if (!sent_to_us_alone(si, r->cmd))
+		return;
+	/* As a shell resumes a stopped job: a running CMD is left alone. */
+	if (si->si_signo == SIGCONT &&
+	    (read_stat(r->cmd, &p) || p.state != 'T'))
+		return;
+	kill(r->cmd, si->si_signo);
+}
+
+/* Until CMD ends: reap, pass signals on; when sampling, look for new
+ * processes every 20 ms too; merge the profiles of processes that ended
+ * every 100 ms. */
+static void supervise(struct run *r)
+{
+	uint64_t poll_ns = vigil_now_ns();
+	siginfo_t si;
+	int sig;
+
+	update_sampler(r->tsam);
+	while (!r->cmd_done) {
+		const struct timespec tick = { 0, r->tsam ? 20000000
+							  : 100000000 };
+
+		sig = r->tsam || r->rm ? sigtimedwait(&r->set, &si, &tick)
+				       : sigwaitinfo(&r->set, &si);
+		update_sampler(r->tsam);
+		if (r->rm && vigil_now_ns() - poll_ns >= 100000000ull) {
+			run_merge_poll(r->rm);
 			poll_ns = vigil_now_ns();
 		}
 		if (sig < 0)
 			continue;
-		if (sig == SIGCHLD) {
-			reap(cmd, &status, &cmd_done);
-			continue;
-		}
-		if (si.si_code == SI_USER || si.si_code == SI_QUEUE ||
-		    si.si_code == SI_TKILL)
-			kill(cmd, sig);
+		if (sig == SIGCHLD)
+			reap(r);
+		else
+			pass_on(r, &si);
 	}
+}
 
-	/* Then its descendants, for at most --linger. */
-	deadline = vigil_now_ns() + linger_ns;
+/* Then CMD's descendants, for at most --linger (however long that is:
+ * the deadline saturates). */
+static void wait_tree(struct run *r)
+{
+	uint64_t deadline = vigil_now_ns() + r->linger_ns;
+	siginfo_t si;
+
+	if (deadline < r->linger_ns)
+		deadline = UINT64_MAX;
 	for (;;) {
 		struct proc *ps;
 		size_t n;
 		struct timespec ts;
 		uint64_t now, step;
 
-		reap(cmd, &status, &cmd_done);
+		reap(r);
 		if (descendants(&ps, &n) < 0)
 			break;
 		if (!n) {
@@ -452,44 +613,99 @@ int cmd_run(int argc, char **argv)
 		}
 		now = vigil_now_ns();
 		if (now >= deadline) {
-			warn_left(ps, n, linger);
+			warn_left(ps, n, r->linger);
 			free(ps);
 			break;
 		}
 		free(ps);
-		update_sampler(tsam);
+		update_sampler(r->tsam);
 		/* A grandchild's end sends us nothing: look again soon. */
 		step = deadline - now < 10000000ull ? deadline - now
 						    : 10000000ull;
 		ts.tv_sec = 0;
 		ts.tv_nsec = (long)step;
-		sigtimedwait(&set, &si, &ts);
+		/* CMD is gone: a signal now has no one to go to. */
+		sigtimedwait(&r->set, &si, &ts);
 	}
+}
 
-	if (tsam) {
-		size_t nproc, nfiles;
-		uint64_t nsamples;
+/* Stops the sampler, merges, writes, says what was done. */
+static void finish(struct run *r)
+{
+	struct tree_sampler_stats st;
 
-		tree_sampler_stop(tsam, &nproc, &nfiles, &nsamples);
+	memset(&st, 0, sizeof(st));
+	if (r->tsam) {
+		tree_sampler_stop(r->tsam, &st);
 		fprintf(stderr, "vigil run: %llu samples of %zu process%s -> "
-			"%zu file%s in %s\n", (unsigned long long)nsamples,
-			nproc, nproc == 1 ? "" : "es", nfiles,
-			nfiles == 1 ? "" : "s", spath);
+			"%zu file%s in %s\n", (unsigned long long)st.samples,
+			st.processes, st.processes == 1 ? "" : "es", st.files,
+			st.files == 1 ? "" : "s", r->spath);
+		if (st.unsampled)
+			fprintf(stderr, "vigil: warning: %zu of %zu processes "
+				"could not be sampled (the first, %s)\n",
+				st.unsampled, st.unsampled + st.processes,
+				st.first_err);
 	}
-	if (rm) {
-		run_merge_finish(rm);
-	} else if (user_file) {
+	if (r->rm) {
+		run_merge_finish(r->rm);
+	} else if (r->user_file) {
 		fprintf(stderr, "vigil run: VIGIL_FILE was set (%s): profiles "
-			"left where it says, not merged\n", user_file);
+			"left where it says, not merged\n", r->user_file);
 	}
 	/* After the counting profiles, which must not take these for
 	 * inputs. */
-	if (tsam)
-		run_merge_samples(spath, dir);
+	if (r->tsam)
+		run_merge_samples(r->rm, r->spath, st.written, st.files,
+				  r->dir);
+	tree_sampler_stats_release(&st);
+	run_merge_free(r->rm);
+	/* The default directory, when nothing went into it. */
+	if (r->made_dir && !r->out)
+		rmdir(r->dir);
+}
 
-	free(abs);
-	free(file);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+/*
+ * Ends as CMD did: its exit status, or killed by the same signal (with
+ * no core of our own: the core that matters is CMD's), as timeout(1) and
+ * env(1) do, so that a shell sees CMD's end.  128+N if we outlive it.
+ */
+static int end_as(int status)
+{
+	struct rlimit none = { 0, 0 };
+	sigset_t one;
+	int sig;
+
+	if (!WIFSIGNALED(status))
+		return WEXITSTATUS(status);
+	sig = WTERMSIG(status);
+	fflush(NULL);
+	setrlimit(RLIMIT_CORE, &none);
+	signal(sig, SIG_DFL);
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	raise(sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	return 128 + sig;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run r;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	if ((ret = parse_args(&r, argc, argv)))
+		return ret;
+	if ((ret = prepare_output(&r)))
+		return ret;
+	prepare_self(&r);
+	if ((ret = start_cmd(&r))) {
+		unprepare(&r);
+		return ret;
+	}
+	supervise(&r);
+	wait_tree(&r);
+	finish(&r);
+	return end_as(r.status);
 }

@@ -29,21 +29,29 @@ static const struct option_spec *find_spec(const struct option_spec *specs,
 	return NULL;
 }
 
-int parse_options(const char *cmd, int argc, char **argv,
-		  const struct option_spec *specs, char **operands,
-		  int *noperands)
+/*
+ * The one parser.  stop: the first operand (or what follows "--") ends
+ * the options, and its index goes to *first (argc when there is none);
+ * else operands go to operands, in order.
+ */
+static int parse(const char *cmd, int argc, char **argv,
+		 const struct option_spec *specs, char **operands,
+		 int *noperands, int stop, int *first)
 {
 	const struct option_spec *s;
 	int i, dashdash = 0;
 	const char *eq;
 
-	*noperands = 0;
+	if (noperands)
+		*noperands = 0;
 	for (i = 1; i < argc; i++) {
 		if (!dashdash && !strcmp(argv[i], "--")) {
 			dashdash = 1;
 			continue;
 		}
 		if (dashdash || argv[i][0] != '-' || !argv[i][1]) {
+			if (stop)
+				break;
 			operands[(*noperands)++] = argv[i];
 			continue;
 		}
@@ -60,7 +68,22 @@ int parse_options(const char *cmd, int argc, char **argv,
 			return usage_error(cmd, "%s needs a value", s->name);
 		}
 	}
+	if (first)
+		*first = i;
 	return 0;
+}
+
+int parse_options(const char *cmd, int argc, char **argv,
+		  const struct option_spec *specs, char **operands,
+		  int *noperands)
+{
+	return parse(cmd, argc, argv, specs, operands, noperands, 0, NULL);
+}
+
+int parse_options_until_command(const char *cmd, int argc, char **argv,
+				const struct option_spec *specs, int *first)
+{
+	return parse(cmd, argc, argv, specs, NULL, NULL, 1, first);
 }
 
 const char *one_operand(const char *cmd, char **operands, int noperands)

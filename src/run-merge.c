@@ -16,12 +16,34 @@
  * What is left when the tree has ended (the last processes' profiles, the
  * files whose names tell no pid, window snapshots, which are merged by
  * time and need all of theirs at once) is merged by run_merge_finish.
+ *
+ * Two runs may share DIR (two CI jobs, a build step that runs `vigil run`
+ * itself), so nothing of one may be taken by the other.  The processes of
+ * a run write into a directory of its own, DIR/running.XXXXXX (mkdtemp),
+ * which no other run lists: a run merges exactly its own tree's
+ * processes, whatever their pids, and no run removes another's files.
+ * Telling the runs' files apart by pid and start time in one shared
+ * directory was the other way; it needs a /proc lookup per file and still
+ * guesses when a pid is reused, where a directory of one's own cannot be
+ * wrong.  The merged profiles go to DIR itself, each under a name claimed
+ * for the run: the name is the run's if no file has it, or the file there
+ * is one this run found when it started (an earlier run's, replaced as
+ * before); a file that appeared or changed since was written by another
+ * run, and this run takes NAME.1.vgl (NAME.2.vgl, ...) instead and says
+ * so.  The check and the first write happen under flock() on DIR, so two
+ * runs never both see a name free.  What is left in the private directory
+ * at the end (files kept or not merged) is moved into DIR; the profiles of
+ * processes still running stay where their writers have them open.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "procid.h"
@@ -35,11 +57,29 @@ struct names {
 	size_t n, cap;
 };
 
+/* A file of DIR when the run started, as it was then. */
+struct old_file {
+	char *name;
+	dev_t dev;
+	ino_t ino;
+	struct timespec ctime;
+};
+
+/* A group's name (vgl_merge_name) and the file name claimed for it. */
+struct claim {
+	char *group, *file;
+};
+
 struct run_merge {
-	char *dir;
+	char *outdir;           /* DIR: the merged profiles */
+	char *dir;              /* DIR/running.XXXXXX: the per-process ones */
 	int keep;
+	int dirfd;              /* DIR, for the claims' flock; -1 if none */
+	struct old_file *old;   /* DIR's .vgl files at the start, by name */
+	size_t nold;
+	struct claim *claims;
+	size_t nclaims;
 	struct vgl_merge m;
-	struct names old;       /* there before CMD ran: not ours */
 	struct names seen;      /* added to the merge */
 	struct names unsaved;   /* added since the last write; still there */
 	struct names done;      /* profiles of ended processes: removed */
@@ -183,23 +223,147 @@ static void clean_leftovers(const char *dir)
 	closedir(d);
 }
 
+static int cmp_old(const void *a, const void *b)
+{
+	return strcmp(((const struct old_file *)a)->name,
+		      ((const struct old_file *)b)->name);
+}
+
+/* Notes DIR's .vgl files as they are now (see the top of the file). */
+static void note_old(struct run_merge *rm)
+{
+	struct names now = { NULL, 0, 0 };
+	struct stat st;
+	size_t i;
+
+	list_dir(rm->outdir, &now);
+	rm->old = calloc(now.n ? now.n : 1, sizeof(*rm->old));
+	for (i = 0; rm->old && i < now.n; i++) {
+		if (fstatat(rm->dirfd, now.v[i], &st, AT_SYMLINK_NOFOLLOW))
+			continue;   /* gone, or no dirfd: taken() says "not old" */
+		rm->old[rm->nold].name = now.v[i];
+		now.v[i] = NULL;
+		rm->old[rm->nold].dev = st.st_dev;
+		rm->old[rm->nold].ino = st.st_ino;
+		rm->old[rm->nold].ctime = st.st_ctim;
+		rm->nold++;
+	}
+	names_free(&now);   /* free(NULL) for the names moved */
+	if (rm->nold)
+		qsort(rm->old, rm->nold, sizeof(*rm->old), cmp_old);
+}
+
 int run_merge_start(struct run_merge **out, const char *dir, int keep)
 {
 	struct run_merge *rm = calloc(1, sizeof(*rm));
+	char tmpl[4096];
+	int err;
 
 	*out = NULL;
-	if (!rm || !(rm->dir = strdup(dir))) {
+	if (!rm || !(rm->outdir = strdup(dir))) {
 		free(rm);
 		return -ENOMEM;
 	}
+	rm->dirfd = -1;
+	if (join(tmpl, sizeof(tmpl), dir, "running.XXXXXX")) {
+		err = -ENAMETOOLONG;
+		goto fail;
+	}
+	/* Also the check that DIR can hold profiles at all, before CMD
+	 * starts: not a directory, not writable, read-only, full. */
+	if (!mkdtemp(tmpl)) {
+		err = -errno;
+		goto fail;
+	}
+	if (!(rm->dir = strdup(tmpl))) {
+		rmdir(tmpl);
+		err = -ENOMEM;
+		goto fail;
+	}
+	rm->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	rm->keep = keep;
 	vgl_merge_init(&rm->m);
 	rm->m.by_path = 1;
 	rm->m.keep_apart = 1;
-	list_dir(dir, &rm->old);
+	note_old(rm);
 	rm->saved_ns = vigil_now_ns();
 	*out = rm;
 	return 0;
+fail:
+	free(rm->outdir);
+	free(rm);
+	return err;
+}
+
+const char *run_merge_dir(const struct run_merge *rm)
+{
+	return rm->dir;
+}
+
+/*
+ * Whether name in DIR is another's: claimed by this run for another group,
+ * or a file that is not the one that was there when this run started.
+ */
+static int taken(const struct run_merge *rm, const char *name)
+{
+	struct old_file key, *o;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < rm->nclaims; i++)
+		if (!strcmp(rm->claims[i].file, name))
+			return 1;
+	if (fstatat(rm->dirfd >= 0 ? rm->dirfd : AT_FDCWD, name, &st,
+		    AT_SYMLINK_NOFOLLOW))
+		return errno != ENOENT;
+	key.name = (char *)name;
+	o = rm->nold ? bsearch(&key, rm->old, rm->nold, sizeof(*rm->old),
+			       cmp_old) : NULL;
+	return !o || o->dev != st.st_dev || o->ino != st.st_ino ||
+	       o->ctime.tv_sec != st.st_ctim.tv_sec ||
+	       o->ctime.tv_nsec != st.st_ctim.tv_nsec;
+}
+
+/*
+ * The file name in DIR for the group named group: the one claimed
+ * before, or a new claim (group itself when it is free, else
+ * STEM.N.vgl), said on stderr when it is not group.  Called under the
+ * lock on DIR.  NULL when out of memory.
+ */
+static const char *claim(struct run_merge *rm, const char *group)
+{
+	char name[1100];
+	struct claim *c;
+	size_t i, stem = strlen(group);
+	unsigned k;
+
+	for (i = 0; i < rm->nclaims; i++)
+		if (!strcmp(rm->claims[i].group, group))
+			return rm->claims[i].file;
+	if (stem > 4 && !strcmp(group + stem - 4, ".vgl"))
+		stem -= 4;
+	snprintf(name, sizeof(name), "%s", group);
+	for (k = 1; taken(rm, name) && k < 10000; k++)
+		snprintf(name, sizeof(name), "%.*s.%u.vgl", (int)stem, group,
+			 k);
+	c = realloc(rm->claims, (rm->nclaims + 1) * sizeof(*c));
+	if (!c)
+		return NULL;
+	rm->claims = c;
+	c += rm->nclaims;
+	c->group = strdup(group);
+	c->file = strdup(name);
+	if (!c->group || !c->file) {
+		free(c->group);
+		free(c->file);
+		return NULL;
+	}
+	rm->nclaims++;
+	if (strcmp(name, group))
+		fprintf(stderr, "vigil run: %s/%s was written by another vigil "
+			"run meanwhile; this run's goes to %s/%s\n",
+			rm->outdir, group, rm->outdir, name);
+	return c->file;
 }
 
 /*
@@ -214,8 +378,7 @@ static int add_file(struct run_merge *rm, const char *name, int final,
 	char path[4096];
 	int added = 0, ended;
 
-	if (names_has(&rm->old, name) || names_has(&rm->seen, name) ||
-	    names_has(&rm->outs, name) ||
+	if (names_has(&rm->seen, name) ||
 	    join(path, sizeof(path), rm->dir, name))
 		return 0;
 	if (vgl_reader_open_flags(&r, path, VGL_READ_UNSORTED)) {
@@ -245,26 +408,25 @@ static int add_file(struct run_merge *rm, const char *name, int final,
 }
 
 /*
- * Writes every program's merged profile (and, at the end, its windows)
- * into dir.  A name given out before and not now (a second build of a
- * program made both take build-id suffixes) is removed.  Returns 0 or -1
- * after saying why.
- */
-/*
  * Writes each group of m into dir, as DIR/NAME (and its windows, when
- * asked), and adds the names written to *written.  Returns 0 or -1 after
- * saying why.
+ * asked), NAME claimed in rm when rm is given (see claim()), and adds the
+ * names written to *written.  Returns 0 or -1 after saying why.
  */
-static int write_groups(struct vgl_merge *m, const char *dir, int windows,
-			struct names *written)
+static int write_groups(struct run_merge *rm, struct vgl_merge *m,
+			const char *dir, int windows, struct names *written)
 {
 	char path[4096], name[1024];
+	const char *file;
 	size_t i, nwin;
-	int err, ret = 0;
+	int err, ret = 0, locked;
 
+	/* Claims and first writes of two runs one after the other. */
+	locked = rm && rm->dirfd >= 0 && !flock(rm->dirfd, LOCK_EX);
 	for (i = 0; i < m->ngroups; i++) {
 		vgl_merge_name(m, i, name, sizeof(name));
-		err = join(path, sizeof(path), dir, name) ? -ENAMETOOLONG
+		file = rm ? claim(rm, name) : name;
+		err = !file ? -ENOMEM
+			: join(path, sizeof(path), dir, file) ? -ENAMETOOLONG
 			: vgl_merge_write(m, i, path);
 		if (err) {
 			fprintf(stderr, "vigil: %s: cannot write: %s\n", path,
@@ -272,31 +434,41 @@ static int write_groups(struct vgl_merge *m, const char *dir, int windows,
 			ret = -1;
 			continue;
 		}
-		names_add(written, name);
+		names_add(written, file);
 		if (windows && vgl_merge_write_windows(m, i, path, &nwin)) {
 			fprintf(stderr, "vigil: %s\n", m->err);
 			ret = -1;
 		}
 	}
+	if (locked)
+		flock(rm->dirfd, LOCK_UN);
 	return ret;
 }
 
+/*
+ * Writes every program's merged profile (and, at the end, its windows)
+ * into DIR.  A name given out before and not now (a second build of a
+ * program made both take build-id suffixes) is removed.  Returns 0 or -1
+ * after saying why.
+ */
 static int save(struct run_merge *rm, int windows)
 {
 	struct names now = { NULL, 0, 0 };
 	char path[4096], name[1024];
+	const char *file;
 	size_t i;
 	int ret;
 
-	ret = write_groups(&rm->m, rm->dir, windows, &now);
+	ret = write_groups(rm, &rm->m, rm->outdir, windows, &now);
 	/* The names of all groups, written or not: none is stale. */
 	for (i = 0; i < rm->m.ngroups; i++) {
 		vgl_merge_name(&rm->m, i, name, sizeof(name));
-		names_add(&now, name);
+		if ((file = claim(rm, name)))
+			names_add(&now, file);
 	}
 	for (i = 0; i < rm->outs.n; i++)
 		if (!names_has(&now, rm->outs.v[i]) &&
-		    !join(path, sizeof(path), rm->dir, rm->outs.v[i]))
+		    !join(path, sizeof(path), rm->outdir, rm->outs.v[i]))
 			unlink(path);
 	names_free(&rm->outs);
 	rm->outs = now;
@@ -310,8 +482,7 @@ static void remove_saved(struct run_merge *rm)
 	size_t i;
 
 	for (i = 0; !rm->keep && i < rm->unsaved.n; i++)
-		if (!names_has(&rm->outs, rm->unsaved.v[i]) &&
-		    !join(path, sizeof(path), rm->dir, rm->unsaved.v[i]))
+		if (!join(path, sizeof(path), rm->dir, rm->unsaved.v[i]))
 			unlink(path);
 	names_free(&rm->unsaved);
 }
@@ -327,9 +498,7 @@ void run_merge_poll(struct run_merge *rm)
 	for (i = 0; i < now.n; i++) {
 		/* Windows wait for the end; so do names without a pid. */
 		if (window_prefix(now.v[i]) || !(pid = name_pid(now.v[i])) ||
-		    names_has(&rm->seen, now.v[i]) ||
-		    names_has(&rm->old, now.v[i]) ||
-		    names_has(&rm->outs, now.v[i]))
+		    names_has(&rm->seen, now.v[i]))
 			continue;
 		if (vgl_proc_stat(pid, &start, &state) == 0 && state != 'Z')
 			continue;   /* its writer may still be counting */
@@ -358,6 +527,9 @@ int run_merge_finish(struct run_merge *rm)
 	int ret;
 
 	clean_leftovers(rm->dir);
+	/* Of processes that wrote into DIR itself (VIGIL_FILE set by hand,
+	 * or a vigil before runs had directories of their own). */
+	clean_leftovers(rm->outdir);
 	list_dir(rm->dir, &now);
 	for (i = 0; i < now.n; i++)
 		add_file(rm, now.v[i], 0, 1);
@@ -395,29 +567,105 @@ int run_merge_finish(struct run_merge *rm)
 				unlink(path);
 		}
 	}
-	merge_summary(&rm->m, rm->bad, summary, sizeof(summary));
-	extra = strstr(summary, " calls");
-	/* "N programs, P processes": each process writes one profile. */
-	fprintf(stderr, "vigil run: %zu program%s, %zu process%s, "
-		"%llu calls%s -> %s/\n", rm->m.ngroups,
-		rm->m.ngroups == 1 ? "" : "s", rm->m.inputs,
-		rm->m.inputs == 1 ? "" : "es",
-		(unsigned long long)vgl_merge_calls(&rm->m),
-		extra ? extra + 6 : "", rm->dir);
+	if (!rm->m.inputs && !rm->bad) {
+		/* "0 programs, 0 processes" alone leaves the user guessing. */
+		fprintf(stderr, "vigil run: no profiles: no process of CMD's "
+			"tree was built with vigil (-finstrument-functions, "
+			"linked with libvigil)\n");
+	} else {
+		merge_summary(&rm->m, rm->bad, summary, sizeof(summary));
+		extra = strstr(summary, " calls");
+		/* "N programs, P processes": each process writes one
+		 * profile. */
+		fprintf(stderr, "vigil run: %zu program%s, %zu process%s, "
+			"%llu calls%s -> %s/\n", rm->m.ngroups,
+			rm->m.ngroups == 1 ? "" : "s", rm->m.inputs,
+			rm->m.inputs == 1 ? "" : "es",
+			(unsigned long long)vgl_merge_calls(&rm->m),
+			extra ? extra + 6 : "", rm->outdir);
+	}
 	vgl_merge_release(&rm->m);
 	names_free(&now);
 	names_free(&wins);
-	names_free(&rm->old);
+	return ret;
+}
+
+/* Whether the process that writes dir's file name (NAME.PID.vgl, or a
+ * window of it) is still running. */
+static int writer_running(const char *name)
+{
+	char buf[1100];
+	size_t n = window_prefix(name);
+	uint64_t pid, start;
+	char state;
+
+	if (n && snprintf(buf, sizeof(buf), "%.*s.vgl", (int)n, name) <
+		 (int)sizeof(buf))
+		name = buf;
+	pid = name_pid(name);
+	return pid && vgl_proc_stat(pid, &start, &state) == 0 &&
+	       state != 'Z';
+}
+
+void run_merge_free(struct run_merge *rm)
+{
+	struct names now = { NULL, 0, 0 };
+	char from[4096], to[4096];
+	size_t i, running = 0, taken_there = 0;
+
+	if (!rm)
+		return;
+	/* What is left of ended processes (kept, or not merged) goes to DIR,
+	 * never over a file there; a running writer's file stays where it
+	 * has it open (the runtime opens it again by name to grow it). */
+	clean_leftovers(rm->dir);
+	list_dir(rm->dir, &now);
+	for (i = 0; i < now.n; i++) {
+		if (join(from, sizeof(from), rm->dir, now.v[i]) ||
+		    join(to, sizeof(to), rm->outdir, now.v[i]))
+			continue;
+		if (writer_running(now.v[i]))
+			running++;
+		else if (syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to,
+				 1u /* RENAME_NOREPLACE */))
+			taken_there++;
+	}
+	if (running)
+		fprintf(stderr, "vigil run: %zu profile%s of processes still "
+			"running stay%s in %s/\n", running,
+			running == 1 ? "" : "s", running == 1 ? "s" : "",
+			rm->dir);
+	if (taken_there)
+		fprintf(stderr, "vigil: warning: %zu file%s not moved into "
+			"%s/ (the name is taken there) stay%s in %s/\n",
+			taken_there, taken_there == 1 ? "" : "s", rm->outdir,
+			taken_there == 1 ? "s" : "", rm->dir);
+	if (!running && !taken_there && rmdir(rm->dir) && errno != ENOENT)
+		fprintf(stderr, "vigil: %s: cannot remove: %s\n", rm->dir,
+			strerror(errno));
+	names_free(&now);
+	for (i = 0; i < rm->nold; i++)
+		free(rm->old[i].name);
+	free(rm->old);
+	for (i = 0; i < rm->nclaims; i++) {
+		free(rm->claims[i].group);
+		free(rm->claims[i].file);
+	}
+	free(rm->claims);
+	if (rm->dirfd >= 0)
+		close(rm->dirfd);
 	names_free(&rm->seen);
 	names_free(&rm->unsaved);
 	names_free(&rm->done);
 	names_free(&rm->outs);
 	free(rm->dir);
+	free(rm->outdir);
 	free(rm);
-	return ret;
 }
 
-int run_merge_samples(const char *sdir, const char *dir)
+int run_merge_samples(struct run_merge *rm, const char *sdir,
+		      char *const *names, size_t nnames, const char *dir)
+
 {
 	struct names now = { NULL, 0, 0 }, written = { NULL, 0, 0 };
 	struct vgl_merge m;
@@ -427,7 +675,9 @@ int run_merge_samples(const char *sdir, const char *dir)
 
 	vgl_merge_init(&m);
 	m.keep_apart = 1;
-	list_dir(sdir, &now);
+	/* Only this run's: DIR/samples may be shared with another run. */
+	for (i = 0; i < nnames; i++)
+		names_add(&now, names[i]);
 	for (i = 0; i < now.n; i++) {
 		struct vgl_reader r;
 
@@ -442,7 +692,7 @@ int run_merge_samples(const char *sdir, const char *dir)
 			fprintf(stderr, "vigil: %s (not merged)\n", m.err);
 		vgl_reader_close(&r);
 	}
-	ret = write_groups(&m, dir, 0, &written);
+	ret = write_groups(rm, &m, dir, 0, &written);
 	n = written.n;
 	if (n)
 		fprintf(stderr, "vigil run: the stacks of %zu program%s -> "

@@ -9,11 +9,18 @@
 struct run_merge;
 
 /*
- * Starts the merge of dir's profiles; the .vgl files in dir now are not
- * ours and stay as they are.  keep: never remove a per-process file.
- * Returns 0 or -ENOMEM.
+ * Starts a run's merge into dir: makes the directory of the run's own
+ * profiles, dir/running.XXXXXX (run_merge_dir(); VIGIL_FILE points
+ * there), and notes the .vgl files in dir now, which an earlier run left:
+ * a merged profile of this run may replace one of those, never a file
+ * another run writes meanwhile (it takes NAME.1.vgl and says so).  keep:
+ * never remove a per-process file.  Returns 0, or a negative errno when
+ * dir cannot hold profiles (-ENOTDIR, -EACCES, -EROFS, ...) or -ENOMEM.
  */
 int run_merge_start(struct run_merge **out, const char *dir, int keep);
+
+/* The directory of the run's own profiles. */
+const char *run_merge_dir(const struct run_merge *rm);
 
 /*
  * Adds the profiles of processes that have ended since the last call
@@ -26,17 +33,27 @@ void run_merge_poll(struct run_merge *rm);
 /*
  * Adds everything left (profiles of processes still running are merged as
  * they are, and kept), merges the window snapshots by time, writes the
- * merged profiles and windows, removes what they hold, prints the summary
- * line on stderr and frees rm.  Returns 0 or -1 after saying why.
+ * merged profiles and windows, removes what they hold and prints the
+ * summary line on stderr (or, when no process wrote a profile, why there
+ * is none).  Returns 0 or -1 after saying why.
  */
 int run_merge_finish(struct run_merge *rm);
 
 /*
- * Merges the sampled profiles in sdir (one per process, vigil run --scan)
- * into one per program, dir/NAME.sampled.vgl: their stacks added up (see
- * vgl_merge.h).  One line on stderr says where.  Returns 0 or -1 after
- * saying why.
+ * Merges the sampled profiles names[0..n) in sdir (one per process, the
+ * run's own: vigil run --scan) into one per program, dir/NAME.sampled.vgl:
+ * their stacks added up (see vgl_merge.h), each name claimed as the
+ * counting profiles' are when rm is given.  One line on stderr says
+ * where.  Returns 0 or -1 after saying why.
  */
-int run_merge_samples(const char *sdir, const char *dir);
+int run_merge_samples(struct run_merge *rm, const char *sdir,
+		      char *const *names, size_t n, const char *dir);
+
+/*
+ * Moves what is left in the run's directory (per-process files kept or
+ * not merged) into dir and removes it; files of processes still running
+ * stay there, and one line says so.  Frees rm (NULL: nothing).
+ */
+void run_merge_free(struct run_merge *rm);
 
 #endif

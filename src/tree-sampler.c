@@ -42,9 +42,41 @@ struct tree_sampler {
 	size_t processes;
 	uint64_t samples;
 	size_t files;           /* sampled files written */
+	char **written;         /* their names: another run's are not ours */
 	int write_err;          /* the first error writing one, or 0 */
-	int warned;             /* said once why a process cannot be sampled */
+	/* Processes that could not be sampled yet (tried again at each
+	 * update: a descriptor freed by an ended sampler may let one in),
+	 * and why the first of them could not. */
+	pid_t *failed;
+	size_t nfailed;
+	char first_err[256];
 };
+
+/* Notes (ok = 0) or forgets (ok = 1) a pid that could not be sampled. */
+static void note_failed(struct tree_sampler *t, pid_t pid, int ok,
+			const char *err)
+{
+	size_t i;
+	pid_t *grown;
+
+	for (i = 0; i < t->nfailed && t->failed[i] != pid; i++)
+		;
+	if (ok) {
+		if (i < t->nfailed)
+			t->failed[i] = t->failed[--t->nfailed];
+		return;
+	}
+	if (i < t->nfailed)
+		return;
+	if (!t->first_err[0])
+		snprintf(t->first_err, sizeof(t->first_err), "%d: %.200s",
+			 (int)pid, err);
+	grown = realloc(t->failed, (t->nfailed + 1) * sizeof(*grown));
+	if (!grown)
+		return;
+	t->failed = grown;
+	t->failed[t->nfailed++] = pid;
+}
 
 int tree_sampler_start(struct tree_sampler **out, const char *dir,
 		       unsigned scan, unsigned frequency, uint64_t interval_ns,
@@ -118,7 +150,14 @@ static void finish(struct tree_sampler *t, struct member *m, int ended)
 			path, strerror(-err));
 		t->write_err = err;
 	} else if (!err) {
-		t->files++;
+		char **grown = realloc(t->written,
+				       (t->files + 1) * sizeof(*grown));
+
+		if (grown) {
+			t->written = grown;
+			if ((grown[t->files] = strdup(strrchr(path, '/') + 1)))
+				t->files++;
+		}
 	}
 	attach_vgl_release(&m->av);
 	free(m);
@@ -175,24 +214,22 @@ void tree_sampler_update(struct tree_sampler *t, const pid_t *pids,
 		cfg.arg = m;
 		if ((e = sampler_start(&m->s, &cfg, err, sizeof(err)))) {
 			/* Gone already is normal; anything else (not ours to
-			 * read, perf refused) would silently empty the file
-			 * if no one said it. */
-			if (e != -ESRCH && !t->warned) {
-				fprintf(stderr, "vigil: warning: cannot sample "
-					"process %d: %s\n", (int)pids[i], err);
-				t->warned = 1;
-			}
+			 * read, perf refused, out of descriptors) is counted
+			 * and said at the end: it would silently leave a
+			 * process out. */
+			if (e != -ESRCH)
+				note_failed(t, pids[i], 0, err);
 			attach_vgl_release(&m->av);
 			free(m);
 			continue;
 		}
+		note_failed(t, pids[i], 1, NULL);
 		t->m[t->n++] = m;
 		t->processes++;
 	}
 }
 
-int tree_sampler_stop(struct tree_sampler *t, size_t *processes,
-		      size_t *files, uint64_t *samples)
+int tree_sampler_stop(struct tree_sampler *t, struct tree_sampler_stats *st)
 {
 	size_t i;
 	int err, ended;
@@ -206,10 +243,25 @@ int tree_sampler_stop(struct tree_sampler *t, size_t *processes,
 	free(t->m);
 	err = t->write_err;
 	pthread_mutex_destroy(&t->lock);
-	*processes = t->processes;
-	*files = t->files;
-	*samples = t->samples;
+	memset(st, 0, sizeof(*st));
+	st->processes = t->processes;
+	st->unsampled = t->nfailed;
+	st->files = t->files;
+	st->samples = t->samples;
+	snprintf(st->first_err, sizeof(st->first_err), "%s", t->first_err);
+	st->written = t->written;
+	free(t->failed);
 	free(t->dir);
 	free(t);
 	return err;
+}
+
+void tree_sampler_stats_release(struct tree_sampler_stats *st)
+{
+	size_t i;
+
+	for (i = 0; st->written && i < st->files; i++)
+		free(st->written[i]);
+	free(st->written);
+	st->written = NULL;
 }

@@ -31,14 +31,25 @@ int tree_sampler_start(struct tree_sampler **out, const char *dir,
 void tree_sampler_update(struct tree_sampler *t, const pid_t *pids,
 			 size_t n);
 
+/* What a tree sampler did, for the summary. */
+struct tree_sampler_stats {
+	size_t processes;       /* sampled */
+	size_t unsampled;       /* found, never sampled (not for being gone) */
+	size_t files;           /* sampled files written */
+	uint64_t samples;
+	char first_err[256];    /* why the first of the unsampled was not */
+	char **written;         /* the names of the files written, in DIR */
+};
+
+/* Frees st->written. */
+void tree_sampler_stats_release(struct tree_sampler_stats *st);
+
 /*
  * Stops every sampler, writes the files of the processes still running
- * (marked detached) and frees t; *processes, *files and *samples say how
- * many processes were sampled, files written and samples taken.  Returns
- * 0, or the negative errno of the first file that could not be written
+ * (marked detached) and frees t; *st says what was done.  Returns 0, or
+ * the negative errno of the first file that could not be written
  * (already named on stderr).
  */
-int tree_sampler_stop(struct tree_sampler *t, size_t *processes,
-		      size_t *files, uint64_t *samples);
+int tree_sampler_stop(struct tree_sampler *t, struct tree_sampler_stats *st);
 
 #endif

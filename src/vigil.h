@@ -58,6 +58,15 @@ int parse_options(const char *cmd, int argc, char **argv,
 		  const struct option_spec *specs, char **operands,
 		  int *noperands);
 
+/*
+ * The same for a command that runs another (vigil run -- CMD ARGS...):
+ * the first operand, or what follows "--", is CMD, and it and what
+ * follows it are not parsed; *first is its index (argc: none given).
+ * Returns 0 or EXIT_USAGE after printing the error.
+ */
+int parse_options_until_command(const char *cmd, int argc, char **argv,
+				const struct option_spec *specs, int *first);
+
 /* The single FILE operand, or NULL after saying there is none or more. */
 const char *one_operand(const char *cmd, char **operands, int noperands);
 

@@ -4,8 +4,8 @@ Popen(stdout=PIPE, stderr=PIPE).communicate(), and on a terminal.
 
     runtest.py same --dir DIR --expect RC -- CMD...
         runs CMD alone, then `vigil run -o DIR -- CMD`, both under
-        communicate(); checks that both exit RC (a number, or 128+N for
-        signal N under vigil), that stdout is byte-identical, that vigil's
+        communicate(); checks that both exit RC (a number, or 128+N when
+        killed by signal N: vigil then dies of N too), that stdout is byte-identical, that vigil's
         stderr is CMD's plus vigil's own lines (each "vigil"), and that
         vigil returned within 0.5 s of CMD's own time.  Prints "same
         stdout, exit RC".
@@ -21,6 +21,18 @@ Popen(stdout=PIPE, stderr=PIPE).communicate(), and on a terminal.
         with `VIGIL report --json`: checks each names its pid and EXE, and
         prints how many there are and how many hold samples of their one
         thread.
+    runtest.py signals --dir DIR -- CMD...
+        CMD prints "ready" and waits for SIGUSR1, SIGUSR2, SIGALRM and
+        SIGCONT; each is sent to vigil run alone (kill(PID), from another
+        process group of the session), SIGTSTP between ALRM and CONT: vigil and CMD must
+        both stop, as a job stops under a shell, and go on after SIGCONT.
+        Prints what it saw, CMD's stdout and vigil's exit status.  CMD is
+        killed at the end if vigil left it running.
+    runtest.py group --dir DIR -- CMD...
+        a process in vigil's own process group (as `timeout` is, or a
+        script that runs `kill -INT 0`) sends SIGINT to the whole group
+        once CMD printed "ready": CMD must get it once.  Prints CMD's
+        stdout and vigil's exit status.
     runtest.py tty --dir DIR -- CMD...
         the same on a pseudo-terminal: Ctrl-C typed once reaches the
         whole foreground process group, vigil and CMD; CMD must get it
@@ -67,8 +79,11 @@ def cmd_same(a):
                                 env)
     if rc_of(rc0) != a.expect:
         fail("%s alone: exit %d, want %d" % (a.cmd[0], rc_of(rc0), a.expect))
-    if rc1 != a.expect:
-        fail("vigil run: exit %d, want %d" % (rc1, a.expect))
+    # Killed by N: vigil must die of N too, not merely exit 128+N.
+    if rc1 != (128 - a.expect if a.expect > 128 else a.expect):
+        fail("vigil run: returncode %d, want %d (exit %d)"
+             % (rc1, 128 - a.expect if a.expect > 128 else a.expect,
+                a.expect))
     if out0 != out1:
         fail("stdout differs: alone %r, under vigil run %r" % (out0, out1))
     theirs = [l for l in err1.decode().splitlines()
@@ -79,7 +94,7 @@ def cmd_same(a):
     if t1 > t0 + 0.5:
         fail("vigil run took %.2f s, CMD alone %.2f s" % (t1, t0))
     if not problems:
-        print("same stdout, exit %d" % rc1)
+        print("same stdout, exit %d" % rc_of(rc1))
     sys.stdout.write(err1.decode())
 
 
@@ -126,6 +141,101 @@ def cmd_sigint(a):
     os.kill(p.pid, signal.SIGINT)
     out, err = p.communicate(timeout=30)
     sys.stdout.write((b"".join(lines) + out).decode())
+    print("vigil run: exit %d" % p.returncode)
+    sys.stderr.write(err.decode())
+
+
+def children(pid):
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+def state(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
+
+
+def wait_state(pid, want, timeout=10):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if state(pid) in want:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def read_ready(p):
+    """CMD's stdout up to its "ready" line."""
+    lines = b""
+    while not lines.endswith(b"ready\n"):
+        line = p.stdout.readline()
+        if not line:
+            break
+        lines += line
+    return lines
+
+
+def cmd_signals(a):
+    # A process group of its own in our session, as a shell makes for a
+    # job: not orphaned, so that SIGTSTP stops its members.
+    p = subprocess.Popen([VIGIL, "run", "-o", a.dir, "--"] + a.cmd,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         preexec_fn=os.setpgrp)
+    line = read_ready(p)
+    kids = children(p.pid)
+    try:
+        for sig in (signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM):
+            os.kill(p.pid, sig)
+            time.sleep(0.05)
+            if p.poll() is not None:
+                print("vigil run died of %s" % signal.Signals(sig).name)
+                for k in kids:  # orphaned: it would wait forever
+                    os.kill(k, signal.SIGKILL)
+                break
+        else:
+            os.kill(p.pid, signal.SIGTSTP)
+            print("vigil stopped: %s" % wait_state(p.pid, "T"))
+            print("CMD stopped: %s" % (len(kids) == 1 and
+                                       wait_state(kids[0], "T")))
+            os.kill(p.pid, signal.SIGCONT)
+            print("CMD going on: %s" % (len(kids) == 1 and
+                                        wait_state(kids[0], "RSD")))
+        out, err = p.communicate(timeout=30)
+    finally:
+        for k in kids:
+            try:
+                os.kill(k, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if p.poll() is None:
+            p.kill()
+    sys.stdout.write((line + out).decode())
+    print("vigil run: exit %d" % p.returncode)
+    sys.stderr.write(err.decode())
+
+
+def cmd_group(a):
+    if not os.environ.get("RUNTEST_GROUP_LEADER"):
+        # A new session of our own, so the signal to "the group" reaches
+        # only this leader, vigil and CMD.
+        env = dict(os.environ, RUNTEST_GROUP_LEADER="1")
+        r = subprocess.run([sys.executable] + sys.argv, env=env,
+                           start_new_session=True)
+        return r.returncode
+    # A handler, not SIG_IGN: vigil must start with SIGINT's default.
+    signal.signal(signal.SIGINT, lambda s, f: None)
+    p = subprocess.Popen([VIGIL, "run", "-o", a.dir, "--"] + a.cmd,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    line = read_ready(p)
+    os.kill(0, signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    sys.stdout.write((line + out).decode())
     print("vigil run: exit %d" % p.returncode)
     sys.stderr.write(err.decode())
 
@@ -191,7 +301,7 @@ def main():
     c.add_argument("vigil")
     c.add_argument("dir")
     c.add_argument("exe")
-    for name in ("same", "linger", "sigint", "tty"):  # samples: above
+    for name in ("same", "linger", "sigint", "tty", "signals", "group"):
         c = sub.add_parser(name)
         c.add_argument("--dir", required=True)
         if name == "same":
@@ -203,9 +313,10 @@ def main():
     a = p.parse_args()
     if getattr(a, "cmd", None) and a.cmd[0] == "--":
         a.cmd = a.cmd[1:]
-    {"same": cmd_same, "linger": cmd_linger, "sigint": cmd_sigint,
-     "tty": cmd_tty, "samples": cmd_samples}[a.sub](a)
-    return 1 if problems else 0
+    rc = {"same": cmd_same, "linger": cmd_linger, "sigint": cmd_sigint,
+          "tty": cmd_tty, "samples": cmd_samples, "signals": cmd_signals,
+          "group": cmd_group}[a.sub](a)
+    return rc or (1 if problems else 0)
 
 
 if __name__ == "__main__":

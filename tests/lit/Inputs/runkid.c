@@ -12,6 +12,11 @@
  *   sigint    prints "ready", then counts SIGINTs for 300 ms after the
  *             first one (a second delivery would show), prints
  *             "SIGINT N" and exits 3
+ *   signals   prints "ready", then waits until it has caught SIGUSR1,
+ *             SIGUSR2, SIGALRM and SIGCONT, waits 300 ms more (a second
+ *             delivery would show), prints how many of each it caught
+ *             and exits 4
+ *   raise N   resets signal N to its default action and raises it
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -40,6 +45,13 @@ static void on_int(int sig)
 {
 	(void)sig;
 	nsigint++;
+}
+
+static volatile sig_atomic_t caught[NSIG];
+
+static void on_sig(int sig)
+{
+	caught[sig]++;
 }
 
 static void daemonize(const char *pidfile)
@@ -107,6 +119,35 @@ int main(int argc, char **argv)
 			nanosleep(&ms, NULL);
 		printf("SIGINT %d\n", (int)nsigint);
 		return 3;
+	}
+	if (!strcmp(mode, "signals")) {
+		static const int sigs[] = { SIGUSR1, SIGUSR2, SIGALRM, SIGCONT };
+		struct timespec ms = { 0, 1000000 };
+		int n, k;
+
+		for (k = 0; k < 4; k++)
+			signal(sigs[k], on_sig);
+		printf("ready\n");
+		fflush(stdout);
+		for (;;) {
+			for (k = 0; k < 4 && caught[sigs[k]]; k++)
+				;
+			if (k == 4)
+				break;
+			nanosleep(&ms, NULL);
+		}
+		for (n = 0; n < 300; n++)
+			nanosleep(&ms, NULL);
+		printf("USR1 %d USR2 %d ALRM %d CONT %d\n", (int)caught[SIGUSR1],
+		       (int)caught[SIGUSR2], (int)caught[SIGALRM],
+		       (int)caught[SIGCONT]);
+		return 4;
+	}
+	if (!strcmp(mode, "raise") && argc > 2) {
+		/* The default, whatever the harness left: lit ignores SIGINT. */
+		signal(atoi(argv[2]), SIG_DFL);
+		raise(atoi(argv[2]));
+		return 1;
 	}
 	fprintf(stderr, "runkid: bad mode\n");
 	return 2;
