@@ -88,6 +88,9 @@ const char *rt_strerror(int err, char *buf, size_t size);
  * (THEN NULL: "the program runs on without it"). */
 void rt_warn(const char *what, const char *path, int err, const char *then);
 void rt_warn_setting(const char *name, const char *value);
+/* The calling thread has (on) or no longer has a descriptor table of its
+ * own: rt_warn then borrows the program's stderr. */
+void rt_private_fds_thread(int on);
 
 /* init.c */
 int rt_ensure_init(void);            /* called with vgl_rt.lock held */
