@@ -87,6 +87,10 @@ const char *rt_strerror(int err, char *buf, size_t size);
 /* One line, once per process: "vigil: WHAT 'PATH': ERROR; THEN"
  * (THEN NULL: "the program runs on without it"). */
 void rt_warn(const char *what, const char *path, int err, const char *then);
+/* The same line once per *flag (NULL: always), without ": ERROR" when err
+ * is 0: problems of their own, not silenced by the file's warning. */
+void rt_warn_once(int *flag, const char *what, const char *path, int err,
+		  const char *then);
 void rt_warn_setting(const char *name, const char *value);
 /* The calling thread has (on) or no longer has a descriptor table of its
  * own: rt_warn then borrows the program's stderr. */

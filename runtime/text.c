@@ -145,12 +145,20 @@ static void RT stderr_write(const char *line, size_t len)
  */
 void RT rt_warn(const char *what, const char *path, int err, const char *then)
 {
+	rt_warn_once(&vgl_rt.warned, what, path, err, then);
+}
+
+/* rt_warn's line, once per *flag (NULL: the caller made sure), without
+ * ": ERROR" when err is 0. */
+void RT rt_warn_once(int *flag, const char *what, const char *path, int err,
+		     const char *then)
+{
 	char line[1024], ebuf[32];
 	struct rt_text t;
 	size_t plen = strlen(path);
 
 	/* Threads (the interval thread, the slow path) may race here. */
-	if (__atomic_exchange_n(&vgl_rt.warned, 1, __ATOMIC_RELAXED))
+	if (flag && __atomic_exchange_n(flag, 1, __ATOMIC_RELAXED))
 		return;
 	rt_text_init(&t, line, sizeof(line));
 	rt_text_str(&t, "vigil: ");
@@ -159,8 +167,11 @@ void RT rt_warn(const char *what, const char *path, int err, const char *then)
 	if (plen > 600)
 		rt_text_str(&t, "...");
 	rt_text_str(&t, plen > 600 ? path + plen - 600 : path);
-	rt_text_str(&t, "': ");
-	rt_text_str(&t, rt_strerror(err, ebuf, sizeof(ebuf)));
+	rt_text_str(&t, "'");
+	if (err) {
+		rt_text_str(&t, ": ");
+		rt_text_str(&t, rt_strerror(err, ebuf, sizeof(ebuf)));
+	}
 	rt_text_str(&t, "; ");
 	rt_text_str(&t, then ? then : "the program runs on without it");
 	rt_text_str(&t, "\n");
