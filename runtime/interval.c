@@ -45,8 +45,16 @@
 #define SHADOW_RESERVE (1ull << 26)  /* one u64 per 32-byte record of a
                                       * 256 MiB arena (store.c RESERVE) */
 
+/* Mapped as long as the arena needs (it moves when it grows: only this
+ * file holds its address), so that under a finite RLIMIT_AS it costs the
+ * program no more address space than the counts it shadows. */
+/* The interval thread's stack under a finite RLIMIT_AS: write_window
+ * needs two paths and a header (about 9 KiB). */
+#define SMALL_STACK (256u << 10)
+
 struct shadow {
 	uint64_t *v;
+	uint64_t len;                 /* bytes mapped at v */
 };
 
 static struct {
@@ -77,8 +85,29 @@ static void *RT anon(uint64_t len)
 static void RT shadow_clear(struct shadow *s)
 {
 	if (s->v)
-		munmap(s->v, SHADOW_RESERVE);
+		munmap(s->v, s->len);
 	s->v = NULL;
+	s->len = 0;
+}
+
+/* Room for `bytes` of shadow, new bytes zero; 0 or -errno. */
+static int RT shadow_fit(struct shadow *s, uint64_t bytes)
+{
+	void *p;
+
+	if (bytes <= s->len)
+		return 0;
+	if (bytes > SHADOW_RESERVE)
+		return -EFBIG;
+	bytes = bytes < (1u << 16) ? (1u << 16) : bytes * 2;
+	if (bytes > SHADOW_RESERVE)
+		bytes = SHADOW_RESERVE;
+	p = s->v ? mremap(s->v, s->len, bytes, MREMAP_MAYMOVE) : anon(bytes);
+	if (!p || p == MAP_FAILED)
+		return -ENOMEM;
+	s->v = p;
+	s->len = bytes;
+	return 0;
 }
 
 /* Room for `bytes` of this window's edges, keeping those collected. */
@@ -108,18 +137,18 @@ static int RT collect(struct rt_arena *a, uint64_t used, struct shadow *s,
 
 	if (!a->base)
 		return 0;
-	if (!s->v && !(s->v = anon(SHADOW_RESERVE)))
-		return -ENOMEM;
 	for (b = arena_at(a, used); b; b = arena_next(a, b, used)) {
 		struct vgl_edge *e = (struct vgl_edge *)(b + 1);
 		uint64_t cnt, idx;
+		int ret;
 
 		if (b->kind != VGL_BLOCK_EDGES)
 			continue;
 		cnt = __atomic_load_n(&b->count, __ATOMIC_ACQUIRE);
 		idx = (uint64_t)((char *)e - a->base) / sizeof(*e);
-		if ((idx + cnt) * sizeof(uint64_t) > SHADOW_RESERVE)
-			return -EFBIG;
+		ret = shadow_fit(s, (idx + cnt) * sizeof(uint64_t));
+		if (ret < 0)
+			return ret;
 		if (out_reserve((*n + cnt) * sizeof(*e)) < 0)
 			return -ENOMEM;
 		for (i = 0; i < cnt; i++) {
@@ -386,6 +415,7 @@ int RT interval_start(struct rt *rt)
 {
 	pthread_condattr_t ca;
 	pthread_attr_t attr;
+	struct rlimit rl;
 	sigset_t all, old;
 	pthread_t th;
 	int ret;
@@ -398,11 +428,22 @@ int RT interval_start(struct rt *rt)
 
 	pthread_attr_init(&attr);
 	/* The default stack size: glibc carves the program's static TLS out
-	 * of it, which can be large. */
+	 * of it, which can be large.  Under a finite RLIMIT_AS the default
+	 * (8 MiB) would be taken from the program: a small stack first, the
+	 * default if the static TLS does not fit in it (EINVAL). */
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = pthread_create(&th, &attr, interval_main, rt);
+	ret = EINVAL;
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    pthread_attr_setstacksize(&attr, SMALL_STACK) == 0) {
+		ret = pthread_create(&th, &attr, interval_main, rt);
+		pthread_attr_destroy(&attr);
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	}
+	if (ret == EINVAL)
+		ret = pthread_create(&th, &attr, interval_main, rt);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (ret) {

@@ -44,6 +44,9 @@ struct rt {
 	uint64_t fd_dev, fd_ino; /* what rt->path must still name to be ours */
 	char *map;               /* reserved range, file mapped at its start */
 	uint64_t reserve;        /* length of that range */
+	uint64_t reserve_max;    /* the most it may grow to (in place, under a
+	                          * finite RLIMIT_AS, where it is only as long
+	                          * as the file) */
 	uint64_t file_size;      /* bytes of the file allocated so far */
 	struct vgl_meta *meta;
 	uint64_t arena_off;      /* file offset of the ARENA section */
