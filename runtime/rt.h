@@ -104,6 +104,7 @@ int rt_ensure_init(void);            /* called with vgl_rt.lock held */
 void rt_start_interval(void);        /* called without it */
 void rt_find_exe(void);
 uint64_t rt_now_ns(void);
+void rt_check_fork(void);            /* signals blocked, without the lock */
 
 /* store.c */
 int store_open(struct rt *rt, const char *pattern);
