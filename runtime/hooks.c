@@ -11,13 +11,27 @@
  * Everything else (the first call of the process, of a thread, or of an
  * edge) goes to the slow path.
  *
- * The index is open addressing over pointers to edge records; an empty
- * slot points at a sentinel record whose keys no real call has (a callee
- * address is never 0), so the probe needs no NULL test before comparing.
- * An index array carries its own size in the word before slot 0, and an
- * array is never unmapped once a hook may have loaded it: a signal handler
- * that interrupts a probe and grows the index leaves the interrupted probe
+ * The index is open addressing over edge records, each slot holding the
+ * record's distance in bytes from the index's header: four words before
+ * slot 0, {0, 0, 0, shift}.  An empty slot is 0, so it leads to the header,
+ * whose keys no real call has (a callee address is never 0): the probe
+ * needs no test before comparing, and the address sum is folded into the
+ * compare's addressing mode, so it costs what a pointer did.  The header
+ * carries the index's size (its last word), and an array is never
+ * unmapped once a hook may have loaded it: a signal handler that
+ * interrupts a probe and grows the index leaves the interrupted probe
  * reading a whole, consistent (if older) array.
+ *
+ * Why zero is empty: the slots are private memory marked
+ * MADV_WIPEONFORK (the header is on a page of its own, kept), so a child
+ * that the kernel made without fork's handlers (_Fork, a raw clone) finds
+ * every index empty, and its first call of any edge takes the slow path,
+ * which sees its new pid and gives it a file of its own: it never counts
+ * into its parent's file, and the known-edge path pays nothing for that.
+ * A fork child, which must count on from its parent's edge records, finds
+ * them through each thread state's list of blocks (index_own).  Fork
+ * copies no page of the slots either (it did not when they were shared
+ * memory, which they were for that reason).
  *
  * The slow path runs with every signal blocked.  A handler can then never
  * interrupt it half-way, nor siglongjmp out of it leaving its lock held, nor
@@ -54,7 +68,7 @@
 #define RT __attribute__((no_instrument_function))
 
 struct rt_thread {
-	struct vgl_edge **slots;   /* slots[-1] holds the number of slots */
+	uint64_t *slots;           /* slots[-1] holds the shift (the size) */
 	uint64_t used;             /* entries in the index */
 	struct vgl_block *blk;     /* block new edges are appended to */
 	uint64_t blk_cap;          /* edges that fit in blk */
@@ -63,27 +77,37 @@ struct rt_thread {
 	struct rt_thread *all;     /* every state ever made, for purges */
 	uint32_t tid;
 	uint32_t pid;              /* the process whose index `slots` is: a
-	                            * fork child copies it before writing */
+	                            * fork child rebuilds it before writing */
+	struct vgl_block **blocks; /* every block of edges it appended to */
+	uint64_t nblocks, blocks_cap;
 };
 
-static struct vgl_edge empty_edge;
-/* What a purged slot points at: like the sentinel no call matches it, but
+/* An empty slot leads to the header's first word; a purged one to its
+ * second: like an empty one no call matches it (its callee is 0 too), but
  * a probe goes on past it, to the edges placed after it. */
-static struct vgl_edge dead_edge;
+#define SLOT_EMPTY 0u
+#define SLOT_DEAD 8u
+#define HEADER_WORDS 4
+/* The word after the last slot: zero in a fork child's wiped copy. */
+#define CANARY 0x76696769ull
 
 /* The index of a thread that has no state yet: two slots (a shift of 32
- * would be no shift at all on a 32-bit word), both the sentinel. */
+ * would be no shift at all on a 32-bit word), both empty. */
 static struct {
-	uint64_t shift;
-	struct vgl_edge *slot[2];
-} empty_index = { 31, { &empty_edge, &empty_edge } };
+	uint64_t header[HEADER_WORDS];
+	uint64_t slot[2];
+} empty_index = { { 0, 0, 0, 31 }, { SLOT_EMPTY, SLOT_EMPTY } };
 
-#define EMPTY_SLOTS ((struct vgl_edge **)empty_index.slot)
+#define EMPTY_SLOTS (empty_index.slot)
+
+/* Whether madvise(MADV_WIPEONFORK) worked (Linux 4.14 on); if not, the
+ * slow path asks for the pid each time instead. */
+static int wipe_fails;
 
 /* Two words of static TLS: what the hot path reads, and the thread's
  * state.  A plugin that brings libvigil.so takes no more of the static TLS
  * block that later dlopens of initial-exec libraries need. */
-static __thread struct vgl_edge **vgl_slots = EMPTY_SLOTS;
+static __thread uint64_t *vgl_slots = EMPTY_SLOTS;
 static __thread struct rt_thread *vgl_self;
 /* Set while this thread is in the slow path: a hook that a libc function
  * called from there runs (an instrumented malloc, say) counts as lost
@@ -136,14 +160,25 @@ static inline uint64_t RT edge_slot(uintptr_t fn, uintptr_t site,
 
 /* The word before slot 0 holds 32 - log2(slots): the shift that takes a
  * hash's top bits as a slot number. */
-static inline uint64_t RT index_shift(struct vgl_edge **slots)
+static inline uint64_t RT index_shift(uint64_t *slots)
 {
-	return ((uint64_t *)slots)[-1];
+	return slots[-1];
 }
 
-static inline uint64_t RT index_size(struct vgl_edge **slots)
+static inline uint64_t RT index_size(uint64_t *slots)
 {
 	return 1ull << (32 - index_shift(slots));
+}
+
+/* The edge record a slot's value leads to (the header for 0 and 8). */
+static inline struct vgl_edge *RT slot_edge(uint64_t *slots, uint64_t v)
+{
+	return (struct vgl_edge *)((char *)(slots - HEADER_WORDS) + v);
+}
+
+static inline uint64_t RT slot_value(uint64_t *slots, struct vgl_edge *e)
+{
+	return (uint64_t)((char *)e - (char *)(slots - HEADER_WORDS));
 }
 
 /*
@@ -160,6 +195,18 @@ static inline void RT count_inc(struct vgl_edge *e)
 	__atomic_store_n(&e->count, e->count + 1, __ATOMIC_RELAXED);
 #endif
 }
+
+static inline void RT count_inc_at(uint64_t *count)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("addq $1, %0" : "+m"(*count));
+#else
+	__atomic_store_n(count, *count + 1, __ATOMIC_RELAXED);
+#endif
+}
+
+#define EDGE_FIELD(h, v, f) \
+	(*(uint64_t *)((h) + (v) + __builtin_offsetof(struct vgl_edge, f)))
 
 /* What every object's calls to the hook reach: one indirect jump.  The
  * executable calls it by this name (--wrap), shared objects through the
@@ -214,17 +261,23 @@ void HOT __cyg_profile_func_exit(void *this_fn, void *call_site)
 
 static void RT enter_hot(uintptr_t fn, uintptr_t site)
 {
-	struct vgl_edge **slots = vgl_slots;
+	uint64_t *slots = vgl_slots;
 	uint64_t i = edge_slot(fn, site, index_shift(slots));
 
 	for (;;) {
-		struct vgl_edge *e = slots[i];
+		uint64_t v = slots[i];
+		/* Each field read as header + v + its offset: one addressing
+		 * mode, where a pointer to the record would cost an lea. */
+		char *h = (char *)(slots - HEADER_WORDS);
 
-		if (__builtin_expect(e->site == site && e->callee == fn, 1)) {
-			count_inc(e);
+		if (__builtin_expect(
+			    EDGE_FIELD(h, v, site) == site &&
+				    EDGE_FIELD(h, v, callee) == fn,
+			    1)) {
+			count_inc_at(&EDGE_FIELD(h, v, count));
 			return;
 		}
-		if (e == &empty_edge)
+		if (v == SLOT_EMPTY)
 			break;
 		/* Read again on this rare path rather than kept in a
 		 * register across the common one. */
@@ -289,39 +342,45 @@ static void *RT map_anon(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+#define PAGE 4096u
+
 /*
- * An index of 1 << bits empty slots, its shift in the word before them.
- * Shared anonymous memory: fork copies no page table of it (a program with
- * 20,000 edges forked 12% slower than without vigil when the index was
- * private, 5% with this), and a fork child that counts copies an index
- * before it writes to it (index_own).
+ * An index of 1 << bits empty slots: a page whose last words are the
+ * header, then the slots and the canary, marked MADV_WIPEONFORK (see the
+ * top of this file).  Fresh anonymous memory is zero: every slot empty.
  */
-static struct vgl_edge **RT index_alloc(unsigned bits)
+static uint64_t *RT index_alloc(unsigned bits)
 {
-	uint64_t n = 1ull << bits, i;
-	uint64_t *p = mmap(NULL, (n + 1) * sizeof(void *),
-			   PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-			   -1, 0);
+	uint64_t n = 1ull << bits;
+	uint64_t bytes = ((n + 1) * sizeof(uint64_t) + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+	char *p = mmap(NULL, PAGE + bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t *s;
 
 	if (p == MAP_FAILED)
 		return NULL;
-	struct vgl_edge **s;
-
-	p[0] = 32 - bits;
-	s = (struct vgl_edge **)(p + 1);
-	for (i = 0; i < n; i++)
-		s[i] = &empty_edge;
+	s = (uint64_t *)(p + PAGE);
+	s[-1] = 32 - bits;
+	if (madvise(s, bytes, MADV_WIPEONFORK) < 0)
+		__atomic_store_n(&wipe_fails, 1, __ATOMIC_RELAXED);
+	s[n] = CANARY;
 	return s;
 }
 
-static void RT index_put(struct vgl_edge **slots, struct vgl_edge *e)
+/* An index that is this process's: not a wiped copy of a parent's. */
+static int RT index_kept(uint64_t *slots)
+{
+	return slots == EMPTY_SLOTS || slots[index_size(slots)] == CANARY;
+}
+
+static void RT index_put(uint64_t *slots, struct vgl_edge *e)
 {
 	uint64_t n = index_size(slots);
 	uint64_t i = edge_slot(e->callee, e->site, index_shift(slots));
 
-	while (slots[i] != &empty_edge)
+	while (slots[i] != SLOT_EMPTY)
 		i = (i + 1) & (n - 1);
-	__atomic_store_n(&slots[i], e, __ATOMIC_RELEASE);
+	__atomic_store_n(&slots[i], slot_value(slots, e), __ATOMIC_RELEASE);
 }
 
 /*
@@ -332,7 +391,7 @@ static void RT index_put(struct vgl_edge **slots, struct vgl_edge *e)
  */
 static int RT index_grow(struct rt_thread *t)
 {
-	struct vgl_edge **old = t->slots, **s;
+	uint64_t *old = t->slots, *s;
 	uint64_t n = index_size(old), i;
 
 	/* The hash has 32 bits; 2^30 slots is 8 GiB of index. */
@@ -343,8 +402,8 @@ static int RT index_grow(struct rt_thread *t)
 		return -ENOMEM;
 	t->used = 0;
 	for (i = 0; i < n; i++)
-		if (old[i] != &empty_edge && old[i] != &dead_edge) {
-			index_put(s, old[i]);
+		if (old[i] != SLOT_EMPTY && old[i] != SLOT_DEAD) {
+			index_put(s, slot_edge(old, old[i]));
 			t->used++;
 		}
 	t->slots = s;
@@ -352,16 +411,16 @@ static int RT index_grow(struct rt_thread *t)
 	return 0;
 }
 
-static struct vgl_edge *RT index_find(struct vgl_edge **slots, uintptr_t fn,
+static struct vgl_edge *RT index_find(uint64_t *slots, uintptr_t fn,
 				      uintptr_t site)
 {
 	uint64_t n = index_size(slots);
 	uint64_t i = edge_slot(fn, site, index_shift(slots));
 
 	for (;; i = (i + 1) & (n - 1)) {
-		struct vgl_edge *e = slots[i];
+		struct vgl_edge *e = slot_edge(slots, slots[i]);
 
-		if (e == &empty_edge)
+		if (slots[i] == SLOT_EMPTY)
 			return NULL;
 		if (e->callee == fn && e->site == site)
 			return e;
@@ -448,6 +507,26 @@ static struct rt_thread *RT thread_new(void)
 	return t;
 }
 
+/* Adds b to t's list of blocks, which a fork child rebuilds its index
+ * from; with vgl_rt.lock held. */
+static int RT blocks_add(struct rt_thread *t, struct vgl_block *b)
+{
+	if (t->nblocks == t->blocks_cap) {
+		uint64_t cap = t->blocks_cap ? t->blocks_cap * 2 : 512;
+		void *p = t->blocks
+				  ? mremap(t->blocks, t->blocks_cap * sizeof(b),
+					   cap * sizeof(b), MREMAP_MAYMOVE)
+				  : map_anon(cap * sizeof(b));
+
+		if (!p || p == MAP_FAILED)
+			return -ENOMEM;
+		t->blocks = p;
+		t->blocks_cap = cap;
+	}
+	t->blocks[t->nblocks++] = b;
+	return 0;
+}
+
 /* Called with vgl_rt.lock held. */
 static int RT block_new(struct rt_thread *t)
 {
@@ -457,7 +536,7 @@ static int RT block_new(struct rt_thread *t)
 	if (size > MAX_BLOCK)
 		size = MAX_BLOCK;
 	b = store_alloc_block(&vgl_rt, VGL_BLOCK_EDGES, t->tid, size, NULL, 0);
-	if (!b)
+	if (!b || blocks_add(t, b) < 0)
 		return -ENOMEM;
 	t->blk = b;
 	t->blk_size = size;
@@ -549,18 +628,18 @@ void RT thread_after_fork_child(void)
  * vgl_rt.lock held. */
 static uint64_t purged_deaths;
 
-/* Points the slots of edges of unloaded objects at dead_edge.  In place,
- * one word at a time: the thread that owns the array may be probing it. */
-static void RT index_purge(struct vgl_edge **slots)
+/* Marks the slots of edges of unloaded objects dead.  In place, one word
+ * at a time: the thread that owns the array may be probing it. */
+static void RT index_purge(uint64_t *slots)
 {
 	uint64_t n = index_size(slots), i;
 
 	for (i = 0; i < n; i++) {
-		struct vgl_edge *e = slots[i];
+		struct vgl_edge *e = slot_edge(slots, slots[i]);
 
-		if (e != &empty_edge && e != &dead_edge &&
+		if (slots[i] != SLOT_EMPTY && slots[i] != SLOT_DEAD &&
 		    (module_dead(e->callee_mod) || module_dead(e->site_mod)))
-			__atomic_store_n(&slots[i], &dead_edge,
+			__atomic_store_n(&slots[i], SLOT_DEAD,
 					 __ATOMIC_RELEASE);
 	}
 }
@@ -587,27 +666,39 @@ static void RT purge_unloaded(void)
 }
 
 /*
- * Gives t an index of this process's own.  Index arrays are shared
- * anonymous memory (see index_alloc), so a thread state that came through
- * fork (the forking thread's, or an ended thread's on the free list) still
- * shares its array with the parent: it is copied before it is written.
- * Called with vgl_rt.lock held.
+ * Gives t an index of this process's own.  A thread state that came
+ * through fork (the forking thread's, or an ended thread's on the free
+ * list) has a wiped index (see the top of this file): it is built again
+ * from the edge records of the state's blocks, in this process's copy of
+ * the file, but for those of unloaded objects.  The blocks may hold more
+ * records than the old index did (a parent's thread appended to them
+ * after a raw clone): the new index is sized to all of them.  Called with
+ * vgl_rt.lock held.
  */
 static int RT index_own(struct rt_thread *t)
 {
-	struct vgl_edge **s, **old = t->slots;
-	uint64_t n = index_size(old), i;
+	uint64_t *s, records = 0, i, k, used = 0;
+	unsigned bits = (unsigned)__builtin_ctzll(index_size(t->slots));
 
-	s = index_alloc((unsigned)__builtin_ctzll(n));
-	if (!s)
+	for (k = 0; k < t->nblocks; k++)
+		records += t->blocks[k]->count;
+	while ((records + 1) * 2 > (1ull << bits))
+		bits++;
+	if (bits > 30 || !(s = index_alloc(bits)))
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		s[i] = old[i];
+	for (k = 0; k < t->nblocks; k++) {
+		struct vgl_edge *e = (struct vgl_edge *)(t->blocks[k] + 1);
+
+		for (i = 0; i < t->blocks[k]->count; i++)
+			if (!module_dead(e[i].callee_mod) &&
+			    !module_dead(e[i].site_mod)) {
+				index_put(s, &e[i]);
+				used++;
+			}
+	}
 	t->slots = s;
+	t->used = used;
 	t->pid = vgl_rt.pid;
-	/* The parent's purges reached the copy; the child's own (it skips
-	 * arrays it shares) must reach it too. */
-	index_purge(s);
 	return 0;
 }
 
@@ -642,6 +733,12 @@ void RT thread_slow_enter(uintptr_t fn, uintptr_t site)
 	rt_block_signals(&old);
 	vgl_in_slow = 1;
 	t = vgl_self;
+	/* A child made without fork's handlers finds its indexes wiped; so
+	 * does a fork child (which knows it is one).  A new thread's state,
+	 * or no wiping at all, leaves only asking. */
+	if (!t || !index_kept(t->slots) ||
+	    __atomic_load_n(&wipe_fails, __ATOMIC_RELAXED))
+		rt_check_fork();
 	if (!t)
 		t = thread_new();
 	module_prepare(fn, site);
@@ -691,6 +788,8 @@ void RT thread_check_unloads(void)
 		return; /* a call from inside the slow path: it purges */
 	rt_block_signals(&old);
 	vgl_in_slow = 1;
+	/* The lock below may be one a parent's thread held at a raw clone. */
+	rt_check_fork();
 	seen = __atomic_load_n(&binds, __ATOMIC_ACQUIRE);
 	module_prepare(0, 0);
 	if (module_deaths() != __atomic_load_n(&purged_deaths,

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,8 +94,11 @@ static void RT finish(void)
 {
 	if (__atomic_add_fetch(&exit_points, 1, __ATOMIC_ACQ_REL) != 2)
 		return;
-	/* A fork child that never counted: the file is its parent's. */
-	if (vgl_rt.fork_pending || vgl_rt.state != RT_READY)
+	/* A fork child that never counted: the file is its parent's.  So is
+	 * it in a child made without fork's handlers that never counted (its
+	 * pid is not the runtime's). */
+	if (vgl_rt.fork_pending || vgl_rt.state != RT_READY ||
+	    (uint32_t)syscall(SYS_getpid) != vgl_rt.pid)
 		return;
 	interval_stop_and_flush(&vgl_rt, exit_status);
 	store_finish(&vgl_rt, exit_status);
@@ -162,6 +166,30 @@ static void RT after_fork_child(void)
 		interval_after_fork(&vgl_rt);
 	}
 	rt_restore_signals(&fork_mask);
+}
+
+/*
+ * A child that the kernel made without fork's handlers (_Fork, clone with
+ * SIGCHLD) still has its parent's file mapped, shared.  Its indexes are
+ * wiped (hooks.c), so it comes here before it counts anything: it is
+ * then made what after_fork_child makes a fork child (its lock, which a
+ * parent's thread may have held, made anew; a file of its own at its
+ * first count, with the parent's structure as it is now).  Called with
+ * every signal blocked and without the runtime's lock; costs a getpid.
+ */
+void RT rt_check_fork(void)
+{
+	struct rt *rt = &vgl_rt;
+
+	if (__atomic_load_n(&rt->state, __ATOMIC_ACQUIRE) != RT_READY ||
+	    rt->fork_pending || (uint32_t)syscall(SYS_getpid) == rt->pid)
+		return;
+	thread_after_fork_child();
+	rt->warned = 0;
+	rt->fork_used = arena_used(&rt->arena);
+	rt->fork_pending = 1;
+	thread_detach_index();
+	interval_after_fork(rt);
 }
 
 /* A fork child's first call: counting moves to a file of its own, with
@@ -257,6 +285,9 @@ static void RT api_take_over(void)
 {
 	uint64_t mask;
 
+	rt_block_signals(&mask);
+	rt_check_fork();
+	rt_restore_signals(&mask);
 	if (!vgl_rt.fork_pending)
 		return;
 	rt_lock(&mask);

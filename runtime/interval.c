@@ -15,14 +15,25 @@
  * interval, only by writing the last window (the calls since the previous
  * one).  The thread blocks every signal, so the program's signals are
  * never delivered to it, and it holds no descriptor between snapshots.
+ *
+ * The thread has a descriptor table of its own, empty when it starts
+ * (close_range with CLOSE_RANGE_UNSHARE): the files it opens are numbered
+ * there, never in the program's table.  In the shared table each window
+ * file took the program's lowest free number for a moment, and a program
+ * that closes 0 and counts on its next open() returning 0 (the daemon
+ * idiom) got another number in about 1 round of 40 at a 1 ms interval.
+ * Its one line on stderr goes through a copy of the program's descriptor
+ * 2 (pidfd_getfd), taken for the moment of the write.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>       /* rename */
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,8 +45,16 @@
 #define SHADOW_RESERVE (1ull << 26)  /* one u64 per 32-byte record of a
                                       * 256 MiB arena (store.c RESERVE) */
 
+/* Mapped as long as the arena needs (it moves when it grows: only this
+ * file holds its address), so that under a finite RLIMIT_AS it costs the
+ * program no more address space than the counts it shadows. */
+/* The interval thread's stack under a finite RLIMIT_AS: write_window
+ * needs two paths and a header (about 9 KiB). */
+#define SMALL_STACK (256u << 10)
+
 struct shadow {
 	uint64_t *v;
+	uint64_t len;                 /* bytes mapped at v */
 };
 
 static struct {
@@ -66,8 +85,29 @@ static void *RT anon(uint64_t len)
 static void RT shadow_clear(struct shadow *s)
 {
 	if (s->v)
-		munmap(s->v, SHADOW_RESERVE);
+		munmap(s->v, s->len);
 	s->v = NULL;
+	s->len = 0;
+}
+
+/* Room for `bytes` of shadow, new bytes zero; 0 or -errno. */
+static int RT shadow_fit(struct shadow *s, uint64_t bytes)
+{
+	void *p;
+
+	if (bytes <= s->len)
+		return 0;
+	if (bytes > SHADOW_RESERVE)
+		return -EFBIG;
+	bytes = bytes < (1u << 16) ? (1u << 16) : bytes * 2;
+	if (bytes > SHADOW_RESERVE)
+		bytes = SHADOW_RESERVE;
+	p = s->v ? mremap(s->v, s->len, bytes, MREMAP_MAYMOVE) : anon(bytes);
+	if (!p || p == MAP_FAILED)
+		return -ENOMEM;
+	s->v = p;
+	s->len = bytes;
+	return 0;
 }
 
 /* Room for `bytes` of this window's edges, keeping those collected. */
@@ -97,18 +137,18 @@ static int RT collect(struct rt_arena *a, uint64_t used, struct shadow *s,
 
 	if (!a->base)
 		return 0;
-	if (!s->v && !(s->v = anon(SHADOW_RESERVE)))
-		return -ENOMEM;
 	for (b = arena_at(a, used); b; b = arena_next(a, b, used)) {
 		struct vgl_edge *e = (struct vgl_edge *)(b + 1);
 		uint64_t cnt, idx;
+		int ret;
 
 		if (b->kind != VGL_BLOCK_EDGES)
 			continue;
 		cnt = __atomic_load_n(&b->count, __ATOMIC_ACQUIRE);
 		idx = (uint64_t)((char *)e - a->base) / sizeof(*e);
-		if ((idx + cnt) * sizeof(uint64_t) > SHADOW_RESERVE)
-			return -EFBIG;
+		ret = shadow_fit(s, (idx + cnt) * sizeof(uint64_t));
+		if (ret < 0)
+			return ret;
 		if (out_reserve((*n + cnt) * sizeof(*e)) < 0)
 			return -ENOMEM;
 		for (i = 0; i < cnt; i++) {
@@ -307,6 +347,39 @@ static uint64_t RT mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+#ifndef CLOSE_RANGE_UNSHARE
+#define CLOSE_RANGE_UNSHARE (1u << 1)
+#endif
+
+/*
+ * Gives this thread an empty descriptor table of its own (see the top of
+ * this file).  Where close_range cannot unshare (Linux before 5.9),
+ * unshare(CLONE_FILES) and close the copies of the program's descriptors,
+ * which the table then held for a moment.  Returns 0, or -errno with the
+ * thread still in the program's table.
+ */
+static int RT own_descriptors(void)
+{
+	struct rlimit rl;
+	long fd, max = 65536;
+
+	if (syscall(SYS_close_range, 0u, ~0u, CLOSE_RANGE_UNSHARE) == 0)
+		return 0;
+	if (syscall(SYS_unshare, (long)CLONE_FILES) < 0)
+		return -errno;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY &&
+	    rl.rlim_max < (1u << 20))
+		max = (long)rl.rlim_max;
+	else if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		max = 1 << 20;
+	for (fd = 0; fd < max; fd++)
+		close((int)fd);
+	return 0;
+}
+
 static void *RT interval_main(void *arg)
 {
 	struct rt *rt = arg;
@@ -314,6 +387,8 @@ static void *RT interval_main(void *arg)
 	struct timespec ts;
 	int ret;
 
+	if (own_descriptors() == 0)
+		rt_private_fds_thread(1);
 	pthread_mutex_lock(&ivl.mtx);
 	while (!ivl.stop) {
 		ts.tv_sec = (time_t)(next / 1000000000ull);
@@ -340,6 +415,7 @@ int RT interval_start(struct rt *rt)
 {
 	pthread_condattr_t ca;
 	pthread_attr_t attr;
+	struct rlimit rl;
 	sigset_t all, old;
 	pthread_t th;
 	int ret;
@@ -352,11 +428,22 @@ int RT interval_start(struct rt *rt)
 
 	pthread_attr_init(&attr);
 	/* The default stack size: glibc carves the program's static TLS out
-	 * of it, which can be large. */
+	 * of it, which can be large.  Under a finite RLIMIT_AS the default
+	 * (8 MiB) would be taken from the program: a small stack first, the
+	 * default if the static TLS does not fit in it (EINVAL). */
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = pthread_create(&th, &attr, interval_main, rt);
+	ret = EINVAL;
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    pthread_attr_setstacksize(&attr, SMALL_STACK) == 0) {
+		ret = pthread_create(&th, &attr, interval_main, rt);
+		pthread_attr_destroy(&attr);
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	}
+	if (ret == EINVAL)
+		ret = pthread_create(&th, &attr, interval_main, rt);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (ret) {
@@ -461,6 +548,7 @@ void RT interval_after_fork(struct rt *rt)
 	pthread_mutex_init(&ivl.mtx, NULL);
 	ivl.started = 0;
 	ivl.stop = 0;
+	rt_private_fds_thread(0);
 	shadow_clear(&ivl.file);
 	ivl.seq = 0;
 	ivl.window_start = 0;

@@ -18,6 +18,16 @@
  * its own, also where a dead one was, and edges of its addresses must not
  * be found under the dead one's id: the hooks drop those from every index
  * (thread_purge_dead) before the new object's code can count a call.
+ *
+ * The table has MAX_MODULES entries; a host that loads and unloads more
+ * plugins than that over its life reuses the entries of unloaded objects
+ * once their MODULE blocks are in the file.  The file keeps those blocks:
+ * an id is never given twice.  An entry's id is its place in the table
+ * plus MAX_MODULES times the number of objects it held before, so the
+ * entry of an id is found without a search, and an id whose entry now
+ * holds another object is dead.  A lookup that runs while an entry is
+ * reused reads its id before and after its range, and trusts the range
+ * only when the two agree.
  */
 #include <elf.h>
 #include <link.h>
@@ -30,23 +40,34 @@
 #define RT __attribute__((no_instrument_function))
 #define MAX_MODULES 1024
 
+/* Ids of one entry: place + MAX_MODULES * n, below VGL_NO_MODULE. */
+#define MAX_GENERATION ((VGL_NO_MODULE - MAX_MODULES) / MAX_MODULES)
+
 struct mod {
 	uintptr_t lo, hi, bias;
 	uint64_t name;        /* hash of path and build-id */
+	uint64_t age;         /* order of the loads the table saw */
+	uint32_t id;          /* in the file, of the object the entry holds */
+	uint32_t live;        /* id while loaded; VGL_NO_MODULE once unloaded
+	                       * (its edges are then out of every index) */
+	uint32_t generation;  /* objects the entry held before this one */
 	uint32_t path_off;    /* in paths[] */
 	uint32_t path_len;
+	uint32_t path_room;   /* bytes of paths[] the entry owns */
 	uint32_t build_id_len;
 	uint32_t seen;        /* the last scan that found it loaded */
-	int dead;             /* unloaded: its edges are out of every index */
-	int written;          /* its MODULE block is in the file */
+	int written;          /* its MODULE block is in the file: an entry is
+	                       * reused only then */
 	uint8_t build_id[VGL_BUILD_ID_MAX];
 };
 
 static struct mod mods[MAX_MODULES];
-static uint32_t nmods;         /* published entries, release/acquire */
-static uint32_t nwritten;      /* entries below it are all in the file */
+static uint32_t nmods;         /* entries ever used, release/acquire */
+static uint64_t adds;          /* objects added, release/acquire */
+static uint64_t flushed;       /* adds whose blocks are all in the file */
 static uint32_t scans;         /* the number of the latest scan */
 static uint64_t deaths;        /* entries marked dead, ever */
+static int warned_full;        /* the table was full once: said so */
 #define PATHS_SIZE (1u << 20)
 static char paths[PATHS_SIZE]; /* zero pages cost nothing until used */
 static uint32_t paths_used;
@@ -102,8 +123,9 @@ static uint64_t RT name_hash(const char *path, const struct mod *m)
 	return h;
 }
 
-/* The live entry of an object, or NULL.  A dead entry is never reused:
- * the same file loaded again is a new load, with a new id. */
+/* The live entry of an object, or NULL.  A dead object is never found:
+ * the same file loaded again is a new load, with a new id.  Only add_one
+ * changes entries, under the loader's lock, which its caller holds. */
 static struct mod *RT known(uintptr_t lo, uintptr_t bias, uint64_t name)
 {
 	uint32_t i;
@@ -111,9 +133,80 @@ static struct mod *RT known(uintptr_t lo, uintptr_t bias, uint64_t name)
 	for (i = 0; i < __atomic_load_n(&nmods, __ATOMIC_ACQUIRE); i++)
 		if (mods[i].lo == lo && mods[i].bias == bias &&
 		    mods[i].name == name &&
-		    !__atomic_load_n(&mods[i].dead, __ATOMIC_ACQUIRE))
+		    __atomic_load_n(&mods[i].live, __ATOMIC_ACQUIRE) !=
+			    VGL_NO_MODULE)
 			return &mods[i];
 	return NULL;
+}
+
+/* Says once that an object could not be given an entry. */
+static void RT warn_full(const char *what)
+{
+	if (!__atomic_exchange_n(&warned_full, 1, __ATOMIC_RELAXED))
+		rt_warn_once(NULL, what, vgl_rt.exe, 0,
+			     "calls into the others are counted under raw "
+			     "addresses");
+}
+
+/*
+ * An entry for a new object, with room for a path of len bytes: a new one
+ * while the table has some, else the entry of an unloaded object whose
+ * block is in the file (its path's room too, when the new path fits).
+ * Returns NULL (and says so, once) when there is none.
+ */
+static struct mod *RT entry_for(size_t len)
+{
+	uint32_t n = __atomic_load_n(&nmods, __ATOMIC_RELAXED), i;
+	int any_dead = 0;
+
+	if (n < MAX_MODULES) {
+		if (paths_used + len + 1 > PATHS_SIZE) {
+			warn_full("no room left for the paths of loaded "
+				  "objects in");
+			return NULL;
+		}
+		mods[n].id = n;
+		mods[n].generation = 0;
+		mods[n].path_off = paths_used;
+		mods[n].path_room = (uint32_t)len + 1;
+		paths_used += (uint32_t)len + 1;
+		return &mods[n];
+	}
+	for (i = 0; i < n; i++) {
+		struct mod *m = &mods[i];
+
+		if (__atomic_load_n(&m->live, __ATOMIC_ACQUIRE) !=
+			    VGL_NO_MODULE ||
+		    !__atomic_load_n(&m->written, __ATOMIC_ACQUIRE) ||
+		    m->generation + 1 > MAX_GENERATION)
+			continue;
+		any_dead = 1;
+		if (len + 1 > m->path_room) {
+			if (paths_used + len + 1 > PATHS_SIZE)
+				continue;
+			m->path_off = paths_used;
+			m->path_room = (uint32_t)len + 1;
+			paths_used += (uint32_t)len + 1;
+		}
+		m->generation++;
+		m->id = i + MAX_MODULES * m->generation;
+		return m;
+	}
+	warn_full(any_dead ? "no room left for the paths of loaded objects in"
+			   : "more than 1024 objects loaded at once in");
+	return NULL;
+}
+
+/* Records that scan `scan` found m loaded: never an older scan's number
+ * over a newer one's, which would let the newer scan's end mark m dead. */
+static void RT mark_seen(struct mod *m, uint32_t scan)
+{
+	uint32_t cur = __atomic_load_n(&m->seen, __ATOMIC_RELAXED);
+
+	while ((int32_t)(scan - cur) > 0 &&
+	       !__atomic_compare_exchange_n(&m->seen, &cur, scan, 1,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 }
 
 /* A dl_iterate_phdr callback: marks each object seen by scan *arg and
@@ -126,6 +219,7 @@ static int RT add_one(struct dl_phdr_info *info, size_t size, void *arg)
 	const char *path = info->dlpi_name;
 	uint32_t n = __atomic_load_n(&nmods, __ATOMIC_RELAXED);
 	uint32_t scan = *(uint32_t *)arg;
+	static uint64_t ages;
 	size_t len;
 	int i;
 
@@ -150,44 +244,75 @@ static int RT add_one(struct dl_phdr_info *info, size_t size, void *arg)
 	build_id(info, &c);
 	c.name = name_hash(path, &c);
 	if ((k = known(lo, info->dlpi_addr, c.name))) {
-		__atomic_store_n(&k->seen, scan, __ATOMIC_RELAXED);
+		mark_seen(k, scan);
 		return 0;
 	}
 	len = strnlen(path, RT_PATH_MAX - 1);
-	if (n == MAX_MODULES || paths_used + len + 1 > PATHS_SIZE)
+	if (!(m = entry_for(len)))
 		return 0;
-	c.seen = scan;
-	c.lo = lo;
-	c.hi = hi;
-	c.bias = info->dlpi_addr;
-	c.path_off = paths_used;
-	c.path_len = (uint32_t)len;
-	memcpy(paths + paths_used, path, len);
-	paths[paths_used + len] = 0;
-	paths_used += (uint32_t)len + 1;
-	m = &mods[n];
-	*m = c;
-	__atomic_store_n(&nmods, n + 1, __ATOMIC_RELEASE);
+	/* A reused entry is dead (lookups skip it) and its block is in the
+	 * file (flush skips it) until it is published below. */
+	__atomic_store_n(&m->seen, scan, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->lo, lo, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->hi, hi, __ATOMIC_RELAXED);
+	m->bias = info->dlpi_addr;
+	m->name = c.name;
+	m->age = ++ages;
+	m->path_len = (uint32_t)len;
+	m->build_id_len = c.build_id_len;
+	memcpy(m->build_id, c.build_id, sizeof(c.build_id));
+	memcpy(paths + m->path_off, path, len);
+	paths[m->path_off + len] = 0;
+	__atomic_store_n(&m->written, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&m->live, m->id, __ATOMIC_RELEASE);
+	if (m == &mods[n])
+		__atomic_store_n(&nmods, n + 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&adds, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
+/* The id of the loaded object that holds addr, or VGL_NO_MODULE. */
 static uint32_t RT lookup(uintptr_t addr)
 {
-	uint32_t i;
+	uint32_t i, n = __atomic_load_n(&nmods, __ATOMIC_ACQUIRE);
+	uint32_t best = VGL_NO_MODULE;
+	uint64_t best_age = 0;
 
-	/* Newest first: after dlclose and a new dlopen at the same address,
-	 * the object loaded now is the one that is running. */
-	for (i = __atomic_load_n(&nmods, __ATOMIC_ACQUIRE); i-- > 0;)
-		if (addr >= mods[i].lo && addr < mods[i].hi &&
-		    !__atomic_load_n(&mods[i].dead, __ATOMIC_ACQUIRE))
-			return i;
-	return VGL_NO_MODULE;
+	for (i = 0; i < n; i++) {
+		struct mod *m = &mods[i];
+		uint32_t id = __atomic_load_n(&m->live, __ATOMIC_ACQUIRE);
+		uintptr_t lo, hi;
+		uint64_t age;
+
+		if (id == VGL_NO_MODULE)
+			continue;
+		lo = __atomic_load_n(&m->lo, __ATOMIC_RELAXED);
+		hi = __atomic_load_n(&m->hi, __ATOMIC_RELAXED);
+		age = m->age;
+		/* The range read is this object's only if the entry was not
+		 * reused meanwhile. */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&m->live, __ATOMIC_RELAXED) != id)
+			continue;
+		/* Newest first: after dlclose and a new dlopen at the same
+		 * address, before the scan that marks the old one dead, the
+		 * object loaded now is the one that is running. */
+		if (addr >= lo && addr < hi && age >= best_age) {
+			best = id;
+			best_age = age;
+		}
+	}
+	return best;
 }
 
+/* An object unloaded: its entry says so, or holds another object now. */
 int RT module_dead(uint32_t id)
 {
-	return id < __atomic_load_n(&nmods, __ATOMIC_ACQUIRE) &&
-	       __atomic_load_n(&mods[id].dead, __ATOMIC_ACQUIRE);
+	if (id == VGL_NO_MODULE || id % MAX_MODULES >=
+					   __atomic_load_n(&nmods, __ATOMIC_ACQUIRE))
+		return 0;
+	return __atomic_load_n(&mods[id % MAX_MODULES].live,
+			       __ATOMIC_ACQUIRE) != id;
 }
 
 uint64_t RT module_deaths(void)
@@ -222,10 +347,16 @@ static void RT rescan(unsigned long long subs)
 	n = __atomic_load_n(&nmods, __ATOMIC_ACQUIRE);
 	for (i = 0; i < n; i++) {
 		struct mod *m = &mods[i];
+		uint32_t id = __atomic_load_n(&m->live, __ATOMIC_ACQUIRE);
 
-		if ((int32_t)(__atomic_load_n(&m->seen, __ATOMIC_RELAXED) -
+		/* Marks dead the object whose id was read, never another
+		 * that took the entry meanwhile (ids are never reused). */
+		if (id != VGL_NO_MODULE &&
+		    (int32_t)(__atomic_load_n(&m->seen, __ATOMIC_RELAXED) -
 			      scan) < 0 &&
-		    !__atomic_exchange_n(&m->dead, 1, __ATOMIC_ACQ_REL))
+		    __atomic_compare_exchange_n(&m->live, &id, VGL_NO_MODULE, 0,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
 			__atomic_add_fetch(&deaths, 1, __ATOMIC_RELEASE);
 	}
 }
@@ -251,19 +382,26 @@ void RT module_prepare(uintptr_t fn, uintptr_t site)
 	rescan(subs);
 }
 
-/* Writes the MODULE blocks of entries not in the file yet. */
+/*
+ * Writes the MODULE blocks of entries not in the file yet, also of objects
+ * unloaded since (an edge may have their id).  An entry being reused is
+ * still marked written, and is skipped until it is published.
+ */
 static void RT flush(struct rt *rt)
 {
-	uint32_t n = __atomic_load_n(&nmods, __ATOMIC_ACQUIRE);
+	uint64_t a = __atomic_load_n(&adds, __ATOMIC_ACQUIRE);
+	uint32_t n = __atomic_load_n(&nmods, __ATOMIC_ACQUIRE), i;
 
-	for (; nwritten < n; nwritten++) {
-		struct mod *m = &mods[nwritten];
+	if (a == flushed)
+		return;
+	for (i = 0; i < n; i++) {
+		struct mod *m = &mods[i];
 		struct vgl_module *v = &scratch.m;
 
-		if (m->written)
+		if (__atomic_load_n(&m->written, __ATOMIC_ACQUIRE))
 			continue;
 		memset(v, 0, sizeof(*v));
-		v->id = nwritten;
+		v->id = m->id;
 		v->bias = m->bias;
 		v->lo = m->lo;
 		v->hi = m->hi;
@@ -276,8 +414,9 @@ static void RT flush(struct rt *rt)
 					       m->path_len + 1,
 				       v, sizeof(*v) + m->path_len + 1))
 			return;
-		m->written = 1;
+		__atomic_store_n(&m->written, 1, __ATOMIC_RELEASE);
 	}
+	flushed = a;
 }
 
 /* The module id of addr, its block written; with the runtime's lock held.

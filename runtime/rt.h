@@ -44,6 +44,9 @@ struct rt {
 	uint64_t fd_dev, fd_ino; /* what rt->path must still name to be ours */
 	char *map;               /* reserved range, file mapped at its start */
 	uint64_t reserve;        /* length of that range */
+	uint64_t reserve_max;    /* the most it may grow to (in place, under a
+	                          * finite RLIMIT_AS, where it is only as long
+	                          * as the file) */
 	uint64_t file_size;      /* bytes of the file allocated so far */
 	struct vgl_meta *meta;
 	uint64_t arena_off;      /* file offset of the ARENA section */
@@ -87,13 +90,21 @@ const char *rt_strerror(int err, char *buf, size_t size);
 /* One line, once per process: "vigil: WHAT 'PATH': ERROR; THEN"
  * (THEN NULL: "the program runs on without it"). */
 void rt_warn(const char *what, const char *path, int err, const char *then);
+/* The same line once per *flag (NULL: always), without ": ERROR" when err
+ * is 0: problems of their own, not silenced by the file's warning. */
+void rt_warn_once(int *flag, const char *what, const char *path, int err,
+		  const char *then);
 void rt_warn_setting(const char *name, const char *value);
+/* The calling thread has (on) or no longer has a descriptor table of its
+ * own: rt_warn then borrows the program's stderr. */
+void rt_private_fds_thread(int on);
 
 /* init.c */
 int rt_ensure_init(void);            /* called with vgl_rt.lock held */
 void rt_start_interval(void);        /* called without it */
 void rt_find_exe(void);
 uint64_t rt_now_ns(void);
+void rt_check_fork(void);            /* signals blocked, without the lock */
 
 /* store.c */
 int store_open(struct rt *rt, const char *pattern);

@@ -17,6 +17,14 @@
  * two runs never take the same one.  Only regular files that vigil itself
  * created are ever written or renamed over.
  *
+ * Under a finite RLIMIT_AS every byte of address space counts, reserved or
+ * not: a 256 MiB reservation left a program limited to 293 MiB with 40 MiB
+ * to allocate.  There the range is only as long as the file and grows in
+ * place with it (mremap without moving), from an address far from where
+ * the kernel puts other mappings, so that the addresses above it stay
+ * free.  The limit is read at the start and whenever the file grows: a
+ * limit set later trims the reservation then.
+ *
  * Once the file is mapped the runtime closes its descriptor: the program's
  * own descriptors are numbered as without vigil, and a program that closes
  * every descriptor closes nothing of ours.  Growing the file opens it again
@@ -45,6 +53,7 @@
 #define RESERVE (1ull << 28)        /* 8M edge records; address space only */
 #define RESERVE_MIN (1ull << 20)    /* under a tight RLIMIT_AS, down to this */
 #define OVERFLOW_RESERVE (1ull << 26)
+#define OVERFLOW_MIN (1ull << 20)   /* under a finite RLIMIT_AS, grown */
 #define GROW_MIN (64u << 10)
 #define GROW_MAX (16u << 20)
 #define NSECTIONS 3
@@ -179,6 +188,71 @@ static int RT open_ours(struct rt *rt, int *opened)
 	return fd;
 }
 
+static uint64_t RT page_up(uint64_t x)
+{
+	return (x + 4095) & ~(uint64_t)4095;
+}
+
+/* Is address space limited (RLIMIT_AS)?  Then reserving costs the program
+ * memory it could have had. */
+static int RT as_limited(void)
+{
+	struct rlimit rl;
+
+	return getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
+}
+
+/*
+ * Grows the mapping at base from *len to at least need bytes (at most
+ * max), in place: pointers into it must stay valid.  Returns 0 or -errno
+ * (the mapping as it was).
+ */
+static int RT grow_in_place(char *base, uint64_t *len, uint64_t need,
+			    uint64_t max)
+{
+	void *p;
+
+	need = page_up(need);
+	if (need <= *len)
+		return 0;
+	if (need > max)
+		return -EFBIG;
+	p = mremap(base, *len, need, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	*len = need;
+	return 0;
+}
+
+static void RT set_limits(struct rt *rt);
+
+/*
+ * Makes the range at least `need` bytes long (the file's new size).  Under
+ * a finite RLIMIT_AS the range is only as long as the file, and one
+ * reserved before the limit was set is cut to it: the program gets that
+ * address space back.
+ */
+static int RT range_fit(struct rt *rt, uint64_t need)
+{
+	int ret;
+
+	if (!rt->map)
+		return 0;
+	if (rt->reserve > page_up(need) && as_limited() && rt->arena.limit) {
+		uint64_t keep = page_up(need);
+
+		if (munmap(rt->map + keep, rt->reserve - keep) == 0) {
+			rt->reserve = keep;
+			set_limits(rt);
+		}
+		return 0;
+	}
+	ret = grow_in_place(rt->map, &rt->reserve, need, rt->reserve_max);
+	if (!ret)
+		set_limits(rt);
+	return ret;
+}
+
 /*
  * Where fallocate is not supported: write the zeros, so the blocks exist
  * before the mapping touches them (a sparse file would raise SIGBUS on a
@@ -218,9 +292,9 @@ static int RT file_grow(struct rt *rt, uint64_t need)
 	if (step < GROW_MIN)
 		step = GROW_MIN;
 	size = (need + step - 1) / step * step;
-	/* Before the first mapping, the most it can be. */
-	if (size > (rt->reserve ? rt->reserve : RESERVE))
-		size = rt->reserve ? rt->reserve : RESERVE;
+	/* The most the range can be (before the first mapping, RESERVE). */
+	if (size > (rt->reserve_max ? rt->reserve_max : RESERVE))
+		size = rt->reserve_max ? rt->reserve_max : RESERVE;
 	if (need > size)
 		return -EFBIG;
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
@@ -240,7 +314,7 @@ static int RT file_grow(struct rt *rt, uint64_t need)
 	if (err)
 		return -err;
 	rt->file_size = size;
-	return 0;
+	return range_fit(rt, size);
 }
 
 /*
@@ -549,21 +623,52 @@ void RT store_clean_leftovers(const char *path)
 }
 
 /*
- * Reserves the range the file is mapped at: RESERVE bytes, or under a
- * tight RLIMIT_AS as much as can be had.  fd -1: anonymous memory.
+ * Where a range that grows in place starts: far below where the kernel
+ * puts mappings (top-down from below the stack) and far above the heap,
+ * so that the addresses above it stay free.  Only a hint: elsewhere, the
+ * range grows while it can.
  */
-static int RT map_reserve(struct rt *rt, int fd)
+static void *RT growth_hint(int which)
+{
+#if UINTPTR_MAX > 0xffffffffu
+	return (void *)(uintptr_t)(0x200000000000ull + (uint64_t)which *
+							0x10000000000ull);
+#else
+	(void)which;
+	return NULL;
+#endif
+}
+
+/*
+ * Reserves the range the file is mapped at: RESERVE bytes; under a finite
+ * RLIMIT_AS only `len` (the file's size), grown in place with the file.
+ * fd -1: anonymous memory.
+ */
+static int RT map_reserve(struct rt *rt, int fd, uint64_t len)
 {
 	int flags = (fd < 0 ? MAP_PRIVATE | MAP_ANONYMOUS : MAP_SHARED) |
 		    MAP_NORESERVE;
-	uint64_t len;
 
+	rt->reserve_max = RESERVE;
+	if (as_limited()) {
+		void *p;
+
+		len = page_up(len);
+		p = mmap(growth_hint(0), len, PROT_READ | PROT_WRITE, flags,
+			 fd, 0);
+		if (p == MAP_FAILED)
+			return -errno;
+		rt->map = p;
+		rt->reserve = len;
+		return 0;
+	}
 	for (len = RESERVE; len >= RESERVE_MIN; len /= 4) {
 		void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, fd, 0);
 
 		if (p != MAP_FAILED) {
 			rt->map = p;
 			rt->reserve = len;
+			rt->reserve_max = len;
 			return 0;
 		}
 	}
@@ -593,13 +698,14 @@ void RT store_anonymous(struct rt *rt)
 	struct layout l;
 
 	layout_of(rt, &l);
-	if (map_reserve(rt, -1) < 0 || rt->reserve < l.arena + 4096) {
+	if (map_reserve(rt, -1, l.arena + GROW_MIN) < 0 ||
+	    rt->reserve < l.arena + 4096) {
 		rt->state = RT_OFF;
 		return;
 	}
 	rt->fd = -1;
 	rt->no_file = 1;
-	format_new(rt, &l, rt->reserve - l.arena);
+	format_new(rt, &l, rt->reserve_max - l.arena);
 	set_limits(rt);
 }
 
@@ -633,9 +739,9 @@ int RT store_open(struct rt *rt, const char *pattern)
 	ret = create_tmp(rt, want, tmp, l.arena + sizeof(struct vgl_arena));
 	if (ret < 0)
 		goto fail;
-	ret = map_reserve(rt, rt->fd);
+	ret = map_reserve(rt, rt->fd, rt->file_size);
 	if (!ret) {
-		format_new(rt, &l, rt->reserve - l.arena);
+		format_new(rt, &l, rt->reserve_max - l.arena);
 		set_limits(rt);
 		ret = claim(tmp, want, rt->path);
 		if (ret < 0)
@@ -719,6 +825,22 @@ void *RT store_alloc_block(struct rt *rt, uint32_t kind, uint32_t owner,
 	/* The arena and its header start on cache lines, and every block is
 	 * a whole number of them: no two threads' counts share a line. */
 	size = align64(size);
+	/* A range as long as the file (finite RLIMIT_AS) grows with it; an
+	 * anonymous one in steps of its size. */
+	if (a->limit && arena_used(a) + size > a->limit &&
+	    rt->reserve < rt->reserve_max) {
+		uint64_t end = rt->arena_off + arena_used(a) + size;
+		int ret;
+
+		if (rt->no_file) {
+			range_fit(rt, end > rt->reserve * 2 ? end
+							    : rt->reserve * 2);
+		} else if ((ret = file_grow(rt, end)) < 0) {
+			rt_warn("cannot grow profile", rt->path, -ret,
+				"calls of new call edges are counted in memory "
+				"only, and the profile says how many");
+		}
+	}
 	b = arena_bump(a, size);
 	if (b && !rt->no_file) {
 		int ret = file_grow(rt, rt->arena_off +
@@ -733,16 +855,24 @@ void *RT store_alloc_block(struct rt *rt, uint32_t kind, uint32_t owner,
 	if (!b) {
 		a = &rt->overflow;
 		if (!a->base) {
-			void *p = mmap(NULL, OVERFLOW_RESERVE,
+			int limited = as_limited();
+			uint64_t len = limited ? OVERFLOW_MIN : OVERFLOW_RESERVE;
+			void *p = mmap(limited ? growth_hint(1) : NULL, len,
 				       PROT_READ | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS |
 					       MAP_NORESERVE, -1, 0);
 			if (p == MAP_FAILED)
 				return NULL;
-			arena_init(a, p, OVERFLOW_RESERVE);
+			arena_init(a, p, len);
 		}
 		__atomic_fetch_or(&rt->meta->flags, VGL_META_INCOMPLETE,
 				  __ATOMIC_RELAXED);
+		if (arena_used(a) + size > a->limit)
+			grow_in_place(a->base, &a->limit,
+				      a->limit * 2 > arena_used(a) + size
+					      ? a->limit * 2
+					      : arena_used(a) + size,
+				      OVERFLOW_RESERVE);
 		b = arena_bump(a, size);
 		if (!b)
 			return NULL;

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "rt.h"
@@ -93,6 +94,50 @@ const char *RT rt_strerror(int err, char *buf, size_t size)
 	return buf;
 }
 
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+
+/* The thread whose descriptor table is its own (interval.c), or 0. */
+static long private_tid;
+
+void RT rt_private_fds_thread(int on)
+{
+	__atomic_store_n(&private_tid, on ? syscall(SYS_gettid) : 0L,
+			 __ATOMIC_RELAXED);
+}
+
+/*
+ * Writes to the program's stderr.  From a thread with a table of its own,
+ * descriptor 2 there is nothing: a copy of the program's is taken through
+ * a pidfd of this process for the write (a thread may take its own
+ * process's descriptors), and closed.
+ */
+static void RT stderr_write(const char *line, size_t len)
+{
+	long tid = __atomic_load_n(&private_tid, __ATOMIC_RELAXED);
+	int fd = STDERR_FILENO, pidfd;
+
+	if (tid && tid == syscall(SYS_gettid)) {
+		pidfd = (int)syscall(SYS_pidfd_open, (long)getpid(), 0L);
+		if (pidfd < 0)
+			return;
+		fd = (int)syscall(SYS_pidfd_getfd, (long)pidfd,
+				  (long)STDERR_FILENO, 0L);
+		close(pidfd);
+		if (fd < 0)
+			return;
+	}
+	if (write(fd, line, len) < 0) {
+		/* nowhere left to report to */
+	}
+	if (fd != STDERR_FILENO)
+		close(fd);
+}
+
 /*
  * One line on stderr, once per process: the program's own output stays as
  * it was, and a program that cannot be profiled says so exactly once.
@@ -100,12 +145,20 @@ const char *RT rt_strerror(int err, char *buf, size_t size)
  */
 void RT rt_warn(const char *what, const char *path, int err, const char *then)
 {
+	rt_warn_once(&vgl_rt.warned, what, path, err, then);
+}
+
+/* rt_warn's line, once per *flag (NULL: the caller made sure), without
+ * ": ERROR" when err is 0. */
+void RT rt_warn_once(int *flag, const char *what, const char *path, int err,
+		     const char *then)
+{
 	char line[1024], ebuf[32];
 	struct rt_text t;
 	size_t plen = strlen(path);
 
 	/* Threads (the interval thread, the slow path) may race here. */
-	if (__atomic_exchange_n(&vgl_rt.warned, 1, __ATOMIC_RELAXED))
+	if (flag && __atomic_exchange_n(flag, 1, __ATOMIC_RELAXED))
 		return;
 	rt_text_init(&t, line, sizeof(line));
 	rt_text_str(&t, "vigil: ");
@@ -114,13 +167,15 @@ void RT rt_warn(const char *what, const char *path, int err, const char *then)
 	if (plen > 600)
 		rt_text_str(&t, "...");
 	rt_text_str(&t, plen > 600 ? path + plen - 600 : path);
-	rt_text_str(&t, "': ");
-	rt_text_str(&t, rt_strerror(err, ebuf, sizeof(ebuf)));
+	rt_text_str(&t, "'");
+	if (err) {
+		rt_text_str(&t, ": ");
+		rt_text_str(&t, rt_strerror(err, ebuf, sizeof(ebuf)));
+	}
 	rt_text_str(&t, "; ");
 	rt_text_str(&t, then ? then : "the program runs on without it");
 	rt_text_str(&t, "\n");
-	if (write(STDERR_FILENO, line, t.len) < 0)
-		return; /* nowhere left to report to */
+	stderr_write(line, t.len);
 }
 
 /* A bad setting is a problem of its own: it has its own line, and does
@@ -141,6 +196,5 @@ void RT rt_warn_setting(const char *name, const char *value)
 	rt_text_strn(&t, value, vlen > 200 ? 200 : vlen);
 	rt_text_str(&t, vlen > 200 ? "...' is not valid; ignoring it\n"
 				   : "' is not valid; ignoring it\n");
-	if (write(STDERR_FILENO, line, t.len) < 0)
-		return;
+	stderr_write(line, t.len);
 }
