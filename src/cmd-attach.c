@@ -348,9 +348,10 @@ static void write_json_sample(struct attach *a, const struct sampler_sample *s)
 	if (s->scan & SAMPLER_SCAN_CPU)
 		fprintf(f, ",\"cpu_user_us\":%" PRIu64 ",\"cpu_sys_us\":%" PRIu64
 			",\"cpu_user_delta_us\":%" PRIu64
-			",\"cpu_sys_delta_us\":%" PRIu64,
+			",\"cpu_sys_delta_us\":%" PRIu64
+			",\"cpu_run_ns\":%" PRIu64 ",\"cpu_run_delta_ns\":%" PRIu64,
 			s->cpu_user_us, s->cpu_sys_us, s->cpu_user_delta_us,
-			s->cpu_sys_delta_us);
+			s->cpu_sys_delta_us, s->cpu_run_ns, s->cpu_run_delta_ns);
 	if (s->scan & SAMPLER_SCAN_HOST_CPU)
 		fprintf(f, ",\"host_user_us\":%" PRIu64 ",\"host_sys_us\":%" PRIu64
 			",\"host_idle_us\":%" PRIu64 ",\"host_iowait_us\":%" PRIu64,

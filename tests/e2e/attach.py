@@ -697,7 +697,8 @@ def cmd_counts(target, plain):
 BASE = ["type", "seq", "pid", "time_ns", "elapsed_us", "interval_us", "state",
         "stopped", "exe", "exe_changed", "scan"]
 BY_SCAN = {
-    "cpu": ["cpu_user_us", "cpu_sys_us", "cpu_user_delta_us", "cpu_sys_delta_us"],
+    "cpu": ["cpu_user_us", "cpu_sys_us", "cpu_user_delta_us", "cpu_sys_delta_us",
+            "cpu_run_ns", "cpu_run_delta_ns"],
     "host-cpu": ["host_user_us", "host_sys_us", "host_idle_us", "host_iowait_us"],
     "memory": ["rss_bytes", "anon_bytes", "file_bytes", "shmem_bytes",
                "swap_bytes", "vsize_bytes"],
