@@ -218,7 +218,9 @@ struct vgl_edge {
  * vgl_sample (sample_size bytes) followed by its nthreads thread records
  * (thread_size bytes each).  The sizes are the writer's: a later writer
  * may append fields, which older readers skip; a reader refuses sizes
- * smaller than the structures it knows.  Every size is a multiple of 8.
+ * smaller than the first version's (VGL_SAMPLE_SIZE_V1, 48 for threads)
+ * and reads the fields a shorter record lacks as 0.  Every size is a
+ * multiple of 8.
  */
 struct vgl_samples {
 	uint64_t count;           /* samples that follow */
@@ -252,7 +254,15 @@ struct vgl_sample {
 	uint64_t host_iowait_us;
 	uint64_t stack_samples;   /* CPU stack samples since the previous
 	                           * sample (their stacks are in STACKS) */
+	/* Since format 1.x's first SAMPLES (VGL_SAMPLE_SIZE_V1 bytes, which
+	 * readers still take, reading these as 0): */
+	uint64_t interval_ns;     /* the sampling interval in force; 0 unknown */
+	uint64_t cpu_run_ns;      /* the process's time on a CPU, ns (its CPU
+	                           * clock: sub-tick); 0 unknown */
 };
+
+/* The size of a struct vgl_sample before interval_ns and cpu_run_ns. */
+#define VGL_SAMPLE_SIZE_V1 112u
 
 /* One live thread of a sample. */
 struct vgl_sample_thread {

@@ -501,7 +501,7 @@ static int parse_samples(struct vgl_reader *r, const struct vgl_section *sec)
 		return fail(r, -EINVAL, "SAMPLES section is %llu bytes, needs %zu",
 			    (unsigned long long)sec->size, sizeof(h));
 	memcpy(&h, base, sizeof(h));
-	if (h.sample_size < sizeof(struct vgl_sample) || h.sample_size % 8 ||
+	if (h.sample_size < VGL_SAMPLE_SIZE_V1 || h.sample_size % 8 ||
 	    h.sample_size > MAX_RECORD_SIZE)
 		return fail(r, -EINVAL, "SAMPLES: bad sample record size %u",
 			    h.sample_size);
@@ -524,7 +524,11 @@ static int parse_samples(struct vgl_reader *r, const struct vgl_section *sec)
 					    "SAMPLES: sample %llu runs past the section (%llu bytes)",
 					    (unsigned long long)i,
 					    (unsigned long long)sec->size);
-			memcpy(&s, base + at, sizeof(s));
+			/* A record of an older writer lacks the last
+			 * fields: they read as 0 (unknown). */
+			memset(&s, 0, sizeof(s));
+			memcpy(&s, base + at, h.sample_size < sizeof(s) ?
+			       h.sample_size : sizeof(s));
 			at += h.sample_size;
 			/* nthreads < 2^32 and thread_size <= 2^16: no
 			 * overflow in the product. */

@@ -13,7 +13,7 @@
 #include "vgl_sampled.h"
 
 _Static_assert(sizeof(struct vgl_samples) == 32, "SAMPLES header layout");
-_Static_assert(sizeof(struct vgl_sample) == 112, "sample record layout");
+_Static_assert(sizeof(struct vgl_sample) == 128, "sample record layout");
 _Static_assert(sizeof(struct vgl_sample_thread) == 48, "thread record layout");
 _Static_assert(sizeof(struct vgl_stacks) == 32, "STACKS header layout");
 _Static_assert(sizeof(struct vgl_stack) == 16, "stack record layout");

@@ -62,8 +62,10 @@ struct process_state {
 	int procfd;        /* /proc/PID, a directory */
 	int statfd, statusfd, iofd;
 	int io_errno;      /* why iofd is -1 */
-	uint64_t last_user_us, last_sys_us;
+	uint64_t last_user_us, last_sys_us, last_run_ns;
 	int cpu_primed;
+	clockid_t clock;   /* the process's CPU clock */
+	int clock_ok;
 	char exe[4096];
 	int exe_known;
 };

@@ -121,9 +121,14 @@ struct sampler_sample {
 	int exe_changed;           /* differs from the previous sample's
 	                            * (an exec); 0 on the first sample */
 
-	/* SAMPLER_SCAN_CPU: whole process, live and ended threads. */
+	/* SAMPLER_SCAN_CPU: whole process, live and ended threads: user and
+	 * system time in clock ticks (10 ms), and time on a CPU in ns from
+	 * the process's CPU clock (clock_getcpuclockid; as fine as the
+	 * scheduler's accounting, where the ticks are far coarser than a
+	 * short interval), user + system where that clock cannot be read. */
 	uint64_t cpu_user_us, cpu_sys_us;
 	uint64_t cpu_user_delta_us, cpu_sys_delta_us;
+	uint64_t cpu_run_ns, cpu_run_delta_ns;
 
 	/* SAMPLER_SCAN_HOST_CPU: every CPU of the host, since the previous
 	 * sample (since boot on the first). */

@@ -212,6 +212,8 @@ void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
 			      VGL_SAMPLE_STACKS);
 	rec.cpu_user_us = s->cpu_user_us;
 	rec.cpu_sys_us = s->cpu_sys_us;
+	rec.cpu_run_ns = s->cpu_run_ns;
+	rec.interval_ns = s->interval_ns;
 	rec.rss_bytes = s->rss_bytes;
 	rec.anon_bytes = s->anon_bytes;
 	rec.file_bytes = s->file_bytes;

@@ -24,6 +24,7 @@
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +32,7 @@
 #include "attach-vgl.h"
 #include "duration.h"
 #include "json.h"
+#include "outfile.h"
 #include "sampler.h"
 #include "symbols.h"
 #include "vigil.h"
@@ -67,18 +69,24 @@ const char cmd_attach_usage[] =
 	"  frequency HZ    new stack sampling frequency\n"
 	"  sample          one sample now\n"
 	"  stop            end\n"
-	"A good line is answered by a 'control' record, a bad one by one\n"
-	"'error' record, and changes nothing.\n"
+	"A good line is answered by a 'control' record, a bad one (or one\n"
+	"longer than 4095 bytes, skipped to its newline) by one 'error'\n"
+	"record, and changes nothing.  Lines are read only when stdin is a\n"
+	"pipe, a socket or a terminal; /dev/null, a file or a closed stdin\n"
+	"(cron, systemd, a script's background job) is no controller.\n"
 	"\n"
-	"Ends on SIGINT, SIGTERM, end of stdin, 'stop', --duration D, --count N\n"
-	"samples, or the process's end, always with a last 'end' record saying\n"
-	"why (and the process's exit status when the kernel showed it).\n"
+	"Ends on SIGINT, SIGTERM, end of a controlling stdin, 'stop',\n"
+	"--duration D, --count N samples, or the process's end, always with a\n"
+	"last 'end' record saying why (and the process's exit status when the\n"
+	"kernel showed it).\n"
 	"With -o FILE.vgl, also writes every sample and stack sample to a\n"
 	"sampled profile when the run ends (whatever ends it), for\n"
-	"'vigil show' and 'vigil report'; records still go to stdout.\n"
+	"'vigil show' and 'vigil report'; records still go to stdout.  A FILE\n"
+	"that cannot be created is refused before the first sample.\n"
 	"\n"
 	"Exits 0 then; 1 when PID cannot be watched (no such process, not\n"
-	"permitted, stack sampling refused by kernel.perf_event_paranoid);\n"
+	"permitted, stack sampling refused by kernel.perf_event_paranoid) or\n"
+	"FILE.vgl cannot be created;\n"
 	"2 for a bad command line.\n";
 
 enum format { FORMAT_JSONL, FORMAT_TEXT };
@@ -98,6 +106,17 @@ static const char *const reason_names[] = {
 	"none", "exited", "count", "signal", "stop", "eof", "duration",
 };
 
+/* The longest control line acted on, newline not counted; a longer one
+ * is refused whole (control_read). */
+#define CONTROL_LINE_MAX 4095
+
+/* Control input being split into lines. */
+struct control_input {
+	char line[CONTROL_LINE_MAX + 1];
+	size_t have;
+	int skipping;            /* in a refused over-long line */
+};
+
 struct attach {
 	pthread_mutex_t out_lock;
 	FILE *out;
@@ -113,6 +132,8 @@ struct attach {
 	enum reason cb_reason;
 	int exit_known, exit_status;
 	int output_failed;
+	int controller;          /* stdin is read; its end ends the run */
+	struct control_input in;
 	struct attach_vgl *vgl;  /* -o: what the file will hold */
 	const char *vgl_path;
 };
@@ -327,9 +348,10 @@ static void write_json_sample(struct attach *a, const struct sampler_sample *s)
 	if (s->scan & SAMPLER_SCAN_CPU)
 		fprintf(f, ",\"cpu_user_us\":%" PRIu64 ",\"cpu_sys_us\":%" PRIu64
 			",\"cpu_user_delta_us\":%" PRIu64
-			",\"cpu_sys_delta_us\":%" PRIu64,
+			",\"cpu_sys_delta_us\":%" PRIu64
+			",\"cpu_run_ns\":%" PRIu64 ",\"cpu_run_delta_ns\":%" PRIu64,
 			s->cpu_user_us, s->cpu_sys_us, s->cpu_user_delta_us,
-			s->cpu_sys_delta_us);
+			s->cpu_sys_delta_us, s->cpu_run_ns, s->cpu_run_delta_ns);
 	if (s->scan & SAMPLER_SCAN_HOST_CPU)
 		fprintf(f, ",\"host_user_us\":%" PRIu64 ",\"host_sys_us\":%" PRIu64
 			",\"host_idle_us\":%" PRIu64 ",\"host_iowait_us\":%" PRIu64,
@@ -561,18 +583,58 @@ static void scan_list(unsigned scan, char *buf, size_t len)
 					      sampler_scan_name(1u << i));
 }
 
+/* How much of a refused over-long line its error record echoes. */
+#define CONTROL_ECHO_MAX 64
+
 /*
- * Acts on one control line.  Returns REASON_STOP for "stop", else
- * REASON_NONE; a bad line gets one error record and changes nothing.
+ * The first bytes of s (at most max), cut back to the start of a UTF-8
+ * character so that the echo never ends inside one.  Returns the length.
  */
-static enum reason control(struct attach *a, char *line)
+static size_t utf8_cut(const char *s, size_t len, size_t max)
 {
-	char err[SAMPLER_ERR_LEN], buf[128];
-	char *cmd = line, *arg;
+	if (len <= max)
+		return len;
+	while (max && ((unsigned char)s[max] & 0xc0) == 0x80)
+		max--;
+	return max;
+}
+
+/*
+ * Acts on one control line (len bytes, no newline; line[len] is writable
+ * and becomes 0).  Returns REASON_STOP for "stop", else REASON_NONE; a bad
+ * line gets one error record and changes nothing.
+ */
+static enum reason control(struct attach *a, char *line, size_t len)
+{
+	char err[SAMPLER_ERR_LEN], *echo, *cmd = line, *arg;
 	uint64_t ns;
 	unsigned v;
-	size_t len = strlen(line);
+	int r;
 
+	line[len] = 0;
+	if (memchr(line, 0, len)) {
+		/* Not a shorter command, nor an empty line: an error,
+		 * echoed with each NUL shown as U+FFFD (JSON strings are
+		 * C strings here). */
+		char *shown = malloc(len * 3 + 1), *o = shown;
+		size_t i;
+
+		if (shown) {
+			for (i = 0; i < len; i++)
+				if (line[i])
+					*o++ = line[i];
+				else
+				{
+					memcpy(o, "\xef\xbf\xbd", 3);
+					o += 3;
+				}
+			*o = 0;
+		}
+		write_record(a, "error", shown ? shown : "", "error",
+			     "control line holds a NUL byte");
+		free(shown);
+		return REASON_NONE;
+	}
 	while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' ||
 		       line[len - 1] == '\t'))
 		line[--len] = 0;
@@ -588,38 +650,32 @@ static enum reason control(struct attach *a, char *line)
 	}
 	if (!strcmp(cmd, "stop") && !arg)
 		return REASON_STOP;
+	/* The line as answered: the command and its argument, whole (a
+	 * line is at most CONTROL_LINE_MAX bytes). */
+	if (asprintf(&echo, "%s%s%s", cmd, arg ? " " : "", arg ? arg : "") < 0)
+		echo = NULL;
+	r = 0;
 	if (!strcmp(cmd, "sample") && !arg) {
 		sampler_sample_now(a->sampler);
 		write_record(a, "control", "sample", "ok", "sample");
-		return REASON_NONE;
-	}
-	if (!strcmp(cmd, "interval") && arg) {
-		int r = vgl_parse_duration(arg, &ns);
-
+	} else if (!strcmp(cmd, "interval") && arg) {
+		r = vgl_parse_duration(arg, &ns);
 		if (r)
 			snprintf(err, sizeof(err), "bad interval '%s' (like 250ms, 10s, 2m)", arg);
 		else
 			r = sampler_set_interval(a->sampler, ns, err, sizeof(err));
-		snprintf(buf, sizeof(buf), "interval %s", arg);
-		write_record(a, r ? "error" : "control", buf, r ? "error" : "ok",
-			     r ? err : "interval");
-		return REASON_NONE;
-	}
-	if (!strcmp(cmd, "scan") && arg) {
-		int r = sampler_parse_scan(arg, &v, err, sizeof(err));
-
+		write_record(a, r ? "error" : "control", echo ? echo : cmd,
+			     r ? "error" : "ok", r ? err : "interval");
+	} else if (!strcmp(cmd, "scan") && arg) {
+		r = sampler_parse_scan(arg, &v, err, sizeof(err));
 		if (!r)
 			r = sampler_set_scan(a->sampler, v, 0, err, sizeof(err));
 		if (!r)
 			a->scan = v;
-		snprintf(buf, sizeof(buf), "scan %s", arg);
-		write_record(a, r ? "error" : "control", buf, r ? "error" : "ok",
-			     r ? err : "scan");
-		return REASON_NONE;
-	}
-	if (!strcmp(cmd, "frequency") && arg) {
-		int r = sampler_parse_hz(arg, &v);
-
+		write_record(a, r ? "error" : "control", echo ? echo : cmd,
+			     r ? "error" : "ok", r ? err : "scan");
+	} else if (!strcmp(cmd, "frequency") && arg) {
+		r = sampler_parse_hz(arg, &v);
 		if (r)
 			snprintf(err, sizeof(err),
 				 "bad frequency '%s' (1 to %u Hz)", arg,
@@ -629,15 +685,71 @@ static enum reason control(struct attach *a, char *line)
 					     sizeof(err));
 		if (!r)
 			a->frequency = v;
-		snprintf(buf, sizeof(buf), "frequency %s", arg);
-		write_record(a, r ? "error" : "control", buf, r ? "error" : "ok",
-			     r ? err : "frequency");
-		return REASON_NONE;
+		write_record(a, r ? "error" : "control", echo ? echo : cmd,
+			     r ? "error" : "ok", r ? err : "frequency");
+	} else {
+		write_record(a, "error", echo ? echo : cmd, "error",
+			     "unknown control line (interval D, scan LIST, frequency HZ, sample, stop)");
 	}
-	snprintf(buf, sizeof(buf), "%s%s%s", cmd, arg ? " " : "", arg ? arg : "");
-	write_record(a, "error", buf, "error",
-		     "unknown control line (interval D, scan LIST, frequency HZ, sample, stop)");
+	free(echo);
 	return REASON_NONE;
+}
+
+
+/*
+ * Takes n bytes read from stdin and acts on every line they complete.  A
+ * line longer than CONTROL_LINE_MAX is refused with one error record as
+ * soon as it is too long (echoing its start), and the rest of it, up to
+ * its newline, is skipped: its tail is never taken for a line of its own.
+ * Returns REASON_STOP for a "stop" line, else REASON_NONE.
+ */
+static enum reason control_read(struct attach *a, struct control_input *in,
+				const char *p, size_t n)
+{
+	char echo[CONTROL_ECHO_MAX + 4];
+
+	while (n) {
+		const char *nl = memchr(p, '\n', n);
+		size_t seg = nl ? (size_t)(nl - p) : n;
+
+		if (!in->skipping && in->have + seg > CONTROL_LINE_MAX) {
+			size_t k = CONTROL_LINE_MAX - in->have;
+
+			memcpy(in->line + in->have, p, k);
+			k = utf8_cut(in->line, CONTROL_LINE_MAX,
+				     CONTROL_ECHO_MAX);
+			memcpy(echo, in->line, k);
+			memcpy(echo + k, "...", 4);
+			write_record(a, "error", echo, "error",
+				     "control line too long (more than 4095 bytes): skipped to its end");
+			in->skipping = 1;
+			in->have = 0;
+		}
+		if (!in->skipping) {
+			memcpy(in->line + in->have, p, seg);
+			in->have += seg;
+		}
+		if (!nl)
+			break;
+		if (!in->skipping && control(a, in->line, in->have) == REASON_STOP)
+			return REASON_STOP;
+		in->have = 0;
+		in->skipping = 0;
+		p = nl + 1;
+		n -= seg + 1;
+	}
+	return REASON_NONE;
+}
+
+/* At the end of the input: a last line without a newline counts too. */
+static enum reason control_eof(struct attach *a, struct control_input *in)
+{
+	enum reason r = REASON_NONE;
+
+	if (!in->skipping && in->have)
+		r = control(a, in->line, in->have);
+	in->have = 0;
+	return r == REASON_STOP ? REASON_STOP : REASON_EOF;
 }
 
 static void write_end(struct attach *a, enum reason why, int sig)
@@ -766,6 +878,31 @@ static int parse(int argc, char **argv, struct attach *a,
 	return 0;
 }
 
+/*
+ * Whether the -o file can be created, checked before the first sample so
+ * that a run is not spent on a file that cannot be written: a temporary
+ * file is made beside it, as the writer will, and removed.  A name that
+ * exists and is not a regular file or a directory (a FIFO, a device) is
+ * left to the writer's rule.  Returns 0 or a negative errno.
+ */
+static int output_creatable(const char *path)
+{
+	struct outfile o;
+	struct stat st;
+	int err;
+
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		if (!S_ISREG(st.st_mode))
+			return 0;
+	}
+	err = outfile_open(&o, path);
+	if (!err)
+		err = outfile_close(&o, 0);
+	return err;
+}
+
 /* Arms a one-shot timerfd for --duration; -1 when there is none. */
 static int duration_fd(uint64_t ns)
 {
@@ -784,20 +921,19 @@ static int duration_fd(uint64_t ns)
 }
 
 /*
- * Waits for the end of the run, acting on control lines meanwhile.
- * Returns the reason, with *sig the signal for REASON_SIGNAL.
+ * Waits for the end of the run, acting on control lines meanwhile (when
+ * a->controller: stdin is read, and its end ends the run).  Returns the
+ * reason, with *sig the signal for REASON_SIGNAL.
  */
 static enum reason run_loop(struct attach *a, int sigfd, int durfd, int *sig)
 {
 	char buf[4096];
-	size_t have = 0;
 	struct pollfd pfd[4];
-	int stdin_open = 1;
 
 	for (;;) {
 		pfd[0] = (struct pollfd){ .fd = a->endfd, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
-		pfd[2] = (struct pollfd){ .fd = stdin_open ? 0 : -1,
+		pfd[2] = (struct pollfd){ .fd = a->controller ? 0 : -1,
 					  .events = POLLIN };
 		pfd[3] = (struct pollfd){ .fd = durfd, .events = POLLIN };
 		if (poll(pfd, 4, -1) < 0) {
@@ -825,33 +961,34 @@ static enum reason run_loop(struct attach *a, int sigfd, int durfd, int *sig)
 		if (pfd[3].revents)
 			return REASON_DURATION;
 		if (pfd[2].revents) {
-			ssize_t n = read(0, buf + have, sizeof(buf) - 1 - have);
-			char *nl, *p;
+			ssize_t n = read(0, buf, sizeof(buf));
 
 			if (n < 0 && (errno == EINTR || errno == EAGAIN))
 				continue;
 			if (n <= 0)
-				return REASON_EOF;
-			have += (size_t)n;
-			buf[have] = 0;
-			p = buf;
-			while ((nl = memchr(p, '\n', have - (size_t)(p - buf)))) {
-				*nl = 0;
-				if (control(a, p) == REASON_STOP)
-					return REASON_STOP;
-				p = nl + 1;
-			}
-			have -= (size_t)(p - buf);
-			memmove(buf, p, have);
-			if (have == sizeof(buf) - 1) {
-				/* A line longer than any command: refuse it
-				 * whole and go on. */
-				write_record(a, "error", "(too long)", "error",
-					     "control line too long");
-				have = 0;
-			}
+				return control_eof(a, &a->in);
+			if (control_read(a, &a->in, buf, (size_t)n) == REASON_STOP)
+				return REASON_STOP;
 		}
 	}
+}
+
+/*
+ * Whether stdin is a controller whose end means "stop": a pipe, a socket
+ * or a terminal.  /dev/null (what cron, systemd and a script's background
+ * job give), a regular file or a closed stdin is no controller: nothing
+ * is read from it and the run goes on to its other ends.  Called before
+ * anything is opened, so that a closed 0 is seen as closed.
+ */
+static int stdin_is_controller(void)
+{
+	struct stat st;
+
+	if (fstat(0, &st))
+		return 0;
+	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+		return 1;
+	return S_ISCHR(st.st_mode) && isatty(0);
 }
 
 int cmd_attach(int argc, char **argv)
@@ -866,11 +1003,17 @@ int cmd_attach(int argc, char **argv)
 	int ret, sigfd = -1, durfd = -1, sig = 0;
 
 	memset(&a, 0, sizeof(a));
+	a.controller = stdin_is_controller();
 	a.out = stdout;
 	a.endfd = -1;
 	ret = parse(argc, argv, &a, &cfg, &duration);
 	if (ret)
 		return ret;
+	if (a.vgl_path && (ret = output_creatable(a.vgl_path))) {
+		fprintf(stderr, "vigil: %s: cannot write: %s\n", a.vgl_path,
+			strerror(-ret));
+		return EXIT_BAD_FILE;
+	}
 	raise_nofile();
 	/* Signals arrive through a signalfd; blocked before the sampler
 	 * thread starts so that it inherits the mask. */

@@ -10,6 +10,12 @@
  *                    them; a legend names each thread and its tid; a
  *                    dashed line the whole process's CPU, which holds
  *                    the threads that lived between two samples too
+ *                    (its CPU clock, or clock ticks averaged over 200 ms
+ *                    steps with their error where a file has no clock);
+ *                    no step above 100 % of a CPU per thread (what the
+ *                    kernel's ticks put beyond is drawn in the next
+ *                    steps); the sampling interval marked where it began
+ *                    and changed
  *   memory           the process's RSS at each sample
  *   host CPU         user, system and iowait time of every CPU of the
  *                    host between two samples, in % of all of them
@@ -69,6 +75,8 @@ struct tstate {
 	uint64_t prev;             /* its CPU ns at its last sample */
 	int seen;
 	uint64_t total;            /* CPU ns gained over the run */
+	double carry;              /* ns read beyond 100 % of a CPU, drawn
+	                            * in the next intervals */
 	size_t series;             /* which series draws it */
 };
 
@@ -77,9 +85,11 @@ struct tstate {
 struct buckets {
 	size_t *idx;               /* the samples holding the data */
 	size_t n;                  /* how many */
-	size_t per;                /* intervals per bucket */
+	size_t per;                /* intervals per bucket (at least) */
 	size_t nb;                 /* buckets (0 with fewer than 2 samples) */
 	double *times;             /* nb + 1 bounds, s since the first sample */
+	size_t *of;                /* of[j]: the bucket of the interval that
+	                            * ends at idx[j] (j >= 1) */
 };
 
 struct plot {
@@ -101,17 +111,20 @@ static double xpos(const struct plot *pl, double t)
 
 /*
  * Collects the samples whose scan has bit and lays their intervals into
- * buckets of at most MAX_BUCKETS.  Returns 0 or -ENOMEM.
+ * at most MAX_BUCKETS buckets, each spanning min_span s or more (0: any):
+ * a bucket ends after `per` intervals once it spans min_span, and a last
+ * one shorter than min_span joins the one before.  Returns 0 or -ENOMEM.
  */
-static int buckets_make(struct buckets *b, const struct plot *pl,
-			uint32_t bit)
+static int buckets_make_span(struct buckets *b, const struct plot *pl,
+			     uint32_t bit, double min_span)
 {
 	const struct vgl_reader *r = pl->r;
-	size_t i, nint;
+	size_t i, j, nint, count = 0;
 
 	memset(b, 0, sizeof(*b));
 	b->idx = malloc((r->nsamples + 1) * sizeof(*b->idx));
-	if (!b->idx)
+	b->of = malloc((r->nsamples + 1) * sizeof(*b->of));
+	if (!b->idx || !b->of)
 		return -ENOMEM;
 	for (i = 0; i < r->nsamples; i++)
 		if (r->samples[i].scan & bit)
@@ -120,20 +133,47 @@ static int buckets_make(struct buckets *b, const struct plot *pl,
 		return 0;
 	nint = b->n - 1;
 	b->per = (nint + MAX_BUCKETS - 1) / MAX_BUCKETS;
-	b->nb = (nint + b->per - 1) / b->per;
-	b->times = malloc((b->nb + 1) * sizeof(*b->times));
+	b->times = malloc((nint + 2) * sizeof(*b->times));
 	if (!b->times)
 		return -ENOMEM;
-	for (i = 0; i < b->nb; i++)
-		b->times[i] = secs(pl, b->idx[i * b->per]);
-	b->times[b->nb] = secs(pl, b->idx[nint]);
+	b->times[0] = secs(pl, b->idx[0]);
+	for (j = 1; j <= nint; j++) {
+		double t = secs(pl, b->idx[j]);
+
+		b->of[j] = b->nb;
+		/* 1e-9: spans are differences of exact nanoseconds in s. */
+		if (++count >= b->per && t - b->times[b->nb] >= min_span - 1e-9) {
+			b->times[++b->nb] = t;
+			count = 0;
+		}
+	}
+	if (count) {
+		/* The rest: its own bucket if long enough, else the last
+		 * one's. */
+		double t = secs(pl, b->idx[nint]);
+
+		if (b->nb && t - b->times[b->nb] < min_span - 1e-9) {
+			for (j = nint; j > 0 && b->of[j] == b->nb; j--)
+				b->of[j] = b->nb - 1;
+			b->times[b->nb] = t;
+		} else {
+			b->times[++b->nb] = t;
+		}
+	}
 	return 0;
+}
+
+static int buckets_make(struct buckets *b, const struct plot *pl,
+			uint32_t bit)
+{
+	return buckets_make_span(b, pl, bit, 0);
 }
 
 static void buckets_release(struct buckets *b)
 {
 	free(b->idx);
 	free(b->times);
+	free(b->of);
 }
 
 /* A step of about a quarter of max, as 1, 2 or 5 times a power of ten. */
@@ -234,6 +274,59 @@ static void zoom_end(const struct plot *pl)
 	fputs("</svg>\n", pl->f);
 }
 
+/*
+ * The sampling interval's changes, on the time axis of a panel: a dashed
+ * line where each interval in force begins (the first sample's, then
+ * each change: from the sample before the first taken at the new
+ * interval), inside the panel's zoomed viewport, with its <title>.
+ * Files of older writers, without intervals, have none.
+ */
+static void interval_lines(const struct plot *pl, double top, double h)
+{
+	const struct vgl_reader *r = pl->r;
+	uint64_t prev = 0;
+	size_t i;
+
+	for (i = 0; i < r->nsamples; i++) {
+		uint64_t iv = r->samples[i].interval_ns;
+		double t;
+
+		if (!iv || iv == prev)
+			continue;
+		t = secs(pl, i ? i - 1 : 0);
+		prev = iv;
+		fprintf(pl->f, "<line class=\"interval\" data-time=\"%.9g\" data-interval-ms=\"%.6g\" "
+			"x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>sampled every %.6g ms from %.3f s</title></line>\n",
+			t, (double)iv / 1e6, xpos(pl, t), top, xpos(pl, t), top + h,
+			(double)iv / 1e6, t);
+	}
+}
+
+/* Their labels, at the top of the panel (outside the zoomed viewport,
+ * so that text is not stretched: the script moves them on a zoom). */
+static void interval_labels(const struct plot *pl, double top)
+{
+	const struct vgl_reader *r = pl->r;
+	uint64_t prev = 0;
+	size_t i;
+
+	for (i = 0; i < r->nsamples; i++) {
+		uint64_t iv = r->samples[i].interval_ns;
+		double t;
+
+		if (!iv || iv == prev)
+			continue;
+		t = secs(pl, i ? i - 1 : 0);
+		prev = iv;
+		fprintf(pl->f, "<text class=\"interval\" data-time=\"%.9g\" x=\"%.1f\" y=\"%.1f\">",
+			t, xpos(pl, t) + 3, top + 11);
+		if (iv >= 1000000000ull)
+			fprintf(pl->f, "%.6g s</text>\n", (double)iv / 1e9);
+		else
+			fprintf(pl->f, "%.6g ms</text>\n", (double)iv / 1e6);
+	}
+}
+
 static void nothing_to_draw(const struct plot *pl, double top, double h,
 			    const char *why)
 {
@@ -332,18 +425,43 @@ static struct tstate *find_tid(struct tstate *t, size_t n, uint32_t tid)
 	return NULL;
 }
 
+/*
+ * ns drawn for an interval of dt_ns in which x ns were read (with what
+ * earlier intervals read beyond their span, *carry): never more than
+ * the interval itself, 100 % of a CPU per thread.  A thread's time is
+ * read in steps of the kernel's tick (4 ms at 250 Hz; 10 ms for clock
+ * ticks), so a 5 ms interval of a thread that never left its CPU reads
+ * 4 or 8 ms: the 3 ms beyond go to the next intervals, and the run's
+ * total is unchanged.
+ */
+static double draw_capped(double x, double cap, double *carry)
+{
+	double v = x + *carry;
+
+	if (v > cap) {
+		*carry = v - cap;
+		return cap;
+	}
+	*carry = 0;
+	return v;
+}
+
 /* Runs over the thread records of the samples in b, adding each thread's
- * gains to its total, and to vals[series * nb + bucket] when vals is
- * not NULL. */
-static void thread_pass(const struct vgl_reader *r, const struct buckets *b,
+ * gains to its total, and (capped, see draw_capped) to
+ * vals[series * nb + bucket] when vals is not NULL. */
+static void thread_pass(const struct plot *pl, const struct buckets *b,
 			struct tstate *t, size_t nt, int use_run, double *vals)
 {
+	const struct vgl_reader *r = pl->r;
 	size_t j, k;
 
-	for (k = 0; k < nt; k++)
+	for (k = 0; k < nt; k++) {
 		t[k].seen = 0;
+		t[k].carry = 0;
+	}
 	for (j = 0; j < b->n; j++) {
 		size_t i = b->idx[j];
+		double dt = j ? (secs(pl, i) - secs(pl, b->idx[j - 1])) * 1e9 : 0;
 
 		for (k = 0; k < r->samples[i].nthreads; k++) {
 			const struct vgl_sample_thread *th =
@@ -357,47 +475,114 @@ static void thread_pass(const struct vgl_reader *r, const struct buckets *b,
 			st->name = th->name;
 			st->total += d;
 			if (vals && j > 0)
-				vals[st->series * b->nb + (j - 1) / b->per] +=
-					(double)d;
+				vals[st->series * b->nb + b->of[j]] +=
+					draw_capped((double)d, dt, &st->carry);
 		}
 	}
 }
 
+/* /proc/PID/stat's clock ticks: USER_HZ, 100 on every Linux ABI. */
+#define TICK_NS 10000000.0
+/* A step of the process line drawn from clock ticks spans this many
+ * ticks or more: its error, 2 ticks (each of user and system time is
+ * cut to a tick at both ends), is then at most 10 % of a CPU. */
+#define MIN_TICKS_PER_STEP 20
+
+/* The process line: values in % of one CPU, and for clock ticks the
+ * error of each step. */
+struct process_line {
+	struct buckets b;
+	double *v, *err;
+	int clock;                 /* from the CPU clock (cpu_run_ns) */
+	double max_err;
+};
+
+/* Threads sample i shows, or 0 when it has no thread records. */
+static size_t live_threads(const struct vgl_sample *s)
+{
+	return (s->scan & VGL_SAMPLE_THREADS) ? s->nthreads : 0;
+}
+
 /*
- * The process's own CPU time (user + system, from the samples with
- * VGL_SAMPLE_CPU: every thread of it, ended ones included) gained in each
- * bucket of b, in % of one CPU, into *v (b->nb values).  A thread that
- * starts and ends between two samples is in no thread record: the gap
- * between this line and the stacked threads is where it ran.  Returns 0
- * or -ENOMEM.
+ * The process's own CPU time (every thread of it, ended ones included)
+ * gained in each step, in % of one CPU, into pl_->v.  From the process's
+ * CPU clock (cpu_run_ns) where the file has it, interval by interval;
+ * else from user + system clock ticks, whose steps span at least
+ * MIN_TICKS_PER_STEP ticks, with their error in pl_->err.  Either way a
+ * step never holds more than the threads seen at its ends could use (100
+ * % each; draw_capped carries the rest on).  A thread that starts and
+ * ends between two samples is in no thread record: the gap between this
+ * line and the stacked threads is where it ran.  Returns 0 or -ENOMEM.
  */
-static int process_cpu(const struct plot *pl, struct buckets *b, double **v)
+static int process_cpu(const struct plot *pl, struct process_line *pr)
 {
 	const struct vgl_reader *r = pl->r;
-	size_t j;
+	struct buckets *b = &pr->b;
+	double carry = 0, *cap;
+	size_t i, j;
 	int err;
 
-	*v = NULL;
-	err = buckets_make(b, pl, VGL_SAMPLE_CPU);
+	memset(pr, 0, sizeof(*pr));
+	for (i = 0; i < r->nsamples; i++)
+		if ((r->samples[i].scan & VGL_SAMPLE_CPU) &&
+		    r->samples[i].cpu_run_ns)
+			pr->clock = 1;
+	err = buckets_make_span(b, pl, VGL_SAMPLE_CPU, pr->clock ? 0 :
+				MIN_TICKS_PER_STEP * TICK_NS / 1e9);
 	if (err)
 		return err;
-	*v = calloc(b->nb + 1, sizeof(**v));
-	if (!*v)
+	pr->v = calloc(b->nb + 1, sizeof(*pr->v));
+	pr->err = calloc(b->nb + 1, sizeof(*pr->err));
+	cap = calloc(b->nb + 1, sizeof(*cap));
+	if (!pr->v || !pr->err || !cap) {
+		free(cap);
 		return -ENOMEM;
+	}
 	for (j = 1; j < b->n; j++) {
 		const struct vgl_sample *s = &r->samples[b->idx[j]];
 		const struct vgl_sample *q = &r->samples[b->idx[j - 1]];
-		uint64_t now = s->cpu_user_us + s->cpu_sys_us;
-		uint64_t then = q->cpu_user_us + q->cpu_sys_us;
+		uint64_t now = pr->clock ? s->cpu_run_ns :
+			       (s->cpu_user_us + s->cpu_sys_us) * 1000;
+		uint64_t then = pr->clock ? q->cpu_run_ns :
+				(q->cpu_user_us + q->cpu_sys_us) * 1000;
+		size_t nth = live_threads(s) > live_threads(q) ?
+			     live_threads(s) : live_threads(q);
+		double dt = (secs(pl, b->idx[j]) - secs(pl, b->idx[j - 1])) * 1e9;
+		double gain = now >= then ? (double)(now - then) : 0;
 
-		(*v)[(j - 1) / b->per] += now >= then ? (double)(now - then) : 0;
+		/* Without thread records nothing bounds it but itself. */
+		if (!nth)
+			nth = SIZE_MAX;
+		if (pr->clock)
+			pr->v[b->of[j]] += draw_capped(gain, nth == SIZE_MAX ?
+						       gain + carry :
+						       dt * (double)nth, &carry);
+		else {
+			pr->v[b->of[j]] += gain;
+			cap[b->of[j]] += nth == SIZE_MAX ? HUGE_VAL :
+					 dt * (double)nth;
+		}
 	}
 	for (j = 0; j < b->nb; j++) {
 		double dt = b->times[j + 1] - b->times[j];
 
-		(*v)[j] = dt > 0 ? (*v)[j] / (dt * 1e6) * 100 : 0;
+		if (!pr->clock) {
+			pr->v[j] = draw_capped(pr->v[j], cap[j], &carry);
+			pr->err[j] = dt > 0 ? 2 * TICK_NS / (dt * 1e9) * 100 : 0;
+			if (pr->err[j] > pr->max_err)
+				pr->max_err = pr->err[j];
+		}
+		pr->v[j] = dt > 0 ? pr->v[j] / (dt * 1e9) * 100 : 0;
 	}
+	free(cap);
 	return 0;
+}
+
+static void process_line_release(struct process_line *pr)
+{
+	buckets_release(&pr->b);
+	free(pr->v);
+	free(pr->err);
 }
 
 /*
@@ -433,23 +618,25 @@ static const char *series_label(struct tstate *const *rank, size_t i,
 static int cpu_panel(const struct plot *pl)
 {
 	const struct vgl_reader *r = pl->r;
-	struct buckets b, pb = { 0 };
+	struct buckets b;
+	struct process_line pr;
 	struct tstate *t = NULL, **rank = NULL;
 	uint32_t *tids = NULL;
-	double *vals = NULL, *lo = NULL, *hi = NULL, *pv = NULL, ymax, max = 0;
+	double *vals = NULL, *lo = NULL, *hi = NULL, ymax, max = 0;
 	size_t i, k, nt = 0, ns, nseries = 0;
 	int use_run = 0, err;
 	char label[64];
 	FILE *f = pl->f;
 
+	memset(&pr, 0, sizeof(pr));
 	err = buckets_make(&b, pl, VGL_SAMPLE_THREADS);
 	if (!err)
-		err = process_cpu(pl, &pb, &pv);
+		err = process_cpu(pl, &pr);
 	if (err)
 		goto out;
-	for (i = 0; i < pb.nb; i++)
-		if (pv[i] > max)
-			max = pv[i];
+	for (i = 0; i < pr.b.nb; i++)
+		if (pr.v[i] > max)
+			max = pr.v[i];
 	/* Every distinct tid, sorted, for a binary search per record. */
 	err = -ENOMEM;
 	tids = malloc((r->nsample_threads + 1) * sizeof(*tids));
@@ -479,7 +666,7 @@ static int cpu_panel(const struct plot *pl)
 		t[i].tid = tids[i];
 		rank[i] = &t[i];
 	}
-	thread_pass(r, &b, t, nt, use_run, NULL);
+	thread_pass(pl, &b, t, nt, use_run, NULL);
 	qsort(rank, nt, sizeof(*rank), cmp_rank);
 	nseries = nt <= MAX_THREAD_SERIES ? nt : MAX_THREAD_SERIES;
 	for (i = 0; i < nt; i++)
@@ -492,7 +679,7 @@ static int cpu_panel(const struct plot *pl)
 		goto out;
 	for (i = 0; i < nt; i++)
 		t[i].total = 0;
-	thread_pass(r, &b, t, nt, use_run, vals);
+	thread_pass(pl, &b, t, nt, use_run, vals);
 	/* ns gained -> % of one CPU over the bucket's span. */
 	for (k = 0; k < b.nb; k++) {
 		double dt = b.times[k + 1] - b.times[k], sum = 0;
@@ -544,21 +731,51 @@ static int cpu_panel(const struct plot *pl)
 			(double)total / 1e6);
 	}
 #define Y(v) (CPU_TOP + CPU_H - CPU_H * ((v) > ymax ? ymax : (v)) / ymax)
-	if (pb.nb) {
-		fputs("<path class=\"series\" data-name=\"process\" data-times=\"", f);
-		for (k = 0; k <= pb.nb; k++)
-			fprintf(f, "%s%.9g", k ? "," : "", pb.times[k]);
-		fputc('"', f);
-		values_attr(f, pv, pb.nb);
-		fputs(" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"5,3\" d=\"", f);
-		for (k = 0; k < pb.nb; k++)
+	if (pr.b.nb && !pr.clock) {
+		/* The error of the clock ticks, as a band around the line. */
+		fputs("<path class=\"band\" fill=\"#000\" fill-opacity=\"0.08\" d=\"", f);
+		for (k = 0; k < pr.b.nb; k++)
 			fprintf(f, "%s%.1f,%.1f L%.1f,%.1f ", k ? "L" : "M",
-				xpos(pl, pb.times[k]), Y(pv[k]),
-				xpos(pl, pb.times[k + 1]), Y(pv[k]));
-		fputs("\"><title>the process: all its threads, ended ones too</title></path>\n", f);
+				xpos(pl, pr.b.times[k]), Y(pr.v[k] + pr.err[k]),
+				xpos(pl, pr.b.times[k + 1]), Y(pr.v[k] + pr.err[k]));
+		for (k = pr.b.nb; k-- > 0;)
+			fprintf(f, "L%.1f,%.1f L%.1f,%.1f ",
+				xpos(pl, pr.b.times[k + 1]),
+				Y(pr.v[k] > pr.err[k] ? pr.v[k] - pr.err[k] : 0),
+				xpos(pl, pr.b.times[k]),
+				Y(pr.v[k] > pr.err[k] ? pr.v[k] - pr.err[k] : 0));
+		fprintf(f, "Z\"><title>the process from clock ticks: within %.3g %% of a CPU</title></path>\n",
+			pr.max_err);
+	}
+	if (pr.b.nb) {
+		fprintf(f, "<path class=\"series\" data-name=\"process\" data-source=\"%s\"",
+			pr.clock ? "cpu clock" : "clock ticks");
+		if (!pr.clock) {
+			fputs(" data-error=\"", f);
+			for (k = 0; k < pr.b.nb; k++)
+				fprintf(f, "%s%.4g", k ? "," : "", pr.err[k]);
+			fputc('"', f);
+		}
+		fputs(" data-times=\"", f);
+		for (k = 0; k <= pr.b.nb; k++)
+			fprintf(f, "%s%.9g", k ? "," : "", pr.b.times[k]);
+		fputc('"', f);
+		values_attr(f, pr.v, pr.b.nb);
+		fputs(" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"5,3\" d=\"", f);
+		for (k = 0; k < pr.b.nb; k++)
+			fprintf(f, "%s%.1f,%.1f L%.1f,%.1f ", k ? "L" : "M",
+				xpos(pl, pr.b.times[k]), Y(pr.v[k]),
+				xpos(pl, pr.b.times[k + 1]), Y(pr.v[k]));
+		if (pr.clock)
+			fputs("\"><title>the process: all its threads, ended ones too (its CPU clock)</title></path>\n", f);
+		else
+			fprintf(f, "\"><title>the process: all its threads, ended ones too (clock ticks: within %.3g %% of a CPU)</title></path>\n",
+				pr.max_err);
 	}
 #undef Y
+	interval_lines(pl, CPU_TOP, CPU_H);
 	zoom_end(pl);
+	interval_labels(pl, CPU_TOP);
 	/* The legend, most CPU first, beside the plot (not zoomed).  A
 	 * thread's entry has its series' name and tid, for the search. */
 	for (i = 0; i < nseries && b.nb; i++) {
@@ -582,19 +799,21 @@ static int cpu_panel(const struct plot *pl)
 			fprintf(f, " (tid %" PRIu32 ")", rank[i]->tid);
 		fprintf(f, " %.1f ms</text></g>\n", (double)total / 1e6);
 	}
-	if (pb.nb) {
+	if (pr.b.nb) {
 		double y = CPU_TOP + 14.0 * (double)(b.nb ? nseries : 0) + 6;
 
 		fprintf(f, "<g class=\"legend\"><line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
 			"stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"5,3\"/>"
-			"<text x=\"%d\" y=\"%.1f\">process (all threads)</text></g>\n",
+			"<text x=\"%d\" y=\"%.1f\">process (all threads",
 			LEGEND_X, y, LEGEND_X + 12, y, LEGEND_X + 18, y + 4);
+		if (!pr.clock)
+			fprintf(f, "; ticks, \xc2\xb1%.3g %%", pr.max_err);
+		fputs(")</text></g>\n", f);
 	}
 	fputs("</g>\n", f);
 	err = 0;
 out:
-	buckets_release(&pb);
-	free(pv);
+	process_line_release(&pr);
 	buckets_release(&b);
 	free(tids);
 	free(t);
@@ -673,7 +892,9 @@ static int memory_panel(const struct plot *pl)
 		if (n == 1)
 			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#4e79a7\"/>\n",
 				xpos(pl, times[0]), Y(v[0]));
+		interval_lines(pl, MEM_TOP, MEM_H);
 		zoom_end(pl);
+		interval_labels(pl, MEM_TOP);
 #undef Y
 	}
 	fputs("</g>\n", f);
@@ -709,7 +930,7 @@ static int host_panel(const struct plot *pl)
 	/* The first sample's times are since boot: only a start. */
 	for (j = 1; j < b.n; j++) {
 		const struct vgl_sample *s = &r->samples[b.idx[j]];
-		size_t bk = (j - 1) / b.per;
+		size_t bk = b.of[j];
 
 		vals[0 * b.nb + bk] += (double)s->host_user_us;
 		vals[1 * b.nb + bk] += (double)s->host_sys_us;
@@ -750,7 +971,9 @@ static int host_panel(const struct plot *pl)
 		area_path(pl, b.times, lo, hi, b.nb, HOST_TOP, HOST_H, ymax);
 		fprintf(f, "><title>host %s</title></path>\n", names[i]);
 	}
+	interval_lines(pl, HOST_TOP, HOST_H);
 	zoom_end(pl);
+	interval_labels(pl, HOST_TOP);
 	for (i = 0; i < 3 && b.nb; i++)
 		fprintf(f, "<g class=\"legend\"><rect x=\"%d\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			"<text x=\"%d\" y=\"%.1f\">host %s</text></g>\n",
@@ -869,6 +1092,11 @@ static const char script[] =
 	"      if (s) s.setAttribute('viewBox', [x0 + w * a / span, num(g, 'data-y0'),\n"
 	"        w * (b - a) / span, num(g, 'data-y1') - num(g, 'data-y0')].join(' '));\n"
 	"      ticks(g);\n"
+	"      each(g.querySelectorAll('text.interval'), function (l) {\n"
+	"        var t = +l.getAttribute('data-time');\n"
+	"        l.setAttribute('x', x0 + w * (t - a) / (b - a) + 3);\n"
+	"        l.setAttribute('visibility', t < a || t > b ? 'hidden' : 'visible');\n"
+	"      });\n"
 	"    });\n"
 	"    svg.setAttribute('data-view', a + ',' + b);\n"
 	"    svg.querySelector('#view').textContent = a === 0 && b === span ?\n"
@@ -959,6 +1187,8 @@ int out_plot(const struct vgl_reader *r, const char *title, FILE *f)
 	      "g.match text { font-weight: bold; }\n"
 	      "#unzoom, #search { cursor: pointer; fill: #0645ad; }\n"
 	      "#view { fill: #666; }\n"
+	      "line.interval { stroke: #888; stroke-width: 1; stroke-dasharray: 4,3; }\n"
+	      "text.interval { font-size: 10px; fill: #666; }\n"
 	      "</style>\n", f);
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
 		WIDTH, HEIGHT);

@@ -47,7 +47,20 @@ behaviour checked is time itself (an end within 0.5 s).
                     names are there; a target killed mid-run gives a
                     "cut short" file, one that exits "finished (exit 3)",
                     SIGINT to vigil a file whose sampler stopped; an -o that cannot be written and
-                    truncated or corrupt copies get one error line, exit 1.
+                    truncated or corrupt copies get one error line, exit 1;
+                    an -o that cannot be created is refused before the
+                    first sample (one line, exit 1, nothing on stdout).
+  stdin TARGET DIR  stdin that is no controller (/dev/null, an empty
+                    regular file, closed, a script's background job) does
+                    not end the run: --count 5 and --duration run to their
+                    end; a pipe whose writer goes away still ends it (eof).
+  lines TARGET      control lines: a line over 4095 bytes is one error
+                    record and is skipped to its newline (its tail is not
+                    run: 'x'*4095 + 'stop' does not stop), a 100 kB line
+                    is one error, a line with a NUL byte is an error, a
+                    long line of 2-byte characters is echoed whole, every
+                    record is valid JSON, a last line without a newline
+                    is run at EOF.
   records TARGET    the exact keys of every kind of record and scan, the
                     answers to good and bad control lines, --count,
                     --duration, --format text.
@@ -684,7 +697,8 @@ def cmd_counts(target, plain):
 BASE = ["type", "seq", "pid", "time_ns", "elapsed_us", "interval_us", "state",
         "stopped", "exe", "exe_changed", "scan"]
 BY_SCAN = {
-    "cpu": ["cpu_user_us", "cpu_sys_us", "cpu_user_delta_us", "cpu_sys_delta_us"],
+    "cpu": ["cpu_user_us", "cpu_sys_us", "cpu_user_delta_us", "cpu_sys_delta_us",
+            "cpu_run_ns", "cpu_run_delta_ns"],
     "host-cpu": ["host_user_us", "host_sys_us", "host_idle_us", "host_iowait_us"],
     "memory": ["rss_bytes", "anon_bytes", "file_bytes", "shmem_bytes",
                "swap_bytes", "vsize_bytes"],
@@ -988,25 +1002,24 @@ def cmd_vgl(target, outdir):
         fail("%s: SIGINT: exit %d, state %r, stderr %r"
              % (what, rc, show_keys(out).get("state"), err))
 
-    # A file that cannot be written: the run ends as usual, then one line
-    # and exit 1.
+    # A file that cannot be created: refused before the first sample, with
+    # one line and exit 1, nothing on stdout, the target untouched.
     tg = Target(target, "hot")
     tg.expect("ready")
-    nowhere = os.path.join(outdir, "no-such-dir", "x.vgl")
-    # stdin stays open until it has ended: EOF would end it too.
-    p = subprocess.Popen([VIGIL, "attach", "-p", str(tg.p.pid), "--count",
-                          "1", "-o", nowhere], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
-    p.wait(timeout=30)
-    p.stdout, p.stderr = p.stdout.read(), p.stderr.read()
+    for nowhere, why in ((os.path.join(outdir, "no-such-dir", "x.vgl"),
+                          "No such file or directory"),
+                         (outdir, "Is a directory")):
+        t0 = now()
+        p = subprocess.run([VIGIL, "attach", "-p", str(tg.p.pid), "--duration",
+                            "20s", "-o", nowhere], stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=60)
+        if p.returncode != 1 or p.stdout or now() - t0 > 5 or \
+                p.stderr.splitlines() != [
+                    "vigil: %s: cannot write: %s" % (nowhere, why)]:
+            fail("%s: -o %s: exit %s after %.1f s, stdout %r, stderr %r"
+                 % (what, nowhere, p.returncode, now() - t0, p.stdout[:200],
+                    p.stderr))
     tg.kill()
-    recs = [json.loads(l) for l in p.stdout.splitlines()]
-    if p.returncode != 1 or not recs or recs[-1].get("reason") != "count" or \
-            p.stderr.splitlines() != [
-                "vigil: %s: cannot write: No such file or directory" % nowhere]:
-        fail("%s: unwritable -o: exit %s, records %s, stderr %r"
-             % (what, p.returncode, recs[-1:], p.stderr))
 
     # Hostile copies: one line, exit 1.
     data = open(path, "rb").read()
@@ -1032,11 +1045,203 @@ def cmd_vgl(target, outdir):
     expect_bad(bad, bytes(b), "no frames", "has 0 frames")
 
 
+# ---- stdin: a controller, or none -------------------------------------------
+
+def records_of(out, what):
+    recs = []
+    for line in out.splitlines():
+        try:
+            recs.append(json.loads(line))
+        except ValueError:
+            fail("%s: not JSON: %r" % (what, line[:200]))
+    return recs
+
+
+def cmd_stdin(target, outdir):
+    tg = Target(target, "loop")
+    tg.expect("ready")
+    pid = str(tg.p.pid)
+    empty = os.path.join(outdir, "empty")
+    open(empty, "w").close()
+    count = [VIGIL, "attach", "-p", pid, "--interval", "20ms", "--count", "5"]
+    dur = [VIGIL, "attach", "-p", pid, "--interval", "100ms", "--duration",
+           "1s"]
+    runs = [
+        ("/dev/null count", count, "exec 0</dev/null", "count", 5),
+        ("regular file count", count, "exec 0<" + empty, "count", 5),
+        ("closed count", count, "exec 0<&-", "count", 5),
+        ("/dev/null duration", dur, "exec 0</dev/null", "duration", None),
+        # A script's background job: bash gives it /dev/null as stdin.
+        ("background job", dur, "", "duration", None),
+    ]
+    for name, argv, redir, reason, nsamples in runs:
+        what = "stdin/" + name
+        cmd = " ".join("'%s'" % a for a in argv)
+        if name == "background job":
+            script = "%s > %s/bg.out & wait $!" % (cmd, outdir)
+        else:
+            script = "%s; exec %s" % (redir, cmd)
+        t0 = now()
+        p = subprocess.run(["bash", "-c", script], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=60)
+        took = now() - t0
+        out = p.stdout
+        if name == "background job":
+            out = open(os.path.join(outdir, "bg.out")).read()
+        recs = records_of(out, what)
+        end = recs[-1] if recs else {}
+        samples = [r for r in recs if r.get("type") == "sample"]
+        if p.returncode or p.stderr or end.get("type") != "end" or \
+                end.get("reason") != reason:
+            fail("%s: exit %d, stderr %r, last record %s"
+                 % (what, p.returncode, p.stderr, json.dumps(end)))
+        if nsamples is not None and (len(samples) != nsamples or
+                                     end.get("samples") != nsamples):
+            fail("%s: %d samples, end says %s, want %d"
+                 % (what, len(samples), end.get("samples"), nsamples))
+        if reason == "duration" and not (0.9 <= took and len(samples) >= 5):
+            fail("%s: ended after %.2f s with %d samples, want 1 s and >= 5"
+                 % (what, took, len(samples)))
+    # A pipe is a controller: its writer going away ends the run.
+    what = "stdin/pipe"
+    p = subprocess.run(count[:5] + ["1h"], input="", capture_output=True,
+                       text=True, timeout=60)
+    recs = records_of(p.stdout, what)
+    if p.returncode or not recs or recs[-1].get("reason") != "eof":
+        fail("%s: exit %d, last record %s" % (what, p.returncode, recs[-1:]))
+    tg.kill()
+
+
+def cmd_lines(target):
+    tg = Target(target, "loop")
+    tg.expect("ready")
+    pid = tg.p.pid
+    too_long = "control line too long (more than 4095 bytes): skipped to its end"
+    nul = "control line holds a NUL byte"
+    unknown = "unknown control line (interval D, scan LIST, frequency HZ, sample, stop)"
+    wide = "interval " + "\u00e9" * 100
+    # (bytes sent, the records they must give, in order)
+    cases = [
+        ("x" * 4095 + "stop\n",
+         [{"type": "error", "line": "x" * 64 + "...", "error": too_long}]),
+        ("y" * 4095 + "interval 1ms\n",
+         [{"type": "error", "line": "y" * 64 + "...", "error": too_long}]),
+        ("z" * 100000 + "\n",
+         [{"type": "error", "line": "z" * 64 + "...", "error": too_long}]),
+        # The echo of a long line is cut on a character, never inside one.
+        ("\u00e9" * 3000 + "\n",
+         [{"type": "error", "line": "\u00e9" * 32 + "...", "error": too_long}]),
+        ("\0stop\n",
+         [{"type": "error", "line": "\ufffdstop", "error": nul}]),
+        ("stop\0now\n",
+         [{"type": "error", "line": "stop\ufffdnow", "error": nul}]),
+        (wide + "\n",
+         [{"type": "error", "line": wide,
+           "error": "bad interval '%s' (like 250ms, 10s, 2m)" % wide[9:]}]),
+        ("j" * 200 + "\n",
+         [{"type": "error", "line": "j" * 200, "error": unknown}]),
+        # Exactly the longest line: acted on.
+        ("sample" + " " * 4089 + "\n",
+         [{"type": "control", "line": "sample", "ok": "sample"}]),
+    ]
+    p = subprocess.Popen([VIGIL, "attach", "-p", str(pid), "--interval", "1h",
+                          "--scan", "cpu"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lines = queue.Queue()
+
+    def reader():
+        for raw in p.stdout:
+            lines.put(raw)
+        lines.put(None)
+    threading.Thread(target=reader, daemon=True).start()
+    everything = []
+
+    def take(timeout):
+        try:
+            raw = lines.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        if raw is None:
+            lines.put(None)
+            return None
+        everything.append(raw)
+        try:
+            return json.loads(raw.decode("utf-8"))
+        except ValueError as e:
+            fail("lines: invalid record (%s): %r" % (e, raw[:200]))
+            return {}
+
+    def answers(n, timeout=5.0):
+        got = []
+        end = now() + timeout
+        while len(got) < n:
+            r = take(max(end - now(), 0.01))
+            if r is None:
+                break
+            if r.get("type") in ("control", "error", "end"):
+                got.append(r)
+        return got
+
+    for data, want in cases:
+        what = "lines/%r" % data[:12]
+        try:
+            p.stdin.write(data.encode("utf-8"))
+            p.stdin.flush()
+            # "sample" after each case: its answer comes after the case's,
+            # so nothing more came from the case.
+            p.stdin.write(b"sample\n")
+            p.stdin.flush()
+        except BrokenPipeError:
+            fail("%s: vigil attach had ended: %s" % (what, everything[-1:]))
+            p.kill()
+            tg.kill()
+            return
+        got = answers(len(want) + 1)
+        if got != want + [{"type": "control", "line": "sample", "ok": "sample"}]:
+            fail("%s: records %s, want %s" % (what, json.dumps(got)[:600],
+                                              json.dumps(want)[:600]))
+    # The interval is still 1 h, as set at the start: in a sample taken
+    # after this (by its time; "sample" requests may be taken as one).
+    t_send = time.time_ns()
+    p.stdin.write(b"sample\n")
+    p.stdin.flush()
+    s = None
+    end = now() + 10
+    while now() < end:
+        r = take(end - now())
+        if r is None:
+            break
+        if r.get("type") == "sample" and r["time_ns"] >= t_send:
+            s = r
+            break
+    if not s or s["interval_us"] != 3600000000:
+        fail("lines: interval after the cases: %s" % (s and s["interval_us"]))
+    # A last line without a newline is run at EOF.
+    p.stdin.write(b"stop")
+    p.stdin.close()
+    try:
+        p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail("lines: still running after 'stop' and EOF")
+    while take(2) is not None:
+        pass
+    last = json.loads(everything[-1]) if everything else {}
+    if last.get("type") != "end" or last.get("reason") != "stop":
+        fail("lines: last record %s, want the end of a stop" % last)
+    err = p.stderr.read()
+    if p.returncode or err:
+        fail("lines: exit %d, stderr %r" % (p.returncode, err))
+    tg.kill()
+
+
 def main():
     cmds = {"vgl": cmd_vgl, "loop": cmd_loop, "zombie": cmd_zombie,
             "pthread-exit": cmd_pthread_exit, "sigstop": cmd_sigstop,
             "threads": cmd_threads, "stacks": cmd_stacks, "churn": cmd_churn,
-            "exec": cmd_exec, "main-exit": cmd_main_exit, "records": cmd_records, "counts": cmd_counts}
+            "exec": cmd_exec, "main-exit": cmd_main_exit, "records": cmd_records, "counts": cmd_counts,
+            "stdin": cmd_stdin, "lines": cmd_lines}
     if len(sys.argv) < 3 or sys.argv[1] not in cmds:
         print("usage: attach.py {%s} TARGET [PLAIN]" % "|".join(cmds),
               file=sys.stderr)

@@ -13,6 +13,15 @@ plot`'s tests and benchmark:
                    system)
   memory OUT N     N samples of memory alone (no threads, no host CPU)
   backwards OUT    3 samples, the third 5 ms before the second
+  ticks OUT [old]  one thread ("spin", tid 2000) on a CPU all the time,
+                   sampled every 5 ms for 1 s (201 samples), then every
+                   20 ms for 0.5 s (25 more): its run time (schedstat) and
+                   the process's CPU clock as a kernel with 4 ms ticks
+                   keeps them (floor(t / 4 ms) * 4 ms: 4 or 8 ms per 5 ms
+                   interval), its user time in 10 ms clock ticks
+                   (floor(t / 10 ms): 0 or 10 ms per interval); records
+                   of 128 bytes with interval_ns and cpu_run_ns, or with
+                   old, of 112 bytes without them
 """
 import os
 import struct
@@ -42,10 +51,15 @@ def samples(n, t, scan):
 def build_samples(samples, e="<"):
     """mkcorpus.build_samples, joined once: its += is quadratic, which a
     long run makes slow."""
-    out = [struct.pack(e + mkcorpus.SAMPLES_HDR, len(samples), 112, 48, 0, 0)]
-    for (t, el, scan, cpu, mem, host, ss, threads) in samples:
+    new = any(len(x) > 8 and x[8] for x in samples)
+    out = [struct.pack(e + mkcorpus.SAMPLES_HDR, len(samples),
+                       128 if new else 112, 48, 0, 0)]
+    for (t, el, scan, cpu, mem, host, ss, threads, *more) in samples:
         out.append(struct.pack(e + mkcorpus.SAMPLE, t, el, scan, len(threads),
                                *cpu, *mem, *host, ss))
+        if new:
+            # interval_ns, cpu_run_ns: the fields after the first 112 bytes.
+            out.append(struct.pack(e + "QQ", *more[0]))
         for (tid, name, u, sy, run) in threads:
             out.append(struct.pack(e + mkcorpus.THREAD, tid, 0, name.encode(),
                                    u, sy, run))
@@ -64,6 +78,18 @@ def main():
         s["samples"] = samples(3, 1, 0x47)
         t, _, *rest = s["samples"][2]
         s["samples"][2] = (t, 5000000, *rest)
+    elif kind == "ticks":
+        old = len(sys.argv) > 3 and sys.argv[3] == "old"
+        times = [(i * 5000000, 5000000) for i in range(201)] + \
+            [(1000000000 + i * 20000000, 20000000) for i in range(1, 26)]
+        s["samples"] = []
+        for el, interval in times:
+            run = el // 4000000 * 4000000
+            ticks = el // 10000000 * 10000
+            s["samples"].append(
+                (T0 + el, el, 0x46, (ticks, 0), (MIB, MIB, 0, 0),
+                 (0, 0, 0, 0), 0, [(2000, "spin", ticks, 0, run)],
+                 None if old else (interval, run)))
     elif kind == "memory":
         s["samples"] = samples(int(sys.argv[3]), 0, 0x40)
     else:

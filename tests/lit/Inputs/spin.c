@@ -1,0 +1,31 @@
+/*
+ * spin.c - one thread on a CPU: prints "ready PID", spins for argv[1]
+ * seconds (default 1) and exits, so nothing is left running.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 1, t0 = now();
+	int i;
+
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	while (now() - t0 < secs)
+		for (i = 0; i < 100000; i++)
+			sink++;
+	return 0;
+}
