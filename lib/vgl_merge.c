@@ -961,6 +961,15 @@ static int window_path(const char *path, uint64_t seq, char *buf,
 	return k < 0 || (size_t)k >= len ? -ENAMETOOLONG : 0;
 }
 
+size_t vgl_merge_group_windows(const struct vgl_merge *m, size_t i)
+{
+	size_t j, n = 0;
+
+	for (j = 0; j < m->nbuckets; j++)
+		n += m->buckets[j].group == i;
+	return n;
+}
+
 int vgl_merge_write_windows(struct vgl_merge *m, size_t i, const char *path,
 			    size_t *written)
 {

@@ -8,15 +8,12 @@
  * laid out elsewhere (SAMPLES, STACKS) follow ARENA as given.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "crc32.h"
+#include "outfile.h"
 #include "vgl_writer.h"
 
 #define NSECTIONS 3   /* META, STRINGS, ARENA; then w->nextra */
@@ -178,50 +175,22 @@ int vgl_writer_buffer(const struct vgl_writer *w, unsigned char **buf,
 
 int vgl_writer_file(const struct vgl_writer *w, const char *path)
 {
+	struct outfile o;
 	unsigned char *buf;
-	size_t len, done = 0;
-	char tmp[PATH_MAX];
-	int fd, err;
+	size_t len;
+	int err;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
 	err = vgl_writer_buffer(w, &buf, &len);
 	if (err)
 		return err;
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	/* mkstemp makes the file 0600; a profile is as readable as any file
-	 * this process creates. */
-	{
-		mode_t mask = umask(0);
+	err = outfile_open(&o, path);
+	if (!err) {
+		int ok = fwrite(buf, 1, len, o.f) == len;
 
-		umask(mask);
-		if (fchmod(fd, 0666 & ~mask) < 0)
-			err = -errno;
+		err = outfile_close(&o, ok);
+		if (!ok && !err)
+			err = -EIO;
 	}
-	while (done < len) {
-		ssize_t n = write(fd, buf + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			break;
-		}
-		done += (size_t)n;
-	}
-	if (!err && fsync(fd) < 0)
-		err = -errno;
-	if (close(fd) < 0 && !err)
-		err = -errno;
-	if (!err && rename(tmp, path) < 0)
-		err = -errno;
-	if (err)
-		unlink(tmp);
-out:
 	free(buf);
 	return err;
 }
