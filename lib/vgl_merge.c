@@ -23,6 +23,8 @@ struct out_module {
 	uint32_t build_id_len;
 	uint64_t bias, lo, hi;
 	char *path;
+	int has_file;                  /* no build-id: what identifies its */
+	struct vgl_module_file file;   /* file, from the first input */
 };
 
 #define BATCH 16
@@ -427,6 +429,8 @@ static long map_module(struct vgl_merge *m, struct vgl_merge_group *g,
 	o->bias = mi->bias;
 	o->lo = mi->lo;
 	o->hi = mi->hi;
+	o->has_file = mi->has_file;
+	o->file = mi->file;
 	if (!mi->build_id_len) {
 		m->by_path_matches++;
 		if (!m->by_path_example[0])
@@ -899,6 +903,7 @@ static int write_group(const struct vgl_merge_group *g, const char *path)
 		mods[j].build_id = g->mods[j].build_id;
 		mods[j].build_id_len = g->mods[j].build_id_len;
 		mods[j].path = g->mods[j].path;
+		mods[j].file = g->mods[j].has_file ? &g->mods[j].file : NULL;
 	}
 	for (j = 0; j < g->cap; j++) {
 		if (!g->slots[j].used)

@@ -23,6 +23,14 @@ static size_t str_size(const char *s)
 	return s ? strlen(s) + 1 : 0;
 }
 
+/* A MODULE block's payload: the module, its path, its file identity. */
+static size_t module_size(const struct vgl_writer_module *m)
+{
+	size_t n = VGL_ALIGN(sizeof(struct vgl_module) + strlen(m->path) + 1);
+
+	return m->file ? n + sizeof(*m->file) : n;
+}
+
 int vgl_writer_buffer(const struct vgl_writer *w, unsigned char **buf,
 		      size_t *len)
 {
@@ -53,9 +61,7 @@ int vgl_writer_buffer(const struct vgl_writer *w, unsigned char **buf,
 		if (m->build_id_len > VGL_BUILD_ID_MAX || m->id == VGL_NO_MODULE ||
 		    strlen(m->path) > UINT32_MAX - 1)
 			return -EINVAL;
-		arena_size += VGL_ALIGN(sizeof(struct vgl_block) +
-					sizeof(struct vgl_module) +
-					strlen(m->path) + 1);
+		arena_size += sizeof(struct vgl_block) + module_size(m);
 	}
 	for (i = 0; i < w->nblocks; i++)
 		arena_size += sizeof(struct vgl_block) +
@@ -136,7 +142,7 @@ int vgl_writer_buffer(const struct vgl_writer *w, unsigned char **buf,
 		struct vgl_block blk = { VGL_BLOCK_MODULE, 0, 0, 1, 0 };
 		struct vgl_module mod;
 
-		blk.size = VGL_ALIGN(sizeof(blk) + sizeof(mod) + plen + 1);
+		blk.size = sizeof(blk) + module_size(m);
 		memset(&mod, 0, sizeof(mod));
 		mod.id = m->id;
 		mod.build_id_len = m->build_id_len;
@@ -146,9 +152,14 @@ int vgl_writer_buffer(const struct vgl_writer *w, unsigned char **buf,
 		if (m->build_id_len)
 			memcpy(mod.build_id, m->build_id, m->build_id_len);
 		mod.path_len = (uint32_t)plen;
+		mod.flags = m->file ? VGL_MODULE_FILE : 0;
 		memcpy(b + at, &blk, sizeof(blk));
 		memcpy(b + at + sizeof(blk), &mod, sizeof(mod));
 		memcpy(b + at + sizeof(blk) + sizeof(mod), m->path, plen + 1);
+		if (m->file)
+			memcpy(b + at + sizeof(blk) +
+				       VGL_ALIGN(sizeof(mod) + plen + 1),
+			       m->file, sizeof(*m->file));
 		at += blk.size;
 	}
 	for (i = 0; i < w->nblocks; i++) {

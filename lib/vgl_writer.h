@@ -22,6 +22,7 @@ struct vgl_writer_module {
 	                             * VGL_BUILD_ID_MAX */
 	uint32_t build_id_len;
 	const char *path;
+	const struct vgl_module_file *file;   /* NULL: none recorded */
 };
 
 /* One EDGES block: the edges one thread (owner) counted. */

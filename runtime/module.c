@@ -40,6 +40,7 @@ struct mod {
 	int dead;             /* unloaded: its edges are out of every index */
 	int written;          /* its MODULE block is in the file */
 	uint8_t build_id[VGL_BUILD_ID_MAX];
+	struct vgl_module_file file;  /* with no build-id (modfile.c) */
 };
 
 static struct mod mods[MAX_MODULES];
@@ -54,7 +55,8 @@ static uint32_t paths_used;
 /* Scratch for one MODULE block's payload: struct vgl_module + path. */
 static union {
 	struct vgl_module m;
-	char bytes[sizeof(struct vgl_module) + RT_PATH_MAX + 8];
+	char bytes[sizeof(struct vgl_module) + RT_PATH_MAX + 8 +
+		   sizeof(struct vgl_module_file)];
 } scratch;
 
 static void RT build_id(struct dl_phdr_info *info, struct mod *m)
@@ -156,6 +158,8 @@ static int RT add_one(struct dl_phdr_info *info, size_t size, void *arg)
 	len = strnlen(path, RT_PATH_MAX - 1);
 	if (n == MAX_MODULES || paths_used + len + 1 > PATHS_SIZE)
 		return 0;
+	if (!c.build_id_len)
+		module_file_id(info, path, &c.file);
 	c.seen = scan;
 	c.lo = lo;
 	c.hi = hi;
@@ -259,6 +263,7 @@ static void RT flush(struct rt *rt)
 	for (; nwritten < n; nwritten++) {
 		struct mod *m = &mods[nwritten];
 		struct vgl_module *v = &scratch.m;
+		size_t len;
 
 		if (m->written)
 			continue;
@@ -271,10 +276,15 @@ static void RT flush(struct rt *rt)
 		memcpy(v->build_id, m->build_id, m->build_id_len);
 		v->path_len = m->path_len;
 		memcpy(v + 1, paths + m->path_off, m->path_len + 1);
+		len = sizeof(*v) + m->path_len + 1;
+		if (!m->build_id_len) {
+			v->flags |= VGL_MODULE_FILE;
+			len = VGL_ALIGN(len);
+			memcpy(scratch.bytes + len, &m->file, sizeof(m->file));
+			len += sizeof(m->file);
+		}
 		if (!store_alloc_block(rt, VGL_BLOCK_MODULE, 0,
-				       sizeof(struct vgl_block) + sizeof(*v) +
-					       m->path_len + 1,
-				       v, sizeof(*v) + m->path_len + 1))
+				       sizeof(struct vgl_block) + len, v, len))
 			return;
 		m->written = 1;
 	}
