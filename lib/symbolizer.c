@@ -499,6 +499,40 @@ static int read_symbols(struct sym_module *m, Elf *elf, Elf_Scn *scn)
 }
 
 /*
+ * The CRC of elf's readable, non-writable PT_LOAD bytes, as the runtime
+ * computes it from memory (vgl_format.h, struct vgl_module_file).  Returns
+ * 0, or -1 for a file whose program headers cannot be read or pass its
+ * end, or that holds more than 16 MiB of such bytes (the runtime's bound).
+ */
+static int load_crc(Elf *elf, uint32_t *out)
+{
+	GElf_Phdr ph;
+	const char *raw;
+	size_t n, i, size;
+	uint64_t total = 0;
+	uint32_t crc = 0;
+
+	raw = elf_rawfile(elf, &size);
+	if (!raw || elf_getphdrnum(elf, &n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return -1;
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_R) ||
+		    (ph.p_flags & PF_W))
+			continue;
+		if (ph.p_offset > size || ph.p_filesz > size - ph.p_offset)
+			return -1;
+		total += ph.p_filesz;
+		if (total > (16u << 20))
+			return -1;
+		crc = vgl_crc32(crc, raw + ph.p_offset, ph.p_filesz);
+	}
+	*out = crc;
+	return 0;
+}
+
+/*
  * Whether the file open as m->fd and m->elf is, as far as can be told, the
  * one m->file describes (a module without build-id).  The same size and
  * modification time: yes, without reading it.  Else the same CRC of the
@@ -509,10 +543,7 @@ static int same_file(struct sym_module *m, const char **why)
 {
 	const struct vgl_module_file *f = &m->file;
 	struct stat st;
-	GElf_Phdr ph;
-	const char *raw;
-	size_t n, i, size;
-	uint32_t crc = 0;
+	uint32_t crc;
 
 	if ((f->flags & VGL_FILE_STAT) && !fstat(m->fd, &st) &&
 	    (uint64_t)st.st_size == f->size &&
@@ -524,20 +555,33 @@ static int same_file(struct sym_module *m, const char **why)
 		return 0;
 	}
 	*why = "its code differs";
-	raw = elf_rawfile(m->elf, &size);
-	if (!raw || elf_getphdrnum(m->elf, &n))
-		return 0;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(m->elf, (int)i, &ph))
-			return 0;
-		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_R) ||
-		    (ph.p_flags & PF_W))
-			continue;
-		if (ph.p_offset > size || ph.p_filesz > size - ph.p_offset)
-			return 0;
-		crc = vgl_crc32(crc, raw + ph.p_offset, ph.p_filesz);
+	return !load_crc(m->elf, &crc) && crc == f->load_crc;
+}
+
+int vgl_file_identity(const char *path, struct vgl_module_file *out)
+{
+	struct stat st;
+	uint32_t crc;
+	Elf *elf;
+	int fd;
+
+	memset(out, 0, sizeof(*out));
+	elf = open_elf(path, &fd);
+	if (!elf)
+		return -errno;
+	if (!fstat(fd, &st)) {
+		out->size = (uint64_t)st.st_size;
+		out->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u +
+				(uint64_t)st.st_mtim.tv_nsec;
+		out->flags |= VGL_FILE_STAT;
 	}
-	return crc == f->load_crc;
+	if (!load_crc(elf, &crc)) {
+		out->load_crc = crc;
+		out->flags |= VGL_FILE_CRC;
+	}
+	elf_end(elf);
+	close(fd);
+	return 0;
 }
 
 static void load_module(struct sym_module *m)

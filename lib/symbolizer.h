@@ -65,6 +65,14 @@ int vgl_symbolizer_from_reader(struct vgl_symbolizer **out,
  */
 int vgl_symbolizer_from_pid(struct vgl_symbolizer **out, pid_t pid);
 
+/*
+ * What identifies the ELF file at path now (struct vgl_module_file: its
+ * size, mtime and the CRC the runtime records for a module without
+ * build-id), for a writer that knows only paths (a sampled profile's
+ * modules, from /proc/PID/maps).  Returns 0 or a negative errno.
+ */
+int vgl_file_identity(const char *path, struct vgl_module_file *out);
+
 void vgl_symbolizer_free(struct vgl_symbolizer *s);
 
 size_t vgl_symbolizer_count(const struct vgl_symbolizer *s);
