@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "message.h"
+#include "crc32.h"
 #include "symbolizer.h"
 
 /* errno-like codes of our own for the warning's wording. */
@@ -62,6 +63,8 @@ struct sym_module {
 	uint8_t build_id[64];
 	size_t build_id_len;
 	uint64_t bias;
+	int has_file;           /* no build-id: what identified the file */
+	struct vgl_module_file file;
 
 	int loaded;             /* symbols tried */
 	int usable;             /* readable, build-id matches */
@@ -168,6 +171,10 @@ int vgl_symbolizer_new(struct vgl_symbolizer **out,
 			memcpy(m->build_id, mods[i].build_id, mods[i].build_id_len);
 			m->build_id_len = mods[i].build_id_len;
 		}
+		if (mods[i].file) {
+			m->has_file = 1;
+			m->file = *mods[i].file;
+		}
 	}
 	*out = s;
 	return 0;
@@ -191,6 +198,7 @@ int vgl_symbolizer_from_reader(struct vgl_symbolizer **out,
 		m[i].build_id = r->modules[i].build_id;
 		m[i].build_id_len = r->modules[i].build_id_len;
 		m[i].bias = r->modules[i].bias;
+		m[i].file = r->modules[i].has_file ? &r->modules[i].file : NULL;
 	}
 	err = vgl_symbolizer_new(out, m, r->nmodules);
 	free(m);
@@ -490,9 +498,96 @@ static int read_symbols(struct sym_module *m, Elf *elf, Elf_Scn *scn)
 	return 0;
 }
 
+/*
+ * The CRC of elf's readable, non-writable PT_LOAD bytes, as the runtime
+ * computes it from memory (vgl_format.h, struct vgl_module_file).  Returns
+ * 0, or -1 for a file whose program headers cannot be read or pass its
+ * end, or that holds more than 16 MiB of such bytes (the runtime's bound).
+ */
+static int load_crc(Elf *elf, uint32_t *out)
+{
+	GElf_Phdr ph;
+	const char *raw;
+	size_t n, i, size;
+	uint64_t total = 0;
+	uint32_t crc = 0;
+
+	raw = elf_rawfile(elf, &size);
+	if (!raw || elf_getphdrnum(elf, &n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return -1;
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_R) ||
+		    (ph.p_flags & PF_W))
+			continue;
+		if (ph.p_offset > size || ph.p_filesz > size - ph.p_offset)
+			return -1;
+		total += ph.p_filesz;
+		if (total > (16u << 20))
+			return -1;
+		crc = vgl_crc32(crc, raw + ph.p_offset, ph.p_filesz);
+	}
+	*out = crc;
+	return 0;
+}
+
+/*
+ * Whether the file open as m->fd and m->elf is, as far as can be told, the
+ * one m->file describes (a module without build-id).  The same size and
+ * modification time: yes, without reading it.  Else the same CRC of the
+ * readable, non-writable PT_LOAD bytes (a copy, a touch): yes.  Else (a
+ * rebuild, or nothing to compare): no, and *why says what differs.
+ */
+static int same_file(struct sym_module *m, const char **why)
+{
+	const struct vgl_module_file *f = &m->file;
+	struct stat st;
+	uint32_t crc;
+
+	if ((f->flags & VGL_FILE_STAT) && !fstat(m->fd, &st) &&
+	    (uint64_t)st.st_size == f->size &&
+	    (uint64_t)st.st_mtim.tv_sec * 1000000000u +
+			    (uint64_t)st.st_mtim.tv_nsec == f->mtime_ns)
+		return 1;
+	if (!(f->flags & VGL_FILE_CRC)) {
+		*why = "another size or modification time";
+		return 0;
+	}
+	*why = "its code differs";
+	return !load_crc(m->elf, &crc) && crc == f->load_crc;
+}
+
+int vgl_file_identity(const char *path, struct vgl_module_file *out)
+{
+	struct stat st;
+	uint32_t crc;
+	Elf *elf;
+	int fd;
+
+	memset(out, 0, sizeof(*out));
+	elf = open_elf(path, &fd);
+	if (!elf)
+		return -errno;
+	if (!fstat(fd, &st)) {
+		out->size = (uint64_t)st.st_size;
+		out->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u +
+				(uint64_t)st.st_mtim.tv_nsec;
+		out->flags |= VGL_FILE_STAT;
+	}
+	if (!load_crc(elf, &crc)) {
+		out->load_crc = crc;
+		out->flags |= VGL_FILE_CRC;
+	}
+	elf_end(elf);
+	close(fd);
+	return 0;
+}
+
 static void load_module(struct sym_module *m)
 {
 	uint8_t bid[sizeof(m->build_id)];
+	const char *what;
 	size_t bid_len;
 	Elf_Scn *scn;
 
@@ -508,6 +603,11 @@ static void load_module(struct sym_module *m)
 	    (bid_len != m->build_id_len || memcmp(bid, m->build_id, bid_len))) {
 		vgl_warning("%s: build-id differs from the profiled binary's; its addresses are shown as offsets",
 			    m->path);
+		return;
+	}
+	if (!m->build_id_len && m->has_file && !same_file(m, &what)) {
+		vgl_warning("%s: cannot tell whether %s is the binary that ran (it has no build-id, and the file changed since: %s); its addresses are shown as offsets",
+			    m->path, m->path, what);
 		return;
 	}
 	scn = find_section(m->elf, SHT_SYMTAB);

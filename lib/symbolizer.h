@@ -12,7 +12,8 @@
  * C++ name is demangled once per function.
  *
  * A module that cannot be read (missing, not a regular file, not ELF) or
- * whose build-id differs from the one recorded is named in one warning on
+ * whose build-id differs from the one recorded (without a build-id: whose
+ * size, time and code all differ from the ones recorded) is named in one warning on
  * stderr, and has no functions: its callers show its addresses as
  * module+0xoffset.
  */
@@ -31,6 +32,7 @@ struct vgl_symbolizer_module {
 	const uint8_t *build_id;    /* copied; NULL or length 0: not checked */
 	size_t build_id_len;
 	uint64_t bias;              /* runtime address minus ELF address */
+	const struct vgl_module_file *file;  /* copied; NULL: not checked */
 };
 
 /* A function of a module's symbol table. */
@@ -62,6 +64,14 @@ int vgl_symbolizer_from_reader(struct vgl_symbolizer **out,
  * mapped file is the one on disk).  Returns 0 or a negative errno.
  */
 int vgl_symbolizer_from_pid(struct vgl_symbolizer **out, pid_t pid);
+
+/*
+ * What identifies the ELF file at path now (struct vgl_module_file: its
+ * size, mtime and the CRC the runtime records for a module without
+ * build-id), for a writer that knows only paths (a sampled profile's
+ * modules, from /proc/PID/maps).  Returns 0 or a negative errno.
+ */
+int vgl_file_identity(const char *path, struct vgl_module_file *out);
 
 void vgl_symbolizer_free(struct vgl_symbolizer *s);
 

@@ -192,9 +192,40 @@ struct vgl_module {
 	uint64_t hi;
 	uint8_t build_id[VGL_BUILD_ID_MAX];
 	uint32_t path_len;          /* bytes of path, NUL not included */
-	uint32_t reserved;
-	/* char path[path_len + 1] follows, NUL-terminated */
+	uint32_t flags;             /* VGL_MODULE_*; 0 in files written before
+	                             * there were any (the field was reserved) */
+	/* char path[path_len + 1] follows, NUL-terminated; then, with
+	 * VGL_MODULE_FILE, a struct vgl_module_file at the next multiple of
+	 * 8 bytes from the start of struct vgl_module */
 };
+
+/*
+ * vgl_module.flags.  Old readers ignore the field and the bytes after the
+ * path (they check only that the path fits in the block), so this needs
+ * no new VGL_VERSION.
+ */
+#define VGL_MODULE_FILE 0x1u   /* a struct vgl_module_file follows */
+
+/*
+ * What identifies the file of a module that has no build-id, so that a
+ * reader can tell whether the file at its path is still the one that ran
+ * (a program rebuilt in place keeps its path, not its addresses).
+ */
+struct vgl_module_file {
+	uint64_t size;              /* st_size of the file at load time */
+	uint64_t mtime_ns;          /* its st_mtim, ns since the epoch */
+	uint32_t load_crc;          /* vgl_crc32 of the bytes of its PT_LOAD
+	                             * segments that are readable and not
+	                             * writable (p_filesz bytes each, in
+	                             * program-header order): the code and
+	                             * read-only data, as in memory and on disk */
+	uint32_t flags;             /* VGL_FILE_* */
+};
+
+#define VGL_FILE_STAT 0x1u     /* size and mtime_ns are known (the file
+                                * could be stat'ed at load time) */
+#define VGL_FILE_CRC 0x2u      /* load_crc is known (the runtime always
+                                * knows it; a sampler may not read it) */
 
 #define VGL_NO_MODULE UINT32_MAX
 

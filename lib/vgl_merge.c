@@ -23,6 +23,8 @@ struct out_module {
 	uint32_t build_id_len;
 	uint64_t bias, lo, hi;
 	char *path;
+	int has_file;                  /* no build-id: what identifies its */
+	struct vgl_module_file file;   /* file, from the first input */
 };
 
 #define BATCH 16
@@ -427,6 +429,8 @@ static long map_module(struct vgl_merge *m, struct vgl_merge_group *g,
 	o->bias = mi->bias;
 	o->lo = mi->lo;
 	o->hi = mi->hi;
+	o->has_file = mi->has_file;
+	o->file = mi->file;
 	if (!mi->build_id_len) {
 		m->by_path_matches++;
 		if (!m->by_path_example[0])
@@ -899,6 +903,7 @@ static int write_group(const struct vgl_merge_group *g, const char *path)
 		mods[j].build_id = g->mods[j].build_id;
 		mods[j].build_id_len = g->mods[j].build_id_len;
 		mods[j].path = g->mods[j].path;
+		mods[j].file = g->mods[j].has_file ? &g->mods[j].file : NULL;
 	}
 	for (j = 0; j < g->cap; j++) {
 		if (!g->slots[j].used)
@@ -959,6 +964,15 @@ static int window_path(const char *path, uint64_t seq, char *buf,
 	k = snprintf(buf, len, "%.*s.w%06llu.vgl", (int)n, path,
 		     (unsigned long long)seq);
 	return k < 0 || (size_t)k >= len ? -ENAMETOOLONG : 0;
+}
+
+size_t vgl_merge_group_windows(const struct vgl_merge *m, size_t i)
+{
+	size_t j, n = 0;
+
+	for (j = 0; j < m->nbuckets; j++)
+		n += m->buckets[j].group == i;
+	return n;
 }
 
 int vgl_merge_write_windows(struct vgl_merge *m, size_t i, const char *path,

@@ -100,6 +100,9 @@ const char *vgl_merge_window_name(const struct vgl_merge *m, size_t k);
 int vgl_merge_add_window(struct vgl_merge *m, size_t k,
 			 const struct vgl_reader *r);
 
+/* How many merged windows group i has. */
+size_t vgl_merge_group_windows(const struct vgl_merge *m, size_t i);
+
 /*
  * Writes group i's merged windows next to path, which group i was written
  * to: "out.vgl" gets "out.w000001.vgl", ... (numbered by slot, so a slot

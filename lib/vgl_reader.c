@@ -287,6 +287,19 @@ static int add_module(struct vgl_reader *r, const unsigned char *b,
 	mi->hi = m.hi;
 	memcpy(mi->build_id, m.build_id, sizeof(mi->build_id));
 	mi->path = path;
+	mi->has_file = 0;
+	memset(&mi->file, 0, sizeof(mi->file));
+	if (m.flags & VGL_MODULE_FILE) {
+		uint64_t off = VGL_ALIGN(sizeof(m) + (uint64_t)m.path_len + 1);
+
+		if (off + sizeof(mi->file) > bsize - sizeof(struct vgl_block))
+			return fail(r, -EINVAL,
+				    "module %u: file identity runs past its block",
+				    m.id);
+		memcpy(&mi->file, b + sizeof(struct vgl_block) + off,
+		       sizeof(mi->file));
+		mi->has_file = 1;
+	}
 	return 0;
 }
 

@@ -36,6 +36,9 @@ struct vgl_module_info {
 	uint64_t hi;
 	uint8_t build_id[VGL_BUILD_ID_MAX];
 	const char *path;           /* points into the reader's copy */
+	int has_file;               /* file holds what identifies a module
+	                             * without build-id (VGL_MODULE_FILE) */
+	struct vgl_module_file file;
 };
 
 /* One edge's count in one thread: the owner of the EDGES blocks. */

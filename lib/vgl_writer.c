@@ -8,15 +8,12 @@
  * laid out elsewhere (SAMPLES, STACKS) follow ARENA as given.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "crc32.h"
+#include "outfile.h"
 #include "vgl_writer.h"
 
 #define NSECTIONS 3   /* META, STRINGS, ARENA; then w->nextra */
@@ -24,6 +21,14 @@
 static size_t str_size(const char *s)
 {
 	return s ? strlen(s) + 1 : 0;
+}
+
+/* A MODULE block's payload: the module, its path, its file identity. */
+static size_t module_size(const struct vgl_writer_module *m)
+{
+	size_t n = VGL_ALIGN(sizeof(struct vgl_module) + strlen(m->path) + 1);
+
+	return m->file ? n + sizeof(*m->file) : n;
 }
 
 int vgl_writer_buffer(const struct vgl_writer *w, unsigned char **buf,
@@ -56,9 +61,7 @@ int vgl_writer_buffer(const struct vgl_writer *w, unsigned char **buf,
 		if (m->build_id_len > VGL_BUILD_ID_MAX || m->id == VGL_NO_MODULE ||
 		    strlen(m->path) > UINT32_MAX - 1)
 			return -EINVAL;
-		arena_size += VGL_ALIGN(sizeof(struct vgl_block) +
-					sizeof(struct vgl_module) +
-					strlen(m->path) + 1);
+		arena_size += sizeof(struct vgl_block) + module_size(m);
 	}
 	for (i = 0; i < w->nblocks; i++)
 		arena_size += sizeof(struct vgl_block) +
@@ -139,7 +142,7 @@ int vgl_writer_buffer(const struct vgl_writer *w, unsigned char **buf,
 		struct vgl_block blk = { VGL_BLOCK_MODULE, 0, 0, 1, 0 };
 		struct vgl_module mod;
 
-		blk.size = VGL_ALIGN(sizeof(blk) + sizeof(mod) + plen + 1);
+		blk.size = sizeof(blk) + module_size(m);
 		memset(&mod, 0, sizeof(mod));
 		mod.id = m->id;
 		mod.build_id_len = m->build_id_len;
@@ -149,9 +152,14 @@ int vgl_writer_buffer(const struct vgl_writer *w, unsigned char **buf,
 		if (m->build_id_len)
 			memcpy(mod.build_id, m->build_id, m->build_id_len);
 		mod.path_len = (uint32_t)plen;
+		mod.flags = m->file ? VGL_MODULE_FILE : 0;
 		memcpy(b + at, &blk, sizeof(blk));
 		memcpy(b + at + sizeof(blk), &mod, sizeof(mod));
 		memcpy(b + at + sizeof(blk) + sizeof(mod), m->path, plen + 1);
+		if (m->file)
+			memcpy(b + at + sizeof(blk) +
+				       VGL_ALIGN(sizeof(mod) + plen + 1),
+			       m->file, sizeof(*m->file));
 		at += blk.size;
 	}
 	for (i = 0; i < w->nblocks; i++) {
@@ -178,50 +186,22 @@ int vgl_writer_buffer(const struct vgl_writer *w, unsigned char **buf,
 
 int vgl_writer_file(const struct vgl_writer *w, const char *path)
 {
+	struct outfile o;
 	unsigned char *buf;
-	size_t len, done = 0;
-	char tmp[PATH_MAX];
-	int fd, err;
+	size_t len;
+	int err;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
 	err = vgl_writer_buffer(w, &buf, &len);
 	if (err)
 		return err;
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	/* mkstemp makes the file 0600; a profile is as readable as any file
-	 * this process creates. */
-	{
-		mode_t mask = umask(0);
+	err = outfile_open(&o, path);
+	if (!err) {
+		int ok = fwrite(buf, 1, len, o.f) == len;
 
-		umask(mask);
-		if (fchmod(fd, 0666 & ~mask) < 0)
-			err = -errno;
+		err = outfile_close(&o, ok);
+		if (!ok && !err)
+			err = -EIO;
 	}
-	while (done < len) {
-		ssize_t n = write(fd, buf + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			break;
-		}
-		done += (size_t)n;
-	}
-	if (!err && fsync(fd) < 0)
-		err = -errno;
-	if (close(fd) < 0 && !err)
-		err = -errno;
-	if (!err && rename(tmp, path) < 0)
-		err = -errno;
-	if (err)
-		unlink(tmp);
-out:
 	free(buf);
 	return err;
 }

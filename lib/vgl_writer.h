@@ -22,6 +22,7 @@ struct vgl_writer_module {
 	                             * VGL_BUILD_ID_MAX */
 	uint32_t build_id_len;
 	const char *path;
+	const struct vgl_module_file *file;   /* NULL: none recorded */
 };
 
 /* One EDGES block: the edges one thread (owner) counted. */
@@ -64,10 +65,12 @@ int vgl_writer_buffer(const struct vgl_writer *w, unsigned char **buf,
 		      size_t *len);
 
 /*
- * Writes the profile to path, through a temporary file in the same
- * directory that is renamed over path only when complete, so no reader
- * ever sees a partial file.  Returns 0 or a negative errno; nothing is
- * left behind on failure.
+ * Writes the profile to path by outfile.h's rule: a regular file (or
+ * nothing) is replaced through a temporary file in the same directory,
+ * renamed over path only when complete, so no reader ever sees a partial
+ * file; a FIFO or a character device is written into; anything else is
+ * refused.  Returns 0 or a negative errno (see outfile_strerror); nothing
+ * is left behind on failure.
  */
 int vgl_writer_file(const struct vgl_writer *w, const char *path);
 

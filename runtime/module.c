@@ -59,6 +59,7 @@ struct mod {
 	int written;          /* its MODULE block is in the file: an entry is
 	                       * reused only then */
 	uint8_t build_id[VGL_BUILD_ID_MAX];
+	struct vgl_module_file file;  /* with no build-id (modfile.c) */
 };
 
 static struct mod mods[MAX_MODULES];
@@ -75,7 +76,8 @@ static uint32_t paths_used;
 /* Scratch for one MODULE block's payload: struct vgl_module + path. */
 static union {
 	struct vgl_module m;
-	char bytes[sizeof(struct vgl_module) + RT_PATH_MAX + 8];
+	char bytes[sizeof(struct vgl_module) + RT_PATH_MAX + 8 +
+		   sizeof(struct vgl_module_file)];
 } scratch;
 
 static void RT build_id(struct dl_phdr_info *info, struct mod *m)
@@ -250,6 +252,8 @@ static int RT add_one(struct dl_phdr_info *info, size_t size, void *arg)
 	len = strnlen(path, RT_PATH_MAX - 1);
 	if (!(m = entry_for(len)))
 		return 0;
+	if (!c.build_id_len)
+		module_file_id(info, path, &c.file);
 	/* A reused entry is dead (lookups skip it) and its block is in the
 	 * file (flush skips it) until it is published below. */
 	__atomic_store_n(&m->seen, scan, __ATOMIC_RELAXED);
@@ -261,6 +265,7 @@ static int RT add_one(struct dl_phdr_info *info, size_t size, void *arg)
 	m->path_len = (uint32_t)len;
 	m->build_id_len = c.build_id_len;
 	memcpy(m->build_id, c.build_id, sizeof(c.build_id));
+	m->file = c.file;
 	memcpy(paths + m->path_off, path, len);
 	paths[m->path_off + len] = 0;
 	__atomic_store_n(&m->written, 0, __ATOMIC_RELEASE);
@@ -397,6 +402,7 @@ static void RT flush(struct rt *rt)
 	for (i = 0; i < n; i++) {
 		struct mod *m = &mods[i];
 		struct vgl_module *v = &scratch.m;
+		size_t len;
 
 		if (__atomic_load_n(&m->written, __ATOMIC_ACQUIRE))
 			continue;
@@ -409,10 +415,15 @@ static void RT flush(struct rt *rt)
 		memcpy(v->build_id, m->build_id, m->build_id_len);
 		v->path_len = m->path_len;
 		memcpy(v + 1, paths + m->path_off, m->path_len + 1);
+		len = sizeof(*v) + m->path_len + 1;
+		if (!m->build_id_len) {
+			v->flags |= VGL_MODULE_FILE;
+			len = VGL_ALIGN(len);
+			memcpy(scratch.bytes + len, &m->file, sizeof(m->file));
+			len += sizeof(m->file);
+		}
 		if (!store_alloc_block(rt, VGL_BLOCK_MODULE, 0,
-				       sizeof(struct vgl_block) + sizeof(*v) +
-					       m->path_len + 1,
-				       v, sizeof(*v) + m->path_len + 1))
+				       sizeof(struct vgl_block) + len, v, len))
 			return;
 		__atomic_store_n(&m->written, 1, __ATOMIC_RELEASE);
 	}

@@ -133,6 +133,11 @@ int module_dead(uint32_t id);
 uint64_t module_deaths(void);
 uint32_t module_of(struct rt *rt, uintptr_t addr);  /* with it */
 
+/* modfile.c: the identity of a module without build-id (vgl_format.h). */
+struct dl_phdr_info;
+void module_file_id(const struct dl_phdr_info *info, const char *path,
+		    struct vgl_module_file *out);
+
 /* hooks.c */
 void thread_slow_enter(uintptr_t fn, uintptr_t site);
 void thread_check_unloads(void);

@@ -273,6 +273,7 @@ int attach_vgl_write(struct attach_vgl *av, const char *path, int ended,
 {
 	struct vgl_writer w;
 	struct vgl_writer_module *mods = NULL;
+	struct vgl_module_file *files = NULL;
 	struct vgl_writer_section extra[2];
 	char host[256];
 	size_t i;
@@ -306,14 +307,22 @@ int attach_vgl_write(struct attach_vgl *av, const char *path, int ended,
 	w.argv = (const char *const *)av->argv;
 	w.argc = av->argc;
 	mods = calloc(av->nmods + 1, sizeof(*mods));
-	if (!mods)
+	/* A sampled profile records no build-ids: what identifies each file
+	 * lets a reader tell whether it is still the one that ran. */
+	files = calloc(av->nmods + 1, sizeof(*files));
+	if (!mods || !files) {
+		free(mods);
+		free(files);
 		return -ENOMEM;
+	}
 	for (i = 0; i < av->nmods; i++) {
 		mods[i].id = av->mods[i].id;
 		mods[i].bias = av->mods[i].bias;
 		mods[i].lo = av->mods[i].lo;
 		mods[i].hi = av->mods[i].hi;
 		mods[i].path = av->mods[i].path;
+		if (!vgl_file_identity(mods[i].path, &files[i]))
+			mods[i].file = &files[i];
 	}
 	w.modules = mods;
 	w.nmodules = av->nmods;
@@ -324,6 +333,7 @@ int attach_vgl_write(struct attach_vgl *av, const char *path, int ended,
 		err = vgl_writer_file(&w, path);
 	}
 	free(mods);
+	free(files);
 	return err;
 }
 

@@ -190,7 +190,7 @@ int out_write(const char *path, const char *out,
 	err = outfile_open(&o, out);
 	if (err) {
 		fprintf(stderr, "vigil: %s: cannot create: %s\n", out,
-			strerror(-err));
+			outfile_strerror(err));
 		return EXIT_BAD_FILE;
 	}
 	errno = 0;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "outfile.h"
 #include "vgl_merge.h"
 #include "vigil.h"
 
@@ -46,7 +47,10 @@ const char cmd_merge_usage[] =
 	"\n"
 	"The merged profile holds each edge's count summed over every input\n"
 	"and every thread (one thread, 0, in the merged file), and is written\n"
-	"under a temporary name, then renamed.  Inputs still being written or\n"
+	"under a temporary name, then renamed (a FIFO or a character device\n"
+	"OUT is written into; - is standard output).  OUT may be one of the\n"
+	"inputs: every input is read before OUT is replaced, so its old\n"
+	"counts are merged in, and the summary says so.  Inputs still being written or\n"
 	"cut short are merged as they are, and counted in the summary line on\n"
 	"stderr.  The merged profile is finished when every input is (with\n"
 	"the highest exit status of theirs), cut short otherwise; its pid\n"
@@ -74,8 +78,9 @@ struct merge_run {
 	struct vgl_merge m;
 	int skip_bad;
 	size_t bad;
-	struct stat out;        /* OUT, so that OUT is never its own input */
+	struct stat out;        /* OUT as it was before the merge */
 	int have_out;
+	int out_read;           /* OUT was among the inputs */
 	int progress;           /* on a terminal: show how far we are */
 	int fatal;
 };
@@ -95,9 +100,12 @@ static int one(struct merge_run *mr, const char *path)
 	struct stat st;
 	int err;
 
+	/* OUT among the inputs is merged like any of them: every input is
+	 * read before OUT is renamed over, so its old counts are kept, and
+	 * the summary says so. */
 	if (mr->have_out && !stat(path, &st) && st.st_dev == mr->out.st_dev &&
 	    st.st_ino == mr->out.st_ino)
-		return 0;
+		mr->out_read = 1;
 	err = vgl_reader_open_flags(&r, path, VGL_READ_UNSORTED);
 	if (err) {
 		if (mr->progress)
@@ -277,7 +285,8 @@ int cmd_merge(int argc, char **argv)
 	};
 	char *inputs[argc], summary[512], path[4096], name[1024];
 	struct merge_run mr;
-	size_t g, nwin;
+	size_t g, nwin, unwritten = 0;
+	int stream;
 
 	if (parse_options("merge", argc, argv, specs, inputs, &n))
 		return EXIT_USAGE;
@@ -295,7 +304,8 @@ int cmd_merge(int argc, char **argv)
 	mr.m.by_path = by_path;
 	mr.m.keep_apart = keep;
 	mr.skip_bad = skip;
-	mr.have_out = !keep && !stat(out, &mr.out);
+	mr.have_out = !keep && !stat(out, &mr.out) && S_ISREG(mr.out.st_mode);
+	stream = !keep && outfile_is_stream(out) == 1;
 	mr.progress = isatty(2);
 	for (i = 0; i < n && !status; i++)
 		status = one_input(&mr, inputs[i]);
@@ -327,9 +337,16 @@ int cmd_merge(int argc, char **argv)
 		err = vgl_merge_write(&mr.m, g, path);
 		if (err) {
 			fprintf(stderr, "vigil: %s: cannot write: %s\n", path,
-				strerror(-err));
+				outfile_strerror(err));
 			status = EXIT_BAD_FILE;
 			goto out;
+		}
+		/* Windows go next to OUT: a stream (a FIFO, /dev/null) has
+		 * no "next to", and writing them into the stream too would
+		 * make it more than one profile. */
+		if (stream) {
+			unwritten += vgl_merge_group_windows(&mr.m, g);
+			continue;
 		}
 		if (vgl_merge_write_windows(&mr.m, g, path, &nwin)) {
 			fprintf(stderr, "vigil: %s\n", mr.m.err);
@@ -337,8 +354,16 @@ int cmd_merge(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (unwritten)
+		fprintf(stderr, "vigil: warning: %s is not a regular file: "
+			"%zu merged window%s not written\n", out, unwritten,
+			unwritten == 1 ? "" : "s");
 	merge_summary(&mr.m, mr.bad, summary, sizeof(summary));
-	fprintf(stderr, "vigil merge: %s -> %s\n", summary, out);
+	if (mr.out_read)
+		fprintf(stderr, "vigil merge: %s (the old %s among them) -> "
+			"%s\n", summary, out, out);
+	else
+		fprintf(stderr, "vigil merge: %s -> %s\n", summary, out);
 out:
 	vgl_merge_release(&mr.m);
 	return status;

@@ -92,7 +92,7 @@ int cmd_plot(int argc, char **argv)
 	err = outfile_open(&o, out);
 	if (err) {
 		fprintf(stderr, "vigil: %s: cannot create: %s\n", out,
-			strerror(-err));
+			outfile_strerror(err));
 		goto out;
 	}
 	errno = 0;

@@ -35,8 +35,10 @@ static int make(struct vgl_reader *r, const uint8_t *exe, uint64_t b0,
 {
 	uint32_t id1 = 1 - id0;
 	const struct vgl_writer_module mods[] = {
-		{ id0, b0, b0, b0 + 0x10000, exe, exe ? 20 : 0, "/bin/prog" },
-		{ id1, b1, b1, b1 + 0x10000, lib_id, 20, "/lib/libx.so" },
+		{ id0, b0, b0, b0 + 0x10000, exe, exe ? 20 : 0, "/bin/prog",
+		  NULL },
+		{ id1, b1, b1, b1 + 0x10000, lib_id, 20, "/lib/libx.so",
+		  NULL },
 	};
 	const struct vgl_edge e1[] = {
 		{ b0 + 0x100, b0 + 0x501, n1 / 2, id0, id0 },

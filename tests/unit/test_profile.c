@@ -25,7 +25,7 @@ int main(void)
 		{ BIAS + 0x100, BIAS + 0x300, 1, 0, 0 },
 	};
 	static const struct vgl_writer_module mod = {
-		0, BIAS, BIAS, BIAS + 0x1000, NULL, 0, "/nonexistent/prog"
+		0, BIAS, BIAS, BIAS + 0x1000, NULL, 0, "/nonexistent/prog", NULL
 	};
 	static const struct vgl_writer_block blocks[] = {
 		{ 100, t100, 2 }, { 101, t101, 2 },

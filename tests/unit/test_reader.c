@@ -280,7 +280,7 @@ static void test_sampled_roundtrip(void)
 	struct vgl_writer w;
 	struct vgl_writer_section sec[2];
 	struct vgl_writer_module mod = { 0, 0x1000, 0x1000, 0x9000, NULL, 0,
-					 "/nonexistent/x" };
+					 "/nonexistent/x", NULL };
 	struct vgl_sample smp;
 	struct vgl_sample_thread th[2];
 	struct vgl_frame f[3] = { { 0x1100, 0, 0 }, { 0x1200, 0, 0 },

@@ -27,7 +27,7 @@ static int build(struct vgl_reader *r)
 	static const struct vgl_frame s4[] = {
 		{ 0x1100, 0, 0 }, { 0x1101, 0, 0 }, { 0x30, NM, 0 } };
 	struct vgl_writer_module mod = { 0, 0x1000, 0x1000, 0x9000, NULL, 0,
-					 "/nonexistent/x" };
+					 "/nonexistent/x", NULL };
 	struct vgl_writer_section sec[2];
 	struct vgl_sampled s;
 	struct vgl_writer w;

@@ -121,7 +121,7 @@ static char *capture_stderr(void (*f)(void *), void *arg)
 static struct vgl_symbolizer *open1(const char *path, const uint8_t *bid,
 				    size_t bid_len, uint64_t bias)
 {
-	struct vgl_symbolizer_module m = { path, bid, bid_len, bias };
+	struct vgl_symbolizer_module m = { path, bid, bid_len, bias, NULL };
 	struct vgl_symbolizer *s = NULL;
 
 	if (vgl_symbolizer_new(&s, &m, 1))

@@ -26,12 +26,18 @@ static const struct vgl_edge t2[] = {
 	{ 0x1200, 0xdead, 1, 0, VGL_NO_MODULE },
 };
 
+/* A module without build-id carries what identifies its file. */
+static const struct vgl_module_file libx_file = {
+	123456, 1700000000123456789ull, 0xdeadbeef,
+	VGL_FILE_STAT | VGL_FILE_CRC
+};
+
 static void fill(struct vgl_writer *w)
 {
 	static const char *argv[] = { "prog", "-x", "a b" };
 	static const struct vgl_writer_module mods[] = {
-		{ 0, 0x1000, 0x1000, 0x3000, bid, sizeof(bid), "/bin/prog" },
-		{ 1, 0x8000, 0x8000, 0xa000, NULL, 0, "/lib/libx.so" },
+		{ 0, 0x1000, 0x1000, 0x3000, bid, sizeof(bid), "/bin/prog", NULL },
+		{ 1, 0x8000, 0x8000, 0xa000, NULL, 0, "/lib/libx.so", &libx_file },
 	};
 	static const struct vgl_writer_block blocks[] = {
 		{ 100, t1, 2 },
@@ -78,6 +84,11 @@ static void check_read(const char *what, struct vgl_reader *r)
 	  !memcmp(r->modules[0].build_id, bid, 20) &&
 	  !strcmp(r->modules[1].path, "/lib/libx.so") &&
 	  r->modules[1].build_id_len == 0, "%zu modules", r->nmodules);
+	C("module file identity", r->nmodules == 2 && !r->modules[0].has_file &&
+	  r->modules[1].has_file &&
+	  !memcmp(&r->modules[1].file, &libx_file, sizeof(libx_file)),
+	  "has_file %d %d", r->nmodules ? r->modules[0].has_file : -1,
+	  r->nmodules == 2 ? r->modules[1].has_file : -1);
 	/* Sorted by (callee, site): 0x1100 (5 + 10), 0x1200, 0x9000. */
 	C("edges", r->nedges == 3 && r->total_calls == 23 && r->nthreads == 2,
 	  "%zu edges, %llu calls", r->nedges,
@@ -146,7 +157,8 @@ int main(void)
 	CHECK("writer: missing directory", err == -ENOENT, "error %d", err);
 
 	{
-		struct vgl_writer_module bad = { VGL_NO_MODULE, 0, 0, 0, NULL, 0, "/x" };
+		struct vgl_writer_module bad = { VGL_NO_MODULE, 0, 0, 0, NULL, 0, "/x",
+						 NULL };
 
 		w.modules = &bad;
 		w.nmodules = 1;
