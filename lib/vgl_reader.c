@@ -334,7 +334,7 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 {
 	const unsigned char *base = r->data + sec->offset;
 	struct vgl_arena a;
-	uint64_t used, at, nedges = 0, nblocks = 0, k;
+	uint64_t used, at, last = 0, nedges = 0, nblocks = 0, k;
 	uint32_t *owners = NULL;
 	struct raw_edge *raw = NULL;
 	size_t i, n, nraw = 0;
@@ -359,9 +359,17 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 			struct vgl_block b;
 
 			if (used - at < sizeof(b)) {
-				err = fail(r, -EINVAL,
-					   "truncated block header at arena offset %llu",
-					   (unsigned long long)at);
+				if (used < a.used)
+					err = fail(r, -EINVAL,
+						   "truncated: the file ends at byte %zu, %llu bytes into the block header at arena offset %llu; the arena has %llu bytes in use",
+						   r->size,
+						   (unsigned long long)(used - at),
+						   (unsigned long long)at,
+						   (unsigned long long)a.used);
+				else
+					err = fail(r, -EINVAL,
+						   "truncated block header at arena offset %llu",
+						   (unsigned long long)at);
 				goto out;
 			}
 			memcpy(&b, base + at, sizeof(b));
@@ -370,6 +378,16 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 					   "block at arena offset %llu has bad size %llu",
 					   (unsigned long long)at,
 					   (unsigned long long)b.size);
+				goto out;
+			}
+			if (b.size > used - at && used < a.used) {
+				err = fail(r, -EINVAL,
+					   "truncated: the file ends at byte %zu, %llu bytes into the block at arena offset %llu (size %llu); the arena has %llu bytes in use",
+					   r->size,
+					   (unsigned long long)(used - at),
+					   (unsigned long long)at,
+					   (unsigned long long)b.size,
+					   (unsigned long long)a.used);
 				goto out;
 			}
 			if (b.size > used - at) {
@@ -419,7 +437,24 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 					}
 				}
 			}
+			last = at;
 			at += b.size;
+		}
+		/* The file ends where a block does, but the arena says more is
+		 * in use: blocks are missing, and their counts with them.  (A
+		 * live writer grows the file before it advances used, so this
+		 * is never a file being written.) */
+		if (used < a.used) {
+			if (at == sizeof(a))
+				err = fail(r, -EINVAL,
+					   "truncated: the file ends at byte %zu, where the arena's header ends; the arena has %llu bytes in use",
+					   r->size, (unsigned long long)a.used);
+			else
+				err = fail(r, -EINVAL,
+					   "truncated: the file ends at byte %zu, where the block at arena offset %llu ends; the arena has %llu bytes in use",
+					   r->size, (unsigned long long)last,
+					   (unsigned long long)a.used);
+			goto out;
 		}
 		if (pass == 0) {
 			/* nedges <= used / 32, so these sizes cannot overflow. */

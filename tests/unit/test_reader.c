@@ -56,7 +56,7 @@ static const struct {
 	{ "truncated-header.vgl", "truncated: header needs 32 bytes, file has 12" },
 	{ "truncated-table.vgl", "truncated: section table needs 128 bytes, file has 60" },
 	{ "truncated-meta.vgl", "lies outside the file" },
-	{ "truncated-arena.vgl", "runs past the end of the arena" },
+	{ "truncated-arena.vgl", "truncated: the file ends at byte 920, 40 bytes into the block at arena offset 544 (size 128); the arena has 768 bytes in use" },
 	{ "bad-magic.vgl", "not a vigil profile (bad magic)" },
 	{ "foreign-elf.vgl", "not a vigil profile (bad magic)" },
 	{ "foreign-text.vgl", "not a vigil profile (bad magic)" },
