@@ -727,6 +727,56 @@ static int parse_sampled(struct vgl_reader *r, const struct vgl_header *h,
 	return err;
 }
 
+/* The optional PROCESSES section, at most once: its header and entries
+ * inside it, each state known, the entries adding up to its count. */
+static int parse_processes(struct vgl_reader *r, const struct vgl_header *h,
+			   const struct vgl_section *sec)
+{
+	const struct vgl_section *s = NULL;
+	struct vgl_processes ph;
+	uint64_t sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < h->nsections; i++) {
+		if (sec[i].kind != VGL_SEC_PROCESSES)
+			continue;
+		if (s)
+			return fail(r, -EINVAL, "more than one PROCESSES section");
+		s = &sec[i];
+	}
+	if (!s)
+		return 0;
+	if (s->size < sizeof(ph))
+		return fail(r, -EINVAL, "PROCESSES section is %llu bytes, less than its header",
+			    (unsigned long long)s->size);
+	memcpy(&ph, r->data + s->offset, sizeof(ph));
+	if (ph.nendings > (s->size - sizeof(ph)) / sizeof(struct vgl_ending))
+		return fail(r, -EINVAL, "PROCESSES: %u endings do not fit in the section (%llu bytes)",
+			    ph.nendings, (unsigned long long)s->size);
+	r->endings = malloc((ph.nendings ? ph.nendings : 1) *
+			    sizeof(*r->endings));
+	if (!r->endings)
+		return fail(r, -ENOMEM, "out of memory");
+	memcpy(r->endings, r->data + s->offset + sizeof(ph),
+	       ph.nendings * sizeof(*r->endings));
+	for (i = 0; i < ph.nendings; i++) {
+		const struct vgl_ending *e = &r->endings[i];
+
+		if (e->state < VGL_STATE_RUNNING || e->state > VGL_STATE_CUT_SHORT)
+			return fail(r, -EINVAL, "PROCESSES: ending %u has unknown state %u",
+				    i, e->state);
+		sum = vgl_sat_add(sum, e->processes);
+	}
+	if (sum != ph.processes)
+		return fail(r, -EINVAL, "PROCESSES: endings hold %llu processes, the header says %llu",
+			    (unsigned long long)sum,
+			    (unsigned long long)ph.processes);
+	r->nendings = ph.nendings;
+	r->processes = ph.processes;
+	r->has_processes = 1;
+	return 0;
+}
+
 static int parse(struct vgl_reader *r)
 {
 	struct vgl_header h;
@@ -742,6 +792,8 @@ static int parse(struct vgl_reader *r)
 		err = parse_arena(r, &sec[arena]);
 	if (!err)
 		err = parse_sampled(r, &h, sec);
+	if (!err)
+		err = parse_processes(r, &h, sec);
 	if (err)
 		return err;
 	r->liveness = (enum vgl_liveness)r->meta.state;
@@ -767,6 +819,7 @@ static void reset_data(struct vgl_reader *r)
 	free(r->sample_first);
 	free(r->stacks);
 	free(r->frames);
+	free(r->endings);
 	memset(r, 0, offsetof(struct vgl_reader, flags));
 	r->name = name;
 	r->flags = flags;

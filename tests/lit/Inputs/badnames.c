@@ -5,7 +5,8 @@
  * then two bytes no UTF-8 text holds).  The thread calls that function 3
  * times.  Given "spin SECONDS", the thread then keeps running that long
  * (for vigil attach), after main printed "ready PID"; the program's stdout
- * stays open until it ends.  Any other arguments are only recorded.
+ * stays open until it ends.  Given "exit N", it exits with status N.  Any
+ * other arguments are only recorded.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -50,9 +51,12 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	pthread_t t;
+	int status = 0;
 
 	if (argc > 2 && !strcmp(argv[1], "spin"))
 		secs = atof(argv[2]);
+	if (argc > 2 && !strcmp(argv[1], "exit"))
+		status = atoi(argv[2]);
 	if (secs > 0) {
 		printf("ready %d\n", (int)getpid());
 		fflush(stdout);
@@ -60,5 +64,5 @@ int main(int argc, char **argv)
 	if (pthread_create(&t, NULL, worker, NULL))
 		return 1;
 	pthread_join(t, NULL);
-	return 0;
+	return status;
 }
