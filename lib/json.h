@@ -12,7 +12,8 @@
 #include <stdio.h>
 
 /* Writes s as a JSON string, quotes included; NULL is written as null.
- * Bytes >= 0x80 pass through, so UTF-8 stays UTF-8. */
+ * Valid UTF-8 passes through; a byte that is not (a name the program
+ * made) is written as \ufffd, so the document always parses (text.h). */
 void vgl_json_string(FILE *f, const char *s);
 
 #define VGL_JSON_MAX_DEPTH 32

@@ -584,6 +584,26 @@ int vgl_file_identity(const char *path, struct vgl_module_file *out)
 	return 0;
 }
 
+/*
+ * A mapping of /proc/PID/maps that is no file with symbols: shared
+ * anonymous memory ("/dev/zero (deleted)", which the runtime itself maps),
+ * other devices, memfds, SysV shared memory, [vdso] and the like.  A
+ * sampled profile may record them as modules; their addresses are shown
+ * as offsets without a warning that they cannot be read.
+ */
+static int pseudo_file(const char *path)
+{
+	static const char *const prefixes[] = {
+		"[", "/dev/", "/memfd:", "/SYSV", "anon_inode:",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(path, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
 static void load_module(struct sym_module *m)
 {
 	uint8_t bid[sizeof(m->build_id)];
@@ -592,6 +612,8 @@ static void load_module(struct sym_module *m)
 	Elf_Scn *scn;
 
 	m->loaded = 1;
+	if (pseudo_file(m->path))
+		return;
 	m->elf = open_elf(m->path, &m->fd);
 	if (!m->elf) {
 		vgl_warning("%s: %s; its addresses are shown as offsets",

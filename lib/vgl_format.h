@@ -62,6 +62,8 @@ enum vgl_section_kind {
 	VGL_SEC_ARENA = 3,
 	VGL_SEC_SAMPLES = 4,   /* optional; any file kind may hold it */
 	VGL_SEC_STACKS = 5,    /* optional; any file kind may hold it */
+	VGL_SEC_PROCESSES = 6, /* optional; a merge's processes and how they
+	                        * ended (struct vgl_processes) */
 };
 
 struct vgl_section {
@@ -150,6 +152,29 @@ struct vgl_meta {
 	                           * are in no window (an exec or a kill cut
 	                           * the last one short) */
 	uint64_t reserved[2];
+};
+
+/*
+ * The PROCESSES section of a merged file: how many processes the merge
+ * holds and how they ended, so a merge of 403 runs is not read as one
+ * process that exited with the highest status.  A header, then nendings
+ * entries, one per (state, exit status), sorted by state then status,
+ * their processes adding up to `processes`.  A merge of merged files adds
+ * their sections up; a file without one is one process.
+ */
+struct vgl_processes {
+	uint64_t processes;
+	uint32_t nendings;
+	uint32_t reserved;        /* 0 */
+	/* struct vgl_ending endings[nendings] follows */
+};
+
+struct vgl_ending {
+	uint32_t state;           /* VGL_STATE_*: FINISHED (exit_status
+	                           * valid), CUT_SHORT, or RUNNING (a snapshot
+	                           * taken while it ran) */
+	int32_t exit_status;      /* FINISHED only; 0 otherwise */
+	uint64_t processes;
 };
 
 /* The ARENA section starts with this, then blocks up to offset `used`. */

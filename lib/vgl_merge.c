@@ -47,6 +47,11 @@ struct vgl_merge_group {
 	size_t argc;
 	struct vgl_meta meta;    /* accumulated */
 	int all_finished;
+	/* How its processes ended (the PROCESSES section), by state and
+	 * exit status; an input without the section is one process. */
+	struct vgl_ending *endings;
+	size_t nendings;
+	uint64_t processes;
 
 	struct out_module *mods;
 	size_t nmods;
@@ -80,6 +85,7 @@ static void group_free(struct vgl_merge_group *g)
 	for (i = 0; i < g->argc; i++)
 		free(g->argv[i]);
 	free(g->argv);
+	free(g->endings);
 	free(g->mods);
 	free(g->slots);
 	free(g->key_path);
@@ -326,6 +332,63 @@ static int ident_copy(struct ident *id, const struct vgl_reader *r)
 fail:
 	ident_free(id);
 	return -ENOMEM;
+}
+
+/* Adds n processes that ended in (state, status) to g's endings, kept
+ * sorted by state then status. */
+static int add_ending(struct vgl_merge_group *g, uint32_t state,
+		      int32_t status, uint64_t n)
+{
+	struct vgl_ending *grown;
+	size_t i;
+
+	for (i = 0; i < g->nendings; i++) {
+		struct vgl_ending *e = &g->endings[i];
+
+		if (e->state == state && e->exit_status == status) {
+			e->processes = sat_add(e->processes, n);
+			goto counted;
+		}
+		if (e->state > state ||
+		    (e->state == state && e->exit_status > status))
+			break;
+	}
+	grown = realloc(g->endings, (g->nendings + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	g->endings = grown;
+	memmove(&grown[i + 1], &grown[i], (g->nendings - i) * sizeof(*grown));
+	grown[i].state = state;
+	grown[i].exit_status = status;
+	grown[i].processes = n;
+	g->nendings++;
+counted:
+	g->processes = sat_add(g->processes, n);
+	return 0;
+}
+
+/* r's processes into g's endings: its PROCESSES section (a merged input),
+ * or r itself as one process. */
+static int add_endings(struct vgl_merge_group *g, const struct vgl_reader *r)
+{
+	size_t i;
+	int err;
+
+	if (r->has_processes) {
+		for (i = 0; i < r->nendings; i++) {
+			err = add_ending(g, r->endings[i].state,
+					 r->endings[i].exit_status,
+					 r->endings[i].processes);
+			if (err)
+				return err;
+		}
+		return 0;
+	}
+	if (r->liveness == VGL_LIVENESS_FINISHED)
+		return add_ending(g, VGL_STATE_FINISHED, r->meta.exit_status, 1);
+	if (r->liveness == VGL_LIVENESS_CUT_SHORT)
+		return add_ending(g, VGL_STATE_CUT_SHORT, 0, 1);
+	return add_ending(g, VGL_STATE_RUNNING, 0, 1);
 }
 
 /* Makes *id (and r's pid, parent and start) the group's identity; what
@@ -677,6 +740,11 @@ static int add_reader(struct vgl_merge *m, struct vgl_merge_group *g,
 		}
 	}
 
+	err = add_endings(g, r);
+	if (err) {
+		set_err(m, err, "%s: out of memory", name);
+		goto out;
+	}
 	if (earlier)
 		ident_take(g, &id, r);
 	if (r->liveness != VGL_LIVENESS_FINISHED)
@@ -881,7 +949,9 @@ void vgl_merge_name(const struct vgl_merge *m, size_t i, char *buf,
 
 static int write_group(const struct vgl_merge_group *g, const char *path)
 {
-	struct vgl_writer_section extra[2];
+	struct vgl_writer_section extra[3];
+	struct vgl_processes *procs = NULL;
+	size_t procs_size;
 	struct vgl_writer_module *mods = NULL;
 	struct vgl_edge *edges = NULL;
 	struct vgl_writer_block block;
@@ -926,6 +996,22 @@ static int write_group(const struct vgl_merge_group *g, const char *path)
 		w.extra = extra;
 		w.nextra = 2;
 	}
+	if (g->processes) {
+		procs_size = sizeof(*procs) + g->nendings * sizeof(*g->endings);
+		procs = calloc(1, procs_size);
+		if (!procs) {
+			err = -ENOMEM;
+			goto out;
+		}
+		procs->processes = g->processes;
+		procs->nendings = (uint32_t)g->nendings;
+		memcpy(procs + 1, g->endings, g->nendings * sizeof(*g->endings));
+		extra[w.nextra].kind = VGL_SEC_PROCESSES;
+		extra[w.nextra].data = procs;
+		extra[w.nextra].size = procs_size;
+		w.extra = extra;
+		w.nextra++;
+	}
 	w.meta = g->meta;
 	w.meta.state = g->all_finished ? VGL_STATE_FINISHED
 				       : VGL_STATE_CUT_SHORT;
@@ -941,6 +1027,7 @@ static int write_group(const struct vgl_merge_group *g, const char *path)
 	w.nblocks = n ? 1 : 0;
 	err = vgl_writer_file(&w, path);
 out:
+	free(procs);
 	free(mods);
 	free(edges);
 	return err;

@@ -347,7 +347,7 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 {
 	const unsigned char *base = r->data + sec->offset;
 	struct vgl_arena a;
-	uint64_t used, at, nedges = 0, nblocks = 0, k;
+	uint64_t used, at, last = 0, nedges = 0, nblocks = 0, k;
 	uint32_t *owners = NULL;
 	struct raw_edge *raw = NULL;
 	size_t i, n, nraw = 0;
@@ -372,9 +372,17 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 			struct vgl_block b;
 
 			if (used - at < sizeof(b)) {
-				err = fail(r, -EINVAL,
-					   "truncated block header at arena offset %llu",
-					   (unsigned long long)at);
+				if (used < a.used)
+					err = fail(r, -EINVAL,
+						   "truncated: the file ends at byte %zu, %llu bytes into the block header at arena offset %llu; the arena has %llu bytes in use",
+						   r->size,
+						   (unsigned long long)(used - at),
+						   (unsigned long long)at,
+						   (unsigned long long)a.used);
+				else
+					err = fail(r, -EINVAL,
+						   "truncated block header at arena offset %llu",
+						   (unsigned long long)at);
 				goto out;
 			}
 			memcpy(&b, base + at, sizeof(b));
@@ -383,6 +391,16 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 					   "block at arena offset %llu has bad size %llu",
 					   (unsigned long long)at,
 					   (unsigned long long)b.size);
+				goto out;
+			}
+			if (b.size > used - at && used < a.used) {
+				err = fail(r, -EINVAL,
+					   "truncated: the file ends at byte %zu, %llu bytes into the block at arena offset %llu (size %llu); the arena has %llu bytes in use",
+					   r->size,
+					   (unsigned long long)(used - at),
+					   (unsigned long long)at,
+					   (unsigned long long)b.size,
+					   (unsigned long long)a.used);
 				goto out;
 			}
 			if (b.size > used - at) {
@@ -432,7 +450,24 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 					}
 				}
 			}
+			last = at;
 			at += b.size;
+		}
+		/* The file ends where a block does, but the arena says more is
+		 * in use: blocks are missing, and their counts with them.  (A
+		 * live writer grows the file before it advances used, so this
+		 * is never a file being written.) */
+		if (used < a.used) {
+			if (at == sizeof(a))
+				err = fail(r, -EINVAL,
+					   "truncated: the file ends at byte %zu, where the arena's header ends; the arena has %llu bytes in use",
+					   r->size, (unsigned long long)a.used);
+			else
+				err = fail(r, -EINVAL,
+					   "truncated: the file ends at byte %zu, where the block at arena offset %llu ends; the arena has %llu bytes in use",
+					   r->size, (unsigned long long)last,
+					   (unsigned long long)a.used);
+			goto out;
 		}
 		if (pass == 0) {
 			/* nedges <= used / 32, so these sizes cannot overflow. */
@@ -709,6 +744,56 @@ static int parse_sampled(struct vgl_reader *r, const struct vgl_header *h,
 	return err;
 }
 
+/* The optional PROCESSES section, at most once: its header and entries
+ * inside it, each state known, the entries adding up to its count. */
+static int parse_processes(struct vgl_reader *r, const struct vgl_header *h,
+			   const struct vgl_section *sec)
+{
+	const struct vgl_section *s = NULL;
+	struct vgl_processes ph;
+	uint64_t sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < h->nsections; i++) {
+		if (sec[i].kind != VGL_SEC_PROCESSES)
+			continue;
+		if (s)
+			return fail(r, -EINVAL, "more than one PROCESSES section");
+		s = &sec[i];
+	}
+	if (!s)
+		return 0;
+	if (s->size < sizeof(ph))
+		return fail(r, -EINVAL, "PROCESSES section is %llu bytes, less than its header",
+			    (unsigned long long)s->size);
+	memcpy(&ph, r->data + s->offset, sizeof(ph));
+	if (ph.nendings > (s->size - sizeof(ph)) / sizeof(struct vgl_ending))
+		return fail(r, -EINVAL, "PROCESSES: %u endings do not fit in the section (%llu bytes)",
+			    ph.nendings, (unsigned long long)s->size);
+	r->endings = malloc((ph.nendings ? ph.nendings : 1) *
+			    sizeof(*r->endings));
+	if (!r->endings)
+		return fail(r, -ENOMEM, "out of memory");
+	memcpy(r->endings, r->data + s->offset + sizeof(ph),
+	       ph.nendings * sizeof(*r->endings));
+	for (i = 0; i < ph.nendings; i++) {
+		const struct vgl_ending *e = &r->endings[i];
+
+		if (e->state < VGL_STATE_RUNNING || e->state > VGL_STATE_CUT_SHORT)
+			return fail(r, -EINVAL, "PROCESSES: ending %u has unknown state %u",
+				    i, e->state);
+		sum = vgl_sat_add(sum, e->processes);
+	}
+	if (sum != ph.processes)
+		return fail(r, -EINVAL, "PROCESSES: endings hold %llu processes, the header says %llu",
+			    (unsigned long long)sum,
+			    (unsigned long long)ph.processes);
+	r->nendings = ph.nendings;
+	r->processes = ph.processes;
+	r->has_processes = 1;
+	return 0;
+}
+
 static int parse(struct vgl_reader *r)
 {
 	struct vgl_header h;
@@ -724,6 +809,8 @@ static int parse(struct vgl_reader *r)
 		err = parse_arena(r, &sec[arena]);
 	if (!err)
 		err = parse_sampled(r, &h, sec);
+	if (!err)
+		err = parse_processes(r, &h, sec);
 	if (err)
 		return err;
 	r->liveness = (enum vgl_liveness)r->meta.state;
@@ -749,6 +836,7 @@ static void reset_data(struct vgl_reader *r)
 	free(r->sample_first);
 	free(r->stacks);
 	free(r->frames);
+	free(r->endings);
 	memset(r, 0, offsetof(struct vgl_reader, flags));
 	r->name = name;
 	r->flags = flags;

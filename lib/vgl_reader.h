@@ -108,6 +108,12 @@ struct vgl_reader {
 	struct vgl_frame *frames;         /* every stack's, back to back */
 	size_t nframes;
 
+	/* PROCESSES, when the file has it (a merge): copies. */
+	int has_processes;
+	uint64_t processes;
+	struct vgl_ending *endings;
+	size_t nendings;
+
 	unsigned flags;             /* VGL_READ_*, as opened */
 	char err[256];              /* what is wrong, without the file name */
 };

@@ -36,7 +36,8 @@ const char cmd_flame_usage[] =
 	"                  of different lengths compare: red grew, blue shrank,\n"
 	"                  white stayed, deeper for larger changes; the\n"
 	"                  tooltip gives the change in points of B's total.\n"
-	"                  A and B may be counting or sampled profiles\n";
+	"                  A and B are both counting or both sampled\n"
+	"                  profiles: calls and CPU samples do not compare\n";
 
 struct flame_job {
 	struct out_input *in[2];
@@ -69,6 +70,12 @@ static int write_flame(FILE *f, void *arg)
 				    job->n == 2, f);
 	flame_free(fl);
 	return err;
+}
+
+static const char *kind_name(const struct out_input *in)
+{
+	return in->sampled ? "a sampled profile: CPU samples" :
+			     "a counting profile: calls";
 }
 
 int cmd_flame(int argc, char **argv)
@@ -107,7 +114,18 @@ int cmd_flame(int argc, char **argv)
 			return status;
 		}
 	}
-	status = out_write(files[job.n - 1], out, write_flame, &job);
+	/* Shares of calls and shares of CPU samples measure different things:
+	 * a graph of one against the other would colour every frame by that
+	 * difference and look like a result. */
+	if (diff && in[0].sampled != in[1].sampled) {
+		fprintf(stderr, "vigil flame: cannot compare %s (%s) with %s "
+			"(%s); --diff takes two profiles of one kind\n",
+			files[0], kind_name(&in[0]), files[1],
+			kind_name(&in[1]));
+		status = EXIT_BAD_FILE;
+	} else {
+		status = out_write(files[job.n - 1], out, write_flame, &job);
+	}
 	out_input_close(&in[0]);
 	if (diff)
 		out_input_close(&in[1]);

@@ -9,10 +9,12 @@
  * and out of each function once; this file only prints, so its cost is
  * linear in what it prints.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "json.h"
 #include "profile.h"
@@ -22,7 +24,7 @@
 #include "out.h"
 
 const char cmd_report_usage[] =
-	"usage: vigil report [--json] [--top N] [--function NAME] FILE\n"
+	"usage: vigil report [--json] [--top N] [--function NAME] FILE|DIR\n"
 	"       vigil report --output FORMAT [-o OUT] FILE\n"
 	"\n"
 	"Prints the flat profile of FILE (each function's calls and share of\n"
@@ -55,7 +57,11 @@ const char cmd_report_usage[] =
 	"over the run, its memory over the run (min, max, last) and its top\n"
 	"functions by self and total stack samples (--top N of them); with\n"
 	"--json, under the key \"sampled\"; with --output FORMAT, in that\n"
-	"format as `vigil convert` writes sampled files.\n";
+	"format as `vigil convert` writes sampled files.\n"
+	"\n"
+	"A directory DIR (vigil run -o DIR) is reported profile by profile:\n"
+	"its *.vgl files in name order, text reports separated by a blank\n"
+	"line, JSON one document per line.\n";
 
 static double percent(uint64_t part, uint64_t whole)
 {
@@ -158,6 +164,42 @@ static size_t print_function(const struct vgl_profile *p, const char *path,
 	return found;
 }
 
+/* "merged": how many processes a merge holds and how they ended (its
+ * PROCESSES section); null for the profile of one process. */
+static void report_json_merged(struct vgl_json *j, const struct vgl_reader *r)
+{
+	uint64_t cut = 0, running = 0;
+	size_t i;
+
+	if (!r->has_processes) {
+		vgl_json_null(j, "merged");
+		return;
+	}
+	vgl_json_begin_object(j, "merged");
+	vgl_json_u64(j, "processes", r->processes);
+	vgl_json_begin_array(j, "exit_statuses");
+	for (i = 0; i < r->nendings; i++) {
+		const struct vgl_ending *e = &r->endings[i];
+
+		if (e->state == VGL_STATE_CUT_SHORT) {
+			cut += e->processes;
+			continue;
+		}
+		if (e->state == VGL_STATE_RUNNING) {
+			running += e->processes;
+			continue;
+		}
+		vgl_json_begin_object(j, NULL);
+		vgl_json_i64(j, "exit_status", e->exit_status);
+		vgl_json_u64(j, "processes", e->processes);
+		vgl_json_end_object(j);
+	}
+	vgl_json_end_array(j);
+	vgl_json_u64(j, "cut_short", cut);
+	vgl_json_u64(j, "running", running);
+	vgl_json_end_object(j);
+}
+
 /* The JSON object of report --json (and convert --to json) to f; 0 or
  * -EIO when f has a write error. */
 int report_json(const struct vgl_profile *p, const char *path, FILE *f)
@@ -168,7 +210,7 @@ int report_json(const struct vgl_profile *p, const char *path, FILE *f)
 
 	vgl_json_init(&j, f);
 	vgl_json_begin_object(&j, NULL);
-	vgl_json_u64(&j, "schema_version", 1);
+	vgl_json_u64(&j, "schema_version", 2);
 	vgl_json_str(&j, "file", path);
 	vgl_json_str(&j, "state", vgl_liveness_name(r->liveness));
 	if (r->liveness == VGL_LIVENESS_FINISHED)
@@ -184,6 +226,7 @@ int report_json(const struct vgl_profile *p, const char *path, FILE *f)
 	vgl_json_u64(&j, "end_time_ns", r->meta.end_ns);
 	vgl_json_u64(&j, "total_calls", p->total_calls);
 	vgl_json_u64(&j, "lost_calls", r->meta.lost_calls);
+	report_json_merged(&j, r);
 
 	vgl_json_begin_array(&j, "modules");
 	for (i = 0; i < r->nmodules; i++) {
@@ -273,12 +316,108 @@ static void print_json(const struct vgl_profile *p, const char *path)
 	report_json(p, path, stdout);
 }
 
-int cmd_report(int argc, char **argv)
+/* The report of one profile, text or JSON; returns the exit status. */
+static int report_one(const char *path, int json, size_t top, int top_given,
+		      const char *function)
 {
 	struct vgl_reader r;
 	struct vgl_symbolizer *sym = NULL;
 	struct vgl_profile p;
-	int json = 0, status = 0, err, nfiles;
+	int status = 0, err;
+
+	if (vgl_reader_open(&r, path) < 0)
+		return file_error(&r, path);
+	err = vgl_symbolizer_from_reader(&sym, &r);
+	if (!err)
+		err = vgl_profile_build(&p, &r, sym);
+	if (!err) {
+		if (json)
+			print_json(&p, path);
+		else if (r.meta.kind == VGL_KIND_SAMPLED && !function) {
+			char state[128];
+
+			/* No calls are counted in a sampled file. */
+			printf("file: %s\nstate: %s\n", path,
+			       vgl_reader_state(&r, state, sizeof(state)));
+			report_sampled_text(&r, sym, top);
+		}
+		else if (function && !print_function(&p, path, function)) {
+			fprintf(stderr, "vigil: %s: no function named '%s'\n",
+				path, function);
+			status = EXIT_BAD_FILE;
+		} else if (!function)
+			print_human(&p, path, top, top_given);
+		vgl_profile_release(&p);
+	}
+	if (err) {
+		fprintf(stderr, "vigil: %s: %s\n", path, strerror(-err));
+		status = EXIT_BAD_FILE;
+	}
+	vgl_symbolizer_free(sym);
+	vgl_reader_close(&r);
+	return status;
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int has_vgl_suffix(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 4 && !strcmp(name + n - 4, ".vgl");
+}
+
+/*
+ * vigil report DIR: a `vigil run -o DIR` directory (or any directory of
+ * profiles) is reported profile by profile, its *.vgl files in name
+ * order, text reports separated by a blank line, JSON one document per
+ * line.  Subdirectories (run's samples/) are not looked into.
+ */
+static int report_dir(const char *dir, int json, size_t top, int top_given,
+		      const char *function)
+{
+	struct dirent **names = NULL;
+	int n, i, status = 0, shown = 0, st;
+
+	n = scandir(dir, &names, NULL, alphasort);
+	if (n < 0) {
+		fprintf(stderr, "vigil: %s: %s\n", dir, strerror(errno));
+		return EXIT_BAD_FILE;
+	}
+	for (i = 0; i < n; i++) {
+		char *path = NULL;
+
+		if (has_vgl_suffix(names[i]->d_name) &&
+		    asprintf(&path, "%s/%s", dir, names[i]->d_name) >= 0 &&
+		    !is_dir(path)) {
+			if (shown++ && !json)
+				putchar('\n');
+			fflush(stdout);
+			st = report_one(path, json, top, top_given, function);
+			fflush(stdout);
+			if (st)
+				status = st;
+		}
+		free(path);
+		free(names[i]);
+	}
+	free(names);
+	if (!shown) {
+		fprintf(stderr, "vigil: %s: a directory with no profiles (*.vgl) in it\n",
+			dir);
+		return EXIT_BAD_FILE;
+	}
+	return status;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	int json = 0, nfiles;
 	const char *top_arg = NULL, *function = NULL, *output = NULL;
 	const char *out = NULL;
 	const struct option_spec specs[] = {
@@ -317,37 +456,14 @@ int cmd_report(int argc, char **argv)
 	path = one_operand("report", files, nfiles);
 	if (!path)
 		return EXIT_USAGE;
+	if (output && is_dir(path)) {
+		fprintf(stderr, "vigil: %s: is a directory; --output writes one profile: give one of its files\n",
+			path);
+		return EXIT_BAD_FILE;
+	}
 	if (output)
 		return convert_to("report", path, output, out, NULL);
-	if (vgl_reader_open(&r, path) < 0)
-		return file_error(&r, path);
-	err = vgl_symbolizer_from_reader(&sym, &r);
-	if (!err)
-		err = vgl_profile_build(&p, &r, sym);
-	if (!err) {
-		if (json)
-			print_json(&p, path);
-		else if (r.meta.kind == VGL_KIND_SAMPLED && !function) {
-			char state[128];
-
-			/* No calls are counted in a sampled file. */
-			printf("file: %s\nstate: %s\n", path,
-			       vgl_reader_state(&r, state, sizeof(state)));
-			report_sampled_text(&r, sym, top);
-		}
-		else if (function && !print_function(&p, path, function)) {
-			fprintf(stderr, "vigil: %s: no function named '%s'\n",
-				path, function);
-			status = EXIT_BAD_FILE;
-		} else if (!function)
-			print_human(&p, path, top, top_arg != NULL);
-		vgl_profile_release(&p);
-	}
-	if (err) {
-		fprintf(stderr, "vigil: %s: %s\n", path, strerror(-err));
-		status = EXIT_BAD_FILE;
-	}
-	vgl_symbolizer_free(sym);
-	vgl_reader_close(&r);
-	return status;
+	if (is_dir(path))
+		return report_dir(path, json, top, top_arg != NULL, function);
+	return report_one(path, json, top, top_arg != NULL, function);
 }

@@ -7,18 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
 #include "vigil.h"
 
 const char cmd_show_usage[] =
 	"usage: vigil show FILE...\n"
 	"\n"
 	"Checks each profile and prints its metadata as 'key: value' lines:\n"
-	"file, format, kind, state, pid, command, exe, host, started, ended,\n"
+	"file, format, kind, state, merged (a merge: how many processes, and\n"
+	"how they ended), pid, command, exe, host, started, ended,\n"
 	"window (window files), modules, threads, edges, calls, incomplete\n"
 	"(only when some calls could not be stored) and valid.  A file with\n"
 	"samples (vigil attach -o) adds samples, duration, sampled threads\n"
 	"(each as TID:NAME) and stack samples.  Files are\n"
-	"separated by a blank line.  Exits 1 if any file is not a valid\n"
+	"separated by a blank line.  Control characters in names and\n"
+	"commands are shown as C escapes (\\n, \\t, \\xNN).  Exits 1 if any file is not a valid\n"
 	"profile, after one line on stderr naming it and the problem.\n";
 
 static int cmp_tid(const void *a, const void *b)
@@ -68,23 +71,86 @@ static void show_sampled(const struct vgl_reader *r)
 		       r->stacks_head.frequency);
 }
 
+/*
+ * The PROCESSES line of a merge: "merged: 403 processes of this program
+ * (exit statuses: 0 (400), 2 (3); cut short: 1)", exit statuses with how
+ * many processes ended so, then those cut short and those still running
+ * when merged.
+ */
+static void show_merged(const struct vgl_reader *r)
+{
+	uint64_t cut = 0, running = 0;
+	const char *sep = " (";
+	size_t i;
+	int statuses = 0;
+
+	printf("merged: %llu process%s of this program",
+	       (unsigned long long)r->processes, r->processes == 1 ? "" : "es");
+	for (i = 0; i < r->nendings; i++) {
+		const struct vgl_ending *e = &r->endings[i];
+
+		if (e->state == VGL_STATE_CUT_SHORT)
+			cut += e->processes;
+		else if (e->state == VGL_STATE_RUNNING)
+			running += e->processes;
+		else {
+			printf("%s%s%d (%llu)", sep,
+			       statuses++ ? "" : "exit statuses: ",
+			       e->exit_status,
+			       (unsigned long long)e->processes);
+			sep = ", ";
+		}
+	}
+	if (statuses)
+		sep = "; ";
+	if (cut) {
+		printf("%scut short: %llu", sep, (unsigned long long)cut);
+		sep = "; ";
+	}
+	if (running) {
+		printf("%srunning: %llu", sep, (unsigned long long)running);
+		sep = "; ";
+	}
+	printf("%s\n", sep[0] == ' ' ? "" : ")");
+}
+
+/* A name of the program's as one line (text.h): a newline in a command
+ * line or a path cannot make a line of its own ("state: ..."). */
+static void line_text(const char *s)
+{
+	vgl_text_write(stdout, s, VGL_TEXT_LINE);
+}
+
 static void show(const struct vgl_reader *r, const char *path)
 {
 	const struct vgl_meta *m = &r->meta;
 	char buf[128], t0[64], t1[64];
 	size_t i;
 
-	printf("file: %s\n", path);
-	printf("format: vgl %u\n", VGL_VERSION);
+	printf("file: ");
+	line_text(path);
+	printf("\nformat: vgl %u\n", VGL_VERSION);
 	printf("kind: %s\n", vgl_kind_name(m->kind));
-	printf("state: %s\n", vgl_reader_state(r, buf, sizeof(buf)));
+	/* A merge's state is its processes': all finished, or some cut
+	 * short; their exit statuses are on the merged line.  Its pid and
+	 * command are the first process's (docs/format.md). */
+	if (r->has_processes) {
+		printf("state: %s\n", vgl_liveness_name(r->liveness));
+		show_merged(r);
+	} else {
+		printf("state: %s\n", vgl_reader_state(r, buf, sizeof(buf)));
+	}
 	printf("pid: %llu\n", (unsigned long long)m->pid);
 	printf("command:");
-	for (i = 0; i < r->argc; i++)
-		printf(" %s", r->argv[i]);
-	printf("%s\n", r->argc ? "" : " -");
-	printf("exe: %s\n", r->exe ? r->exe : "-");
-	printf("host: %s\n", r->host ? r->host : "-");
+	for (i = 0; i < r->argc; i++) {
+		putchar(' ');
+		line_text(r->argv[i]);
+	}
+	printf("%s\nexe: ", r->argc ? "" : " -");
+	line_text(r->exe ? r->exe : "-");
+	printf("\nhost: ");
+	line_text(r->host ? r->host : "-");
+	putchar('\n');
 	printf("started: %s\n", format_time(m->start_ns, t0, sizeof(t0)));
 	printf("ended: %s\n", format_time(m->end_ns, t0, sizeof(t0)));
 	if (m->kind == VGL_KIND_WINDOW)

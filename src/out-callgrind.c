@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "out.h"
+#include "text.h"
 
 static uint32_t eff_caller(const struct vgl_pcall *c)
 {
@@ -96,6 +97,17 @@ static int ignore(void *arg, const uint32_t *frames, size_t depth, double w)
 	return 0;
 }
 
+/* One "key: value" or "key=value" line.  Names and arguments are the
+ * program's bytes: control characters are escaped (text.h), so a newline
+ * in a command line or a path cannot end the line and start another one
+ * (an "events:" line of its own, say). */
+static void field(FILE *f, const char *key, const char *value)
+{
+	fputs(key, f);
+	vgl_text_write(f, value, VGL_TEXT_LINE);
+	putc('\n', f);
+}
+
 /* The header of either kind: the command, and the one event's total. */
 static void header(FILE *f, const struct vgl_reader *r, const char *path,
 		   const char *event, uint64_t total)
@@ -104,11 +116,24 @@ static void header(FILE *f, const struct vgl_reader *r, const char *path,
 
 	fprintf(f, "# callgrind format\nversion: 1\ncreator: vigil\n");
 	fprintf(f, "pid: %llu\ncmd:", (unsigned long long)r->meta.pid);
-	for (i = 0; i < r->argc; i++)
-		fprintf(f, " %s", r->argv[i]);
-	fprintf(f, "\ndesc: Profile: %s\n", path);
+	for (i = 0; i < r->argc; i++) {
+		putc(' ', f);
+		vgl_text_write(f, r->argv[i], VGL_TEXT_LINE);
+	}
+	putc('\n', f);
+	field(f, "desc: Profile: ", path);
 	fprintf(f, "positions: line\nevents: %s\nsummary: %llu\n", event,
 		(unsigned long long)total);
+}
+
+/* A function's object, file and name lines: "ob=", "fl=", "fn=" for the
+ * function whose rows follow, "cob=", "cfi=", "cfn=" for a callee. */
+static void names(FILE *f, int callee, const char *ob, const char *fl,
+		  const char *fn)
+{
+	field(f, callee ? "cob=" : "ob=", ob);
+	field(f, callee ? "cfi=" : "fl=", fl);
+	field(f, callee ? "cfn=" : "fn=", fn);
 }
 
 int out_callgrind(const struct vgl_profile *p, const char *path, FILE *f)
@@ -155,9 +180,10 @@ int out_callgrind(const struct vgl_profile *p, const char *path, FILE *f)
 		}
 		if (at != cur) {
 			fn = &p->funcs[at];
-			fprintf(f, "\nob=%s\nfl=%s\nfn=%s\n%d %llu\n",
-				module_path(p, fn), or_unknown(fn->file),
-				fn->label, fn->file ? fn->line : 0,
+			putc('\n', f);
+			names(f, 0, module_path(p, fn), or_unknown(fn->file),
+			      fn->label);
+			fprintf(f, "%d %llu\n", fn->file ? fn->line : 0,
 				(unsigned long long)fn->calls);
 			shown[at] = 1;
 			cur = at;
@@ -166,9 +192,10 @@ int out_callgrind(const struct vgl_profile *p, const char *path, FILE *f)
 			const struct vgl_pcall *c = &p->calls[idx[k++]];
 			const struct vgl_pfunc *ce = &p->funcs[c->callee];
 
-			fprintf(f, "cob=%s\ncfi=%s\ncfn=%s\ncalls=%llu %d\n%d %llu\n",
-				module_path(p, ce), or_unknown(ce->file),
-				ce->label, (unsigned long long)c->calls,
+			names(f, 1, module_path(p, ce), or_unknown(ce->file),
+			      ce->label);
+			fprintf(f, "calls=%llu %d\n%d %llu\n",
+				(unsigned long long)c->calls,
 				ce->file ? ce->line : 0,
 				c->site_file ? c->site_line : 0,
 				(unsigned long long)inclusive(&s, c));
@@ -277,9 +304,10 @@ int out_callgrind_sampled(const struct vgl_sprofile *sp, const char *path,
 		}
 		if (!shown[at]) {
 			fn = &sp->funcs[at];
-			fprintf(f, "\nob=%s\nfl=%s\nfn=%s\n%d %llu\n",
-				smodule_path(sp, fn), or_unknown(fn->file),
-				fn->label, fn->file ? fn->line : 0,
+			putc('\n', f);
+			names(f, 0, smodule_path(sp, fn), or_unknown(fn->file),
+			      fn->label);
+			fprintf(f, "%d %llu\n", fn->file ? fn->line : 0,
 				(unsigned long long)sp->self[at]);
 			shown[at] = 1;
 		}
@@ -287,9 +315,10 @@ int out_callgrind_sampled(const struct vgl_sprofile *sp, const char *path,
 			const struct vgl_pfunc *ce = &sp->funcs[rows[k].callee];
 
 			fn = &sp->funcs[at];
-			fprintf(f, "cob=%s\ncfi=%s\ncfn=%s\ncalls=%llu %d\n%d %llu\n",
-				smodule_path(sp, ce), or_unknown(ce->file),
-				ce->label, (unsigned long long)rows[k].samples,
+			names(f, 1, smodule_path(sp, ce), or_unknown(ce->file),
+			      ce->label);
+			fprintf(f, "calls=%llu %d\n%d %llu\n",
+				(unsigned long long)rows[k].samples,
 				ce->file ? ce->line : 0, fn->file ? fn->line : 0,
 				(unsigned long long)rows[k].samples);
 		}

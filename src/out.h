@@ -79,7 +79,7 @@ typedef int (*stacks_fn)(void *arg, const uint32_t *frames, size_t depth,
 int stacks_walk(struct stacks *s, stacks_fn fn, void *arg);
 
 /* Writes s as the text of an SVG element: markup characters as entities,
- * control characters dropped (xml-text.c). */
+ * invalid UTF-8 and control characters as U+FFFD (xml-text.c). */
 void out_xml_text(FILE *f, const char *s);
 
 /* The writers.  path is the profile's name, for the formats that record

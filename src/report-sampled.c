@@ -149,9 +149,14 @@ void report_sampled_text(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 	printf("samples: %zu over %.3fs\n", r->nsamples,
 	       (double)s.duration_ns / 1e9);
 
-	printf("\nThreads (CPU over the run, most first):\n\n");
-	printf("%8s  %-16s %10s %7s %10s %10s\n", "tid", "name", "cpu_ms",
-	       "%cpu", "user_ms", "sys_ms");
+	/* A section whose scan was not asked for (--scan stacks has no
+	 * thread or memory samples, --scan memory no stacks) is left out
+	 * rather than printed as an empty table. */
+	if (s.nt) {
+		printf("\nThreads (CPU over the run, most first):\n\n");
+		printf("%8s  %-16s %10s %7s %10s %10s\n", "tid", "name",
+		       "cpu_ms", "%cpu", "user_ms", "sys_ms");
+	}
 	for (i = 0; i < s.nt; i++)
 		printf("%8u  %-16s %10.1f %6.1f%% %10.1f %10.1f\n", s.t[i].tid,
 		       s.t[i].name, (double)s.t[i].run_ns / 1e6,
@@ -159,8 +164,8 @@ void report_sampled_text(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 		       (double)s.t[i].user_us / 1e3,
 		       (double)s.t[i].sys_us / 1e3);
 
-	printf("\nMemory over the run (KiB, %zu samples):\n\n", s.nmem);
 	if (s.nmem) {
+		printf("\nMemory over the run (KiB, %zu samples):\n\n", s.nmem);
 		printf("%-6s %12s %12s %12s\n", "", "min", "max", "last");
 		for (k = 0; k < 4; k++)
 			printf("%-6s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n",
@@ -168,6 +173,10 @@ void report_sampled_text(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 			       s.last[k] / 1024);
 	}
 
+	if (!total && !r->stacks_head.lost && !s.sp.nfuncs) {
+		release(&s);
+		return;
+	}
 	printf("\nTop functions by self samples (%" PRIu64 " stack samples, %"
 	       PRIu64 " lost):\n\n", total, r->stacks_head.lost);
 	printf("%10s %7s %10s %7s  %s\n", "self", "%", "total", "%", "function");

@@ -19,6 +19,7 @@ MAGIC = b"VIGILPRF"
 VERSION = 1
 BYTE_ORDER = 0x01020304
 SEC_META, SEC_STRINGS, SEC_ARENA, SEC_SAMPLES, SEC_STACKS = 1, 2, 3, 4, 5
+SEC_PROCESSES = 6
 KIND_LIVE, KIND_WINDOW, KIND_MERGED, KIND_SAMPLED = 1, 2, 3, 4
 RUNNING, FINISHED, CUT_SHORT = 1, 2, 3
 BLOCK_MODULE, BLOCK_EDGES = 1, 2
@@ -192,6 +193,13 @@ def build(spec, e="<"):
         sections.append((SEC_SAMPLES, build_samples(spec["samples"], e)))
     if spec["stacks"] is not None:
         sections.append((SEC_STACKS, build_stacks(spec["stacks"], e)))
+    if spec.get("processes") is not None:
+        # [(state, exit_status, processes)]: a merge's PROCESSES section.
+        ends = spec["processes"]
+        data = struct.pack(e + "QII", sum(x[2] for x in ends), len(ends), 0)
+        for st, status, n in ends:
+            data += struct.pack(e + "IiQ", st, status, n)
+        sections.append((SEC_PROCESSES, data))
     n = len(sections)
     hsize = 32 + 24 * n
     off = align8(hsize)
@@ -268,6 +276,12 @@ def good_files():
     out["empty.vgl"] = build(s)[0]
 
     out["sampled.vgl"] = build(sampled_spec())[0]
+
+    s = default_spec()
+    s.update(kind=KIND_MERGED, arena_reserve=0,
+             processes=[(RUNNING, 0, 1), (FINISHED, 0, 400),
+                                          (FINISHED, 2, 3), (CUT_SHORT, 0, 2)])
+    out["merged.vgl"] = build(s)[0]
     return out
 
 
@@ -422,6 +436,19 @@ def bad_sampled():
     bad["stacks-duplicate.vgl"] = patch(
         good, sec_field(lay, SEC_SAMPLES, "kind"), "I", SEC_STACKS)
     bad["sampled-truncated.vgl"] = good[:sk + 40]
+
+    # A merge's PROCESSES section (not checksummed either).
+    s = default_spec()
+    s.update(kind=KIND_MERGED, arena_reserve=0,
+             processes=[(FINISHED, 0, 4), (CUT_SHORT, 0, 1)])
+    good, lay = build(s)
+    good = bytes(good)
+    pr = lay["sec"][SEC_PROCESSES][1]
+    bad["processes-sum-mismatch.vgl"] = patch(good, pr, "Q", 6, checksum=False)
+    bad["processes-bad-state.vgl"] = patch(good, pr + 16, "I", 9,
+                                           checksum=False)
+    bad["processes-too-many.vgl"] = patch(good, pr + 8, "I", 0xFFFFFFFF,
+                                          checksum=False)
     return bad
 
 

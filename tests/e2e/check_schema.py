@@ -13,9 +13,13 @@ SCHEMA = {
         "schema_version": (INT,), "file": (STR,), "state": (STR,),
         "exit_status": (INT, NULL), "pid": (INT,), "command": (LIST,),
         "start_time_ns": (INT,), "end_time_ns": (INT,),
-        "total_calls": (INT,), "lost_calls": (INT,), "modules": (LIST,),
+        "total_calls": (INT,), "lost_calls": (INT,), "merged": (dict, NULL),
+        "modules": (LIST,),
         "threads": (LIST,), "functions": (LIST,), "edges": (LIST,),
     },
+    "merged": {"processes": (INT,), "exit_statuses": (LIST,),
+               "cut_short": (INT,), "running": (INT,)},
+    "merged.exit_statuses": {"exit_status": (INT,), "processes": (INT,)},
     "modules": {"id": (INT,), "path": (STR,), "build_id": (STR,),
                 "load_bias": (STR,)},
     "threads": {"tid": (INT,), "calls": (INT,)},
@@ -77,8 +81,13 @@ def main():
             check(mem, "sampled.memory", "$.sampled.memory")
             for k in ("rss_bytes", "anon_bytes", "file_bytes", "swap_bytes"):
                 check(mem.get(k), "sampled.range", "$.sampled.memory." + k)
-    if doc.get("schema_version") != 1:
-        problems.append("$.schema_version: %r, want 1"
+    merged = doc.get("merged")
+    if merged is not None:
+        check(merged, "merged", "$.merged")
+        for i, o in enumerate(merged.get("exit_statuses") or []):
+            check(o, "merged.exit_statuses", "$.merged.exit_statuses[%d]" % i)
+    if doc.get("schema_version") != 2:
+        problems.append("$.schema_version: %r, want 2"
                         % doc.get("schema_version"))
     for kind in ("modules", "threads", "functions", "edges"):
         for i, o in enumerate(doc.get(kind) or []):

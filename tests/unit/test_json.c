@@ -1,4 +1,5 @@
-/* test_json.c - lib/json.c escapes what JSON forbids and nothing else. */
+/* test_json.c - lib/json.c escapes what JSON forbids and nothing else,
+ * and writes a byte that is not UTF-8 as \ufffd (lib/text.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,14 @@ int main(void)
 	expect("json other control", "\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\"");
 	expect("json utf-8 passes", "caf\xc3\xa9", "\"caf\xc3\xa9\"");
 	expect("json null", NULL, "null");
+	expect("json not utf-8", "w\xe9\xff\xfe", "\"w\\ufffd\\ufffd\\ufffd\"");
+	expect("json overlong nul", "a\xc0\x80" "b", "\"a\\ufffd\\ufffdb\"");
+	expect("json surrogate", "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");
+	expect("json cut short", "\xe2\x82", "\"\\ufffd\\ufffd\"");
+	expect("json above U+10FFFF", "\xf4\x90\x80\x80",
+	       "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
+	expect("json 4-byte passes", "\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\"");
+	expect("json bad then good", "\xe9\xc3\xa9", "\"\\ufffd\xc3\xa9\"");
 	expect("json C++ name", "std::vector<int>::push_back(int const&)",
 	       "\"std::vector<int>::push_back(int const&)\"");
 	return check_status();

@@ -1,0 +1,68 @@
+/*
+ * badnames.c - names that are not UTF-8, as programs can make them: a
+ * function whose symbol is set with an asm label, a thread named with
+ * pthread_setname_np, both to the bytes "w\xe9\xff\xfe" (Latin-1 e-acute,
+ * then two bytes no UTF-8 text holds).  The thread calls that function 3
+ * times.  Given "spin SECONDS", the thread then keeps running that long
+ * (for vigil attach), after main printed "ready PID"; the program's stdout
+ * stays open until it ends.  Given "exit N", it exits with status N.  Any
+ * other arguments are only recorded.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+__attribute__((noinline)) void weird(void) __asm__("w\xe9\xff\xfe");
+__attribute__((noinline)) void weird(void)
+{
+	__asm__ volatile("");
+}
+
+static double secs;
+
+__attribute__((no_instrument_function)) static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *worker(void *arg)
+{
+	double end = now() + secs;
+	volatile unsigned long n = 0;
+	int i;
+
+	(void)arg;
+	pthread_setname_np(pthread_self(), "w\xe9\xff\xfe");
+	for (i = 0; i < 3; i++)
+		weird();
+	while (secs > 0 && now() < end)
+		for (i = 0; i < 100000; i++)
+			n++;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t;
+	int status = 0;
+
+	if (argc > 2 && !strcmp(argv[1], "spin"))
+		secs = atof(argv[2]);
+	if (argc > 2 && !strcmp(argv[1], "exit"))
+		status = atoi(argv[2]);
+	if (secs > 0) {
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+	}
+	if (pthread_create(&t, NULL, worker, NULL))
+		return 1;
+	pthread_join(t, NULL);
+	return status;
+}
