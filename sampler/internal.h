@@ -131,6 +131,9 @@ size_t stacks_fds(struct stacks_state *st, int *fds, size_t max);
 void stacks_hangup(struct stacks_state *st, int fd);
 /* Drains the rings into the state's table of distinct stacks. */
 void stacks_drain(struct stacks_state *st);
+/* How many samples (taken or lost) the table holds since the last
+ * stacks_take. */
+uint64_t stacks_waiting(struct stacks_state *st);
 /* Drains, then fills s->stacks from the table and empties it (the arrays
  * stay valid until the next call). */
 void stacks_take(struct stacks_state *st, struct sampler_sample *s);

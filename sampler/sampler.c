@@ -178,7 +178,8 @@ static void arm_timer(int tfd, uint64_t ns)
 }
 
 /* Takes one sample with the scans in force; called with the lock held.
- * final: the target has ended (only counts can still be read). */
+ * final: the target has ended (only counts and the stacks left in the
+ * rings can still be read). */
 static void take_sample(struct sampler *s, int final)
 {
 	struct sampler_sample smp;
@@ -192,7 +193,7 @@ static void take_sample(struct sampler *s, int final)
 	smp.interval_ns = s->interval_ns;
 	smp.final = final;
 	if (final)
-		scan &= SAMPLER_SCAN_COUNTS;
+		scan &= SAMPLER_SCAN_COUNTS | SAMPLER_SCAN_STACKS;
 	/* A scan that fails (the target is ending under us) is left out of
 	 * smp.scan rather than reported with zeros. */
 	if (process_scan_stat(&s->proc, &smp))
@@ -247,6 +248,16 @@ static void report_end(struct sampler *s)
 	s->fn(&smp, s->arg);
 }
 
+/* Whether stack samples wait in the rings or the table: the run is
+ * ending, and they would be lost without one more sample. */
+static int stacks_pending(struct sampler *s)
+{
+	if (!s->stacks || !(s->scan & SAMPLER_SCAN_STACKS))
+		return 0;
+	stacks_drain(s->stacks);
+	return stacks_waiting(s->stacks);
+}
+
 static void *run(void *arg)
 {
 	struct sampler *s = arg;
@@ -275,15 +286,21 @@ static void *run(void *arg)
 			if (read(s->evfd, &v, sizeof(v)) < 0)
 				v = 0;
 		}
-		if (s->stop)
+		if (s->stop) {
+			/* No sample thrown away: those since the last one
+			 * go out in one more (issue 16). */
+			if (stacks_pending(s))
+				take_sample(s, 0);
 			break;
+		}
 		if (s->rearm) {
 			s->rearm = 0;
 			arm_timer(s->tfd, s->interval_ns);
 		}
 		if (pfd[2].revents) {
-			/* Its profile is final now: one last read. */
-			if (s->scan & SAMPLER_SCAN_COUNTS)
+			/* Its profile is final now: one last read; and the
+			 * stacks still in the rings. */
+			if ((s->scan & SAMPLER_SCAN_COUNTS) || stacks_pending(s))
 				take_sample(s, 1);
 			report_end(s);
 			break;

@@ -185,7 +185,10 @@ struct sampler;
 /*
  * With SAMPLER_SCAN_COUNTS, one last sample (final = 1) comes after the
  * target has ended and before SAMPLER_ENDED: its profile is final then,
- * so the deltas of a whole run add up to it.
+ * so the deltas of a whole run add up to it.  With SAMPLER_SCAN_STACKS,
+ * no stack sample is thrown away: those taken since the last sample come
+ * in that final sample, or, at sampler_stop(), in one more sample taken
+ * before it returns.
  *
  * Checks that cfg->pid is a process the caller may read, opens its pidfd,
  * sets up the scans and starts the sampler thread; the first sample comes

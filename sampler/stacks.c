@@ -466,6 +466,11 @@ void stacks_drain(struct stacks_state *st)
 			drain_ring(st, &st->rings[i]);
 }
 
+uint64_t stacks_waiting(struct stacks_state *st)
+{
+	return st->samples + st->lost;
+}
+
 static void free_entries(struct stack_entry *e, size_t n)
 {
 	size_t i;

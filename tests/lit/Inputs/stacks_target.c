@@ -12,7 +12,8 @@
  *             end kills both
  *   tree      main -> level1 -> level2 -> level3 -> level4 for ever, each
  *             level spending some time of its own; prints "ready"
- *   brief MS  like tree for MS milliseconds of wall time, then exit 0
+ *   brief MS  like tree for MS milliseconds of wall time, then prints
+ *             "cpu_ms N" (its CPU time) and exits 0
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -144,8 +145,14 @@ int main(int argc, char **argv)
 
 		printf("ready\n");
 		fflush(stdout);
+		struct timespec cpu;
+
 		while (now() < end)
 			level1();
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+		printf("cpu_ms %ld\n", (long)cpu.tv_sec * 1000 +
+		       cpu.tv_nsec / 1000000);
+		fflush(stdout);
 		return 0;
 	}
 	fprintf(stderr, "usage: stacks_target fork|tree|brief MS\n");
