@@ -124,7 +124,10 @@ struct stacks_state;
  * 0 with *out set, or a negative errno with err naming the cause (and the
  * sysctl, for perf_event_paranoid). */
 int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
-		unsigned frequency, char *err, size_t errlen);
+		unsigned frequency, enum sampler_unwind unwind, char *err,
+		size_t errlen);
+/* The target exec'd: its mappings are all new. */
+void stacks_forget_maps(struct stacks_state *st);
 /* The ring buffers' descriptors, to poll (readable when half full). */
 size_t stacks_fds(struct stacks_state *st, int *fds, size_t max);
 /* fd (one stacks_fds gave) polled as hung up: poll another instead. */

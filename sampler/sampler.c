@@ -52,6 +52,7 @@ struct sampler {
 	int stop, rearm, now;
 	uint64_t interval_ns;
 	unsigned scan, frequency;
+	enum sampler_unwind unwind;
 	struct stacks_state *stacks;  /* open while scan has STACKS */
 	/* The thread's own. */
 	uint64_t seq;
@@ -77,6 +78,25 @@ int sampler_parse_hz(const char *s, unsigned *hz)
 		return -EINVAL;
 	*hz = (unsigned)v;
 	return 0;
+}
+
+int sampler_parse_unwind(const char *s, enum sampler_unwind *u)
+{
+	if (!strcmp(s, "auto"))
+		*u = SAMPLER_UNWIND_AUTO;
+	else if (!strcmp(s, "dwarf"))
+		*u = SAMPLER_UNWIND_DWARF;
+	else if (!strcmp(s, "fp"))
+		*u = SAMPLER_UNWIND_FP;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *sampler_unwind_name(enum sampler_unwind u)
+{
+	return u == SAMPLER_UNWIND_DWARF ? "dwarf" :
+	       u == SAMPLER_UNWIND_FP ? "fp" : "auto";
 }
 
 const char *sampler_scan_name(unsigned bit)
@@ -209,8 +229,11 @@ static void take_sample(struct sampler *s, int final)
 		}
 	}
 	process_scan_exe(&s->proc, &smp);
-	if (smp.exe_changed)
+	if (smp.exe_changed) {
 		counts_forget_file(&s->counts);
+		if (s->stacks)
+			stacks_forget_maps(s->stacks);
+	}
 	if ((scan & SAMPLER_SCAN_MEMORY) && process_scan_memory(&s->proc, &smp))
 		scan &= ~(unsigned)SAMPLER_SCAN_MEMORY;
 	if (scan & SAMPLER_SCAN_IO)
@@ -368,6 +391,7 @@ static int open_sampler(struct sampler **out, const struct sampler_config *cfg,
 	s->interval_ns = cfg->interval_ns;
 	s->scan = cfg->scan;
 	s->frequency = cfg->frequency ? cfg->frequency : SAMPLER_FREQ_DEFAULT;
+	s->unwind = cfg->unwind;
 	s->fn = cfg->fn;
 	s->arg = cfg->arg;
 
@@ -423,7 +447,7 @@ static int open_sampler(struct sampler **out, const struct sampler_config *cfg,
 	}
 	if (s->scan & SAMPLER_SCAN_STACKS) {
 		ret = stacks_open(&s->stacks, s->pid, s->threads.taskfd,
-				  s->frequency, err, errlen);
+				  s->frequency, s->unwind, err, errlen);
 		if (ret)
 			goto fail;
 	}
@@ -511,7 +535,7 @@ int sampler_set_scan(struct sampler *s, unsigned scan, unsigned frequency,
 	if ((scan & SAMPLER_SCAN_STACKS) &&
 	    (!s->stacks || frequency != s->frequency)) {
 		ret = stacks_open(&st, s->pid, s->threads.taskfd, frequency,
-				  err, errlen);
+				  s->unwind, err, errlen);
 		if (ret)
 			goto out;
 		old = s->stacks;

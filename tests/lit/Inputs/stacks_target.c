@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -123,6 +124,9 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
+
+	/* Never outlive the test that started us. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 
 	if (!strcmp(mode, "fork")) {
 		pthread_t t;
