@@ -27,6 +27,14 @@ checks holds, else prints one line per problem and exits 1.
                     the samples reach _start through the expected named
                     functions, and no frame is an address outside every
                     module.
+  names SOURCE DIR  names without symbols: Debian's xz (stripped; its
+                    liblzma too) sampled live and into -o: every frame of
+                    liblzma without a symbol is named after the FDE
+                    (.eh_frame) of its function, module+0xSTART, never an
+                    address inside one; the file holds each module's
+                    build-id; SOURCE (stacks_target.c) rebuilt after its
+                    samples were taken is not named from the new file (a
+                    warning).
 """
 
 import json
@@ -280,9 +288,88 @@ def cmd_debian():
           "with every frame in a module", need=1.0)
 
 
+LZMA = "/usr/lib/x86_64-linux-gnu/liblzma.so.5.4.1"
+
+
+def fde_starts(path):
+    out = subprocess.run(["readelf", "--debug-dump=frames", path],
+                         capture_output=True, text=True).stdout
+    return {int(w[3:].split("..")[0], 16) for line in out.splitlines()
+            for w in line.split() if w.startswith("pc=")}
+
+
+def build_id(path):
+    out = subprocess.run(["readelf", "-n", path], capture_output=True,
+                         text=True).stdout
+    for line in out.splitlines():
+        if "Build ID:" in line:
+            return line.split("Build ID:")[1].strip()
+    return None
+
+
+def check_fde_names(what, names):
+    starts = fde_starts(LZMA)
+    base = os.path.basename(LZMA) + "+0x"
+    lz = [n for n in names if n.startswith(base)]
+    bad = [n for n in lz if int(n[len(base):], 16) not in starts]
+    if not lz:
+        fail("%s: no unnamed liblzma function sampled: %s" % (what, names[:10]))
+    if bad:
+        fail("%s: %d of %d liblzma names are not the start of a function "
+             "(FDE): %s" % (what, len(bad), len(lz), bad[:5]))
+
+
+def cmd_names(source, outdir):
+    what = "names"
+    vgl = os.path.join(outdir, "xz.vgl")
+    xz = subprocess.Popen(["/usr/bin/xz", "-9", "-c"],
+                          stdin=open("/dev/urandom", "rb"),
+                          stdout=subprocess.DEVNULL)
+    time.sleep(0.3)
+    smp = sample_run(xz.pid, 1.5, "-o", vgl)
+    xz.kill()
+    xz.wait()
+    names = sorted({f for s, _ in chains(smp) for f in s["frames"]})
+    check_fde_names(what + " live", names)
+    out = subprocess.run([attach.VIGIL, "report", "--json", vgl],
+                         capture_output=True, text=True)
+    rep = json.loads(out.stdout) if out.returncode == 0 else {}
+    check_fde_names(what + " file",
+                    [f["name"] for f in rep.get("sampled", {})
+                     .get("functions", [])])
+    mods = {m["path"]: m["build_id"] for m in rep.get("modules", [])}
+    for path in ("/usr/bin/xz", LZMA):
+        if mods.get(path) != build_id(path):
+            fail("%s: %s build-id %r in the file, %r on disk"
+                 % (what, path, mods.get(path), build_id(path)))
+
+    # Rebuilt after the run: its new symbols must not name old samples.
+    what = "names/rebuilt"
+    prog = os.path.join(outdir, "prog")
+    src = source
+    subprocess.run(["gcc", "-g", "-O2", "-fomit-frame-pointer", "-pthread",
+                    src, "-o", prog], check=True)
+    tg = Target(prog, "tree")
+    tg.expect("ready")
+    vgl = os.path.join(outdir, "tree.vgl")
+    sample_run(tg.p.pid, 1.0, "-o", vgl)
+    tg.kill()
+    subprocess.run(["gcc", "-g", "-O2", "-fomit-frame-pointer", "-pthread",
+                    "-DREBUILT", src, "-o", prog], check=True)
+    out = subprocess.run([attach.VIGIL, "report", vgl], capture_output=True,
+                         text=True)
+    want = "vigil: warning: %s: build-id differs from the profiled binary's; its " \
+           "addresses are shown as offsets" % prog
+    if want not in out.stderr.splitlines():
+        fail("%s: stderr %r, want the line %r" % (what, out.stderr, want))
+    if "level4" in out.stdout:
+        fail("%s: the rebuilt binary's names in the report:\n%s"
+             % (what, out.stdout))
+
+
 def main():
     cmds = {"only-target": cmd_only_target, "every-end": cmd_every_end,
-            "dwarf": cmd_dwarf, "debian": cmd_debian}
+            "dwarf": cmd_dwarf, "debian": cmd_debian, "names": cmd_names}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print("usage: stacks.py {%s} ARGS..." % "|".join(cmds),
               file=sys.stderr)
