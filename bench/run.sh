@@ -5,6 +5,9 @@
 #   bench/attach/attach.py  the live sampler (vigil attach): stop latency,
 #                           scan cost, attach time, stack sampling beside
 #                           perf record
+#   bench/attach/unwind.py  stacks of code without frame pointers (a -O2
+#                           tree, Debian's python3 and xz) beside perf
+#                           record --call-graph dwarf: reach, depth, CPU
 #   bench/runtime.py        the runtime's one-time and structural costs: 1M
 #                           distinct edges, fork + exec, instructions per
 #                           known call
@@ -52,6 +55,7 @@ if [ "${BENCH_READERS_ONLY:-}" != 1 ]; then
 		exit 1
 	fi
 	/usr/bin/python3 bench/attach/attach.py || status=1
+	/usr/bin/python3 bench/attach/unwind.py || status=1
 	/usr/bin/python3 bench/runtime.py || status=1
 	/usr/bin/python3 bench/bench.py "$@" || status=1
 	/usr/bin/python3 bench/run_merge.py || status=1

@@ -31,10 +31,17 @@ static int cmp_skey(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
+/* The key of the one function of a module that stands for all its code
+ * that neither a symbol nor an FDE places. */
+#define WHOLE_MODULE UINT64_MAX
+
 /*
  * The function of frame fr.  A return address (caller) is looked up at
- * addr - 1.  A frame in no module keeps its address as it is: it only
- * names the place, and people compare it with the raw frames.
+ * addr - 1.  Without a symbol, the function is the one its FDE (.eh_frame)
+ * starts, else the whole module: one row per function or module, never
+ * one per address (issue 16).  A frame in no module keeps its address as
+ * it is: it only names the place, and people compare it with the raw
+ * frames.
  */
 static void resolve(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 		    const struct vgl_frame *fr, int caller, struct skey *k)
@@ -48,8 +55,18 @@ static void resolve(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 		return;
 	}
 	k->sym = vgl_symbolizer_func(sym, k->module, look);
-	k->addr = k->sym ? k->sym->start :
-		  look - vgl_symbolizer_module_bias(sym, k->module);
+	if (k->sym) {
+		k->addr = k->sym->start;
+	} else {
+		int e = vgl_symbolizer_fde_start(sym, k->module, look, &k->addr);
+
+		/* A module that cannot be read keeps its offsets, as the
+		 * warning about it says. */
+		if (e == -ENOENT)
+			k->addr = WHOLE_MODULE;
+		else if (e)
+			k->addr = look - vgl_symbolizer_module_bias(sym, k->module);
+	}
 }
 
 static size_t find_key(const struct skey *keys, size_t n, const struct skey *k)
@@ -93,6 +110,12 @@ static int make_func(struct vgl_sprofile *p, const struct skey *k,
 			f->file = file;
 			f->line = line;
 		}
+	} else if (k->addr == WHOLE_MODULE && f->module_name) {
+		if (asprintf(&s, "[%s]", f->module_name) < 0)
+			return -ENOMEM;
+		p->owned[p->nowned++] = s;
+		f->name = s;
+		f->addr = 0;
 	} else {
 		if ((f->module_name ?
 		     asprintf(&s, "%s+0x%llx", f->module_name,

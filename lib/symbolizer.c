@@ -19,6 +19,7 @@
  * regular file, so a module path naming a FIFO or a device cannot block.
  */
 #include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -72,6 +73,11 @@ struct sym_module {
 	Elf *elf, *dbg_elf;
 	struct vgl_func_sym *funcs;     /* sorted by start */
 	size_t nfuncs;
+
+	int cfi_tried;
+	Dwarf_CFI *cfi;                 /* .eh_frame */
+	uint64_t *fde_starts;           /* from .eh_frame_hdr, sorted */
+	size_t nfde;
 
 	int lines_loaded;
 	int dwfl_tried;
@@ -220,6 +226,9 @@ void vgl_symbolizer_free(struct vgl_symbolizer *s)
 				free((char *)m->funcs[k].demangled);
 		free(m->funcs);
 		free(m->lines);
+		if (m->cfi)
+			dwarf_cfi_end(m->cfi);
+		free(m->fde_starts);
 		if (m->dwfl)
 			dwfl_end(m->dwfl);
 		if (m->elf)
@@ -338,6 +347,20 @@ static size_t elf_build_id(Elf *elf, uint8_t *out, size_t cap)
 		}
 	}
 	return 0;
+}
+
+int vgl_elf_file_build_id(const char *path, uint8_t *out, size_t cap)
+{
+	int fd;
+	Elf *elf = open_elf(path, &fd);
+	size_t n;
+
+	if (!elf)
+		return -errno;
+	n = elf_build_id(elf, out, cap);
+	elf_end(elf);
+	close(fd);
+	return (int)n;
 }
 
 static Elf_Scn *find_section(Elf *elf, Elf64_Word type)
@@ -688,6 +711,101 @@ struct vgl_func_sym *vgl_symbolizer_func(struct vgl_symbolizer *s,
 		return a - m->funcs[lo].start < m->funcs[lo].size ?
 		       &m->funcs[lo] : NULL;
 	return &m->funcs[lo];
+}
+
+/*
+ * Reads the FDEs' first addresses from .eh_frame_hdr's sorted search
+ * table, in the encoding every x86-64 and AArch64 linker writes (4-byte
+ * offsets from the section); another encoding leaves the table empty.
+ */
+static void read_fde_starts(struct sym_module *m)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx, i, n, off;
+	const unsigned char *p;
+	Elf_Data *d = NULL;
+	int32_t v;
+	uint32_t count;
+
+	if (elf_getshdrstrndx(m->elf, &shstrndx) < 0)
+		return;
+	while ((scn = elf_nextscn(m->elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(m->elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".eh_frame_hdr")) {
+			d = elf_getdata(scn, NULL);
+			break;
+		}
+	}
+	/* version 1; eh_frame_ptr sdata4 (pc- or data-relative); count
+	 * udata4; table datarel sdata4. */
+	if (!d || d->d_size < 12)
+		return;
+	p = d->d_buf;
+	if (p[0] != 1 || (p[1] & 0x0f) != DW_EH_PE_sdata4 ||
+	    p[2] != DW_EH_PE_udata4 ||
+	    p[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
+		return;
+	memcpy(&count, p + 8, 4);
+	n = count;
+	off = 12;
+	if (n > (d->d_size - off) / 8)
+		return;
+	m->fde_starts = malloc((n ? n : 1) * sizeof(*m->fde_starts));
+	if (!m->fde_starts)
+		return;
+	for (i = 0; i < n; i++) {
+		memcpy(&v, p + off + i * 8, 4);
+		m->fde_starts[i] = sh.sh_addr + (uint64_t)(int64_t)v;
+	}
+	m->nfde = n;
+}
+
+int vgl_symbolizer_fde_start(struct vgl_symbolizer *s, size_t mod,
+			     uint64_t addr, uint64_t *start)
+{
+	struct sym_module *m;
+	Dwarf_Frame *frame = NULL;
+	uint64_t a;
+	size_t lo, hi;
+
+	if (mod >= s->nmods)
+		return -ENODEV;
+	m = &s->mods[mod];
+	if (!m->loaded)
+		load_module(m);
+	if (!m->usable)
+		return -ENODEV;
+	if (!m->cfi_tried) {
+		m->cfi_tried = 1;
+		m->cfi = dwarf_getcfi_elf(m->elf);
+		if (m->cfi)
+			read_fde_starts(m);
+	}
+	a = addr - m->bias;
+	/* Inside an FDE at all (libdw knows its range); FDEs never overlap,
+	 * so its first address is the last one at or before a. */
+	if (!m->nfde || dwarf_cfi_addrframe(m->cfi, a, &frame) || !frame)
+		return -ENOENT;
+	free(frame);
+	lo = 0;
+	hi = m->nfde;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->fde_starts[mid] <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -ENOENT;
+	*start = m->fde_starts[lo - 1];
+	return 0;
 }
 
 const char *vgl_func_sym_name(struct vgl_func_sym *f)

@@ -97,6 +97,17 @@ uint64_t vgl_symbolizer_module_bias(const struct vgl_symbolizer *s,
 struct vgl_func_sym *vgl_symbolizer_func(struct vgl_symbolizer *s,
 					 size_t mod, uint64_t addr);
 
+/*
+ * Where no symbol covers runtime address addr of module mod (a stripped
+ * binary's static functions): the ELF address of the first byte of the
+ * function holding it, from its unwind table's FDE (.eh_frame), so that
+ * its addresses can be grouped as one function.  Returns 0 with *start
+ * set, -ENOENT when no FDE holds addr, -ENODEV when the module cannot be
+ * read (or is not the one profiled): nothing is known of its functions.
+ */
+int vgl_symbolizer_fde_start(struct vgl_symbolizer *s, size_t mod,
+			     uint64_t addr, uint64_t *start);
+
 /* f's name for people: demangled when it is a C++ name (done once). */
 const char *vgl_func_sym_name(struct vgl_func_sym *f);
 
@@ -129,6 +140,11 @@ int vgl_symbolizer_code(struct vgl_symbolizer *s, size_t mod,
  */
 int vgl_symbolizer_inlines(struct vgl_symbolizer *s, size_t mod,
 			   uint64_t host, const char *name);
+
+/* The GNU build-id of the ELF file at path, copied into out (at most cap
+ * bytes).  Returns its length (0: the file has none), or a negative
+ * errno. */
+int vgl_elf_file_build_id(const char *path, uint8_t *out, size_t cap);
 
 /* Interns s in s's string table (copied once).  NULL on -ENOMEM. */
 const char *vgl_symbolizer_intern(struct vgl_symbolizer *s, const char *str);

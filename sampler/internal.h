@@ -126,13 +126,19 @@ struct stacks_state;
  * 0 with *out set, or a negative errno with err naming the cause (and the
  * sysctl, for perf_event_paranoid). */
 int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
-		unsigned frequency, char *err, size_t errlen);
+		unsigned frequency, enum sampler_unwind unwind, char *err,
+		size_t errlen);
+/* The target exec'd: its mappings are all new. */
+void stacks_forget_maps(struct stacks_state *st);
 /* The ring buffers' descriptors, to poll (readable when half full). */
 size_t stacks_fds(struct stacks_state *st, int *fds, size_t max);
 /* fd (one stacks_fds gave) polled as hung up: poll another instead. */
 void stacks_hangup(struct stacks_state *st, int fd);
 /* Drains the rings into the state's table of distinct stacks. */
 void stacks_drain(struct stacks_state *st);
+/* How many samples (taken or lost) the table holds since the last
+ * stacks_take. */
+uint64_t stacks_waiting(struct stacks_state *st);
 /* Drains, then fills s->stacks from the table and empties it (the arrays
  * stay valid until the next call). */
 void stacks_take(struct stacks_state *st, struct sampler_sample *s);

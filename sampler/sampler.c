@@ -52,6 +52,7 @@ struct sampler {
 	int stop, rearm, now;
 	uint64_t interval_ns;
 	unsigned scan, frequency;
+	enum sampler_unwind unwind;
 	struct stacks_state *stacks;  /* open while scan has STACKS */
 	/* The thread's own. */
 	uint64_t seq;
@@ -77,6 +78,25 @@ int sampler_parse_hz(const char *s, unsigned *hz)
 		return -EINVAL;
 	*hz = (unsigned)v;
 	return 0;
+}
+
+int sampler_parse_unwind(const char *s, enum sampler_unwind *u)
+{
+	if (!strcmp(s, "auto"))
+		*u = SAMPLER_UNWIND_AUTO;
+	else if (!strcmp(s, "dwarf"))
+		*u = SAMPLER_UNWIND_DWARF;
+	else if (!strcmp(s, "fp"))
+		*u = SAMPLER_UNWIND_FP;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *sampler_unwind_name(enum sampler_unwind u)
+{
+	return u == SAMPLER_UNWIND_DWARF ? "dwarf" :
+	       u == SAMPLER_UNWIND_FP ? "fp" : "auto";
 }
 
 const char *sampler_scan_name(unsigned bit)
@@ -178,7 +198,8 @@ static void arm_timer(int tfd, uint64_t ns)
 }
 
 /* Takes one sample with the scans in force; called with the lock held.
- * final: the target has ended (only counts can still be read). */
+ * final: the target has ended (only counts and the stacks left in the
+ * rings can still be read). */
 static void take_sample(struct sampler *s, int final)
 {
 	struct sampler_sample smp;
@@ -192,7 +213,7 @@ static void take_sample(struct sampler *s, int final)
 	smp.interval_ns = s->interval_ns;
 	smp.final = final;
 	if (final)
-		scan &= SAMPLER_SCAN_COUNTS;
+		scan &= SAMPLER_SCAN_COUNTS | SAMPLER_SCAN_STACKS;
 	/* A scan that fails (the target is ending under us) is left out of
 	 * smp.scan rather than reported with zeros. */
 	if (process_scan_stat(&s->proc, &smp))
@@ -208,8 +229,11 @@ static void take_sample(struct sampler *s, int final)
 		}
 	}
 	process_scan_exe(&s->proc, &smp);
-	if (smp.exe_changed)
+	if (smp.exe_changed) {
 		counts_forget_file(&s->counts);
+		if (s->stacks)
+			stacks_forget_maps(s->stacks);
+	}
 	if ((scan & SAMPLER_SCAN_MEMORY) && process_scan_memory(&s->proc, &smp))
 		scan &= ~(unsigned)SAMPLER_SCAN_MEMORY;
 	if (scan & SAMPLER_SCAN_IO)
@@ -247,6 +271,16 @@ static void report_end(struct sampler *s)
 	s->fn(&smp, s->arg);
 }
 
+/* Whether stack samples wait in the rings or the table: the run is
+ * ending, and they would be lost without one more sample. */
+static int stacks_pending(struct sampler *s)
+{
+	if (!s->stacks || !(s->scan & SAMPLER_SCAN_STACKS))
+		return 0;
+	stacks_drain(s->stacks);
+	return stacks_waiting(s->stacks);
+}
+
 static void *run(void *arg)
 {
 	struct sampler *s = arg;
@@ -275,15 +309,21 @@ static void *run(void *arg)
 			if (read(s->evfd, &v, sizeof(v)) < 0)
 				v = 0;
 		}
-		if (s->stop)
+		if (s->stop) {
+			/* No sample thrown away: those since the last one
+			 * go out in one more (issue 16). */
+			if (stacks_pending(s))
+				take_sample(s, 0);
 			break;
+		}
 		if (s->rearm) {
 			s->rearm = 0;
 			arm_timer(s->tfd, s->interval_ns);
 		}
 		if (pfd[2].revents) {
-			/* Its profile is final now: one last read. */
-			if (s->scan & SAMPLER_SCAN_COUNTS)
+			/* Its profile is final now: one last read; and the
+			 * stacks still in the rings. */
+			if ((s->scan & SAMPLER_SCAN_COUNTS) || stacks_pending(s))
 				take_sample(s, 1);
 			report_end(s);
 			break;
@@ -351,6 +391,7 @@ static int open_sampler(struct sampler **out, const struct sampler_config *cfg,
 	s->interval_ns = cfg->interval_ns;
 	s->scan = cfg->scan;
 	s->frequency = cfg->frequency ? cfg->frequency : SAMPLER_FREQ_DEFAULT;
+	s->unwind = cfg->unwind;
 	s->fn = cfg->fn;
 	s->arg = cfg->arg;
 
@@ -406,7 +447,7 @@ static int open_sampler(struct sampler **out, const struct sampler_config *cfg,
 	}
 	if (s->scan & SAMPLER_SCAN_STACKS) {
 		ret = stacks_open(&s->stacks, s->pid, s->threads.taskfd,
-				  s->frequency, err, errlen);
+				  s->frequency, s->unwind, err, errlen);
 		if (ret)
 			goto fail;
 	}
@@ -494,7 +535,7 @@ int sampler_set_scan(struct sampler *s, unsigned scan, unsigned frequency,
 	if ((scan & SAMPLER_SCAN_STACKS) &&
 	    (!s->stacks || frequency != s->frequency)) {
 		ret = stacks_open(&st, s->pid, s->threads.taskfd, frequency,
-				  err, errlen);
+				  s->unwind, err, errlen);
 		if (ret)
 			goto out;
 		old = s->stacks;

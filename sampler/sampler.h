@@ -50,6 +50,22 @@ enum sampler_scan {
 #define SAMPLER_FREQ_MAX 100000u
 #define SAMPLER_FREQ_DEFAULT 99u
 
+/* How stacks are unwound.  AUTO: from the binaries' unwind tables
+ * (.eh_frame) with a copy of each sample's stack, as DWARF, where the
+ * kernel and the architecture allow; else the frame-pointer chain the
+ * kernel walks (FP), which loses frames of code built without frame
+ * pointers - most of a distribution's. */
+enum sampler_unwind {
+	SAMPLER_UNWIND_AUTO,
+	SAMPLER_UNWIND_DWARF,
+	SAMPLER_UNWIND_FP,
+};
+
+/* Parses "auto", "dwarf" or "fp"; returns 0 or -EINVAL. */
+int sampler_parse_unwind(const char *s, enum sampler_unwind *u);
+/* "dwarf" or "fp" ("auto" for AUTO). */
+const char *sampler_unwind_name(enum sampler_unwind u);
+
 /* Room for one error message; every message names its cause in one line
  * without the "vigil: " prefix, which the caller adds. */
 #define SAMPLER_ERR_LEN 256
@@ -83,9 +99,13 @@ struct sampler_thread {
 };
 
 /* One distinct user-space call chain seen since the previous sample:
- * ips[0] is where the thread was, ips[1..] the return addresses. */
+ * ips[0] is where the thread was, ips[1..] the return addresses, each in
+ * an executable mapping.  truncated: the chain stopped short of its
+ * outermost frame (DWARF only: no unwind rule, the stack copy ended, an
+ * address outside executable code); it is never made up. */
 struct sampler_stack {
 	pid_t tid;
+	int truncated;
 	uint32_t nips;
 	const uint64_t *ips;
 	uint64_t count;
@@ -157,6 +177,7 @@ struct sampler_sample {
 	size_t nstacks;
 	uint64_t stack_samples, stack_lost;
 	unsigned frequency;
+	enum sampler_unwind unwind;  /* DWARF or FP, as in force */
 
 	/* SAMPLER_SCAN_COUNTS: edges whose count grew since the previous
 	 * sample; or counts_error (the target has no profile, or it cannot
@@ -181,6 +202,7 @@ struct sampler_config {
 	uint64_t interval_ns;      /* SAMPLER_INTERVAL_MIN_NS .. _MAX_NS */
 	unsigned scan;             /* SAMPLER_SCAN_* bits */
 	unsigned frequency;        /* stacks, Hz; 0 = SAMPLER_FREQ_DEFAULT */
+	enum sampler_unwind unwind;
 	sampler_fn fn;
 	void *arg;
 };
@@ -190,7 +212,10 @@ struct sampler;
 /*
  * With SAMPLER_SCAN_COUNTS, one last sample (final = 1) comes after the
  * target has ended and before SAMPLER_ENDED: its profile is final then,
- * so the deltas of a whole run add up to it.
+ * so the deltas of a whole run add up to it.  With SAMPLER_SCAN_STACKS,
+ * no stack sample is thrown away: those taken since the last sample come
+ * in that final sample, or, at sampler_stop(), in one more sample taken
+ * before it returns.
  *
  * Checks that cfg->pid is a process the caller may read, opens its pidfd,
  * sets up the scans and starts the sampler thread; the first sample comes

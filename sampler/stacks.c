@@ -7,8 +7,8 @@
  * without inherit misses every thread created after it was opened (0% of
  * new threads covered, measured for the issue), and an inherited event
  * can only be mapped when it is bound to one CPU.  So each thread alive at
- * the start gets one event on each CPU, with inherit so its future
- * children are counted too, and all events of one CPU write into one ring
+ * the start gets one event on each CPU, with inherit (inherit_thread: its
+ * future threads, not its forked children) so they are counted too, and all events of one CPU write into one ring
  * buffer (PERF_EVENT_IOC_SET_OUTPUT): 100% of new threads covered.
  *
  * Samples are folded into a table of distinct (thread, call chain) with a
@@ -27,12 +27,24 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "unwind.h"
 
 #define RING_PAGES 64          /* data pages per CPU: 256 KiB */
+/* With a stack copy per sample (8 KiB), 1 MiB holds 120 samples; less
+ * when the locked-memory limit refuses it (perf_event_mlock_kb). */
+#define RING_PAGES_DWARF 256
 #define MAX_IPS 127
+/* Bytes of stack copied per sample: perf's default, which reached main in
+ * 100% of the samples of Debian's python3 and xz (issue 16). */
+#define STACK_DUMP 8192
+/* The user registers (perf's x86 numbering): ax bx cx dx si di bp sp ip,
+ * r8..r15; they come in bit order. */
+#define REGS_MASK 0xff01ffull
+#define NREGS 17
 
 struct stack_entry {
 	pid_t tid;
+	int truncated;
 	uint32_t nips;
 	uint64_t *ips;
 	uint64_t count;
@@ -45,15 +57,21 @@ struct ring {
 	                         * or -1 (drained at each sample only) */
 	void *base;             /* header page + data */
 	size_t data_size;
+	size_t map_len;
 };
 
 struct stacks_state {
+	pid_t pid;              /* the target: samples of others are dropped */
 	struct ring *rings;     /* one per CPU that has events */
 	size_t nrings;
 	int *fds;               /* every event */
 	int *fd_cpu;            /* the CPU of each */
 	size_t nfds, cap_fds;
 	unsigned frequency;
+	enum sampler_unwind unwind;     /* DWARF or FP, as opened */
+	unsigned ring_pages;
+	struct unwinder *unwinder;      /* DWARF */
+	unsigned char *rec;             /* one record, copied out */
 	/* the current round */
 	struct stack_entry *cur;
 	size_t ncur, cap_cur;
@@ -153,6 +171,12 @@ static int open_thread(struct stacks_state *st, struct perf_event_attr *a,
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		r = &st->rings[cpu];
 		fd = perf_open(a, tid, cpu);
+		if (fd < 0 && errno == EINVAL && a->inherit_thread) {
+			/* Before Linux 5.13: follow every child, and drop
+			 * the samples of other processes as they come. */
+			a->inherit_thread = 0;
+			fd = perf_open(a, tid, cpu);
+		}
 		if (fd < 0) {
 			if (errno == ESRCH)
 				return 0;
@@ -167,18 +191,29 @@ static int open_thread(struct stacks_state *st, struct perf_event_attr *a,
 			return -ENOMEM;
 		}
 		if (r->fd < 0) {
-			size_t len = (size_t)(RING_PAGES + 1) * (size_t)getpagesize();
+			size_t len;
 
-			r->base = mmap(NULL, len, PROT_READ | PROT_WRITE,
-				       MAP_SHARED, (int)fd, 0);
+			/* Smaller rings while the locked-memory limit
+			 * refuses (EPERM) a big one. */
+			for (;;) {
+				len = (size_t)(st->ring_pages + 1) *
+				      (size_t)getpagesize();
+				r->base = mmap(NULL, len, PROT_READ | PROT_WRITE,
+					       MAP_SHARED, (int)fd, 0);
+				if (r->base != MAP_FAILED || errno != EPERM ||
+				    st->ring_pages <= 8)
+					break;
+				st->ring_pages /= 2;
+			}
 			if (r->base == MAP_FAILED) {
 				r->base = NULL;
 				return sampler_err(err, errlen, -errno,
 						   "stack sampling: mmap of the ring buffer: %s",
 						   strerror(errno));
 			}
+			r->map_len = len;
 			r->fd = r->pollfd = (int)fd;
-			r->data_size = (size_t)RING_PAGES * (size_t)getpagesize();
+			r->data_size = (size_t)st->ring_pages * (size_t)getpagesize();
 		} else if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0) {
 			return sampler_err(err, errlen, -errno,
 					   "stack sampling: PERF_EVENT_IOC_SET_OUTPUT: %s",
@@ -189,7 +224,8 @@ static int open_thread(struct stacks_state *st, struct perf_event_attr *a,
 }
 
 int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
-		unsigned frequency, char *err, size_t errlen)
+		unsigned frequency, enum sampler_unwind unwind, char *err,
+		size_t errlen)
 {
 	struct perf_event_attr a;
 	struct stacks_state *st;
@@ -198,7 +234,6 @@ int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
 	int ncpus, i, ret = 0, fd;
 	DIR *d = NULL;
 
-	(void)pid;
 	maxrate = read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate");
 	if (maxrate > 0 && frequency > (unsigned long)maxrate)
 		return sampler_err(err, errlen, -EINVAL,
@@ -211,6 +246,26 @@ int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
 	if (!st)
 		return -ENOMEM;
 	st->frequency = frequency;
+	st->pid = pid;
+#if !defined(__x86_64__)
+	/* The registers are numbered for x86-64 only. */
+	if (unwind == SAMPLER_UNWIND_DWARF) {
+		ret = sampler_err(err, errlen, -EOPNOTSUPP,
+				  "stack sampling: --unwind dwarf is for x86-64 only");
+		goto out;
+	}
+	unwind = SAMPLER_UNWIND_FP;
+#endif
+	st->unwind = unwind == SAMPLER_UNWIND_FP ? SAMPLER_UNWIND_FP :
+		     SAMPLER_UNWIND_DWARF;
+	st->ring_pages = st->unwind == SAMPLER_UNWIND_DWARF ? RING_PAGES_DWARF :
+			 RING_PAGES;
+	st->rec = malloc(65536);
+	if (!st->rec || unwind_open(&st->unwinder, pid,
+				    st->unwind == SAMPLER_UNWIND_DWARF)) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	st->rings = calloc((size_t)ncpus, sizeof(*st->rings));
 	if (!st->rings) {
 		ret = -ENOMEM;
@@ -226,13 +281,28 @@ int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
 	a.config = PERF_COUNT_SW_CPU_CLOCK;
 	a.freq = 1;
 	a.sample_freq = frequency;
-	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
+	if (st->unwind == SAMPLER_UNWIND_DWARF) {
+		/* The registers and the top of the stack, unwound here
+		 * with the binaries' own tables (unwind.c). */
+		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER |
+				PERF_SAMPLE_STACK_USER;
+		a.sample_regs_user = REGS_MASK;
+		a.sample_stack_user = STACK_DUMP;
+	} else {
+		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
+	}
 	a.inherit = 1;
+	/* Only the target's new threads, not its forked children (whose
+	 * samples would be reported as the target's): 100% of the samples
+	 * of a script attached to came from its child, measured for the
+	 * issue. */
+	a.inherit_thread = 1;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	a.exclude_callchain_kernel = 1;
 	a.watermark = 1;
-	a.wakeup_watermark = (uint32_t)((size_t)RING_PAGES * (size_t)getpagesize() / 2);
+	a.wakeup_watermark = (uint32_t)((size_t)st->ring_pages *
+					(size_t)getpagesize() / 2);
 
 	fd = openat(taskfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || !(d = fdopendir(fd))) {
@@ -247,6 +317,24 @@ int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
 			continue;
 		ret = open_thread(st, &a, (pid_t)strtol(de->d_name, NULL, 10),
 				  ncpus, err, errlen);
+		if (ret == -EINVAL && !st->nfds && unwind == SAMPLER_UNWIND_AUTO &&
+		    st->unwind == SAMPLER_UNWIND_DWARF) {
+			/* A kernel without user registers and stacks in
+			 * samples: the frame-pointer chain it walks. */
+			st->unwind = SAMPLER_UNWIND_FP;
+			unwind_close(st->unwinder);
+			st->unwinder = NULL;
+			if (unwind_open(&st->unwinder, pid, 0)) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
+			a.sample_regs_user = 0;
+			a.sample_stack_user = 0;
+			ret = open_thread(st, &a,
+					  (pid_t)strtol(de->d_name, NULL, 10),
+					  ncpus, err, errlen);
+		}
 		if (ret)
 			goto out;
 	}
@@ -298,9 +386,11 @@ void stacks_hangup(struct stacks_state *st, int fd)
 	}
 }
 
-static uint64_t hash_stack(pid_t tid, const uint64_t *ips, uint32_t n)
+static uint64_t hash_stack(pid_t tid, int truncated, const uint64_t *ips,
+			   uint32_t n)
 {
-	uint64_t h = 1469598103934665603ull ^ (uint64_t)tid;
+	uint64_t h = (1469598103934665603ull ^ (uint64_t)tid) +
+		     (uint64_t)truncated;
 	uint32_t i;
 
 	for (i = 0; i < n; i++)
@@ -328,15 +418,15 @@ static int rehash(struct stacks_state *st, size_t cap)
 	return 0;
 }
 
-/* Counts one sample of tid with call chain ips[0..n). */
-static void add_sample(struct stacks_state *st, pid_t tid, const uint64_t *ips,
-		       uint32_t n)
+/* Counts count samples of tid with call chain ips[0..n). */
+static void add_sample(struct stacks_state *st, pid_t tid, int truncated,
+		       const uint64_t *ips, uint32_t n, uint64_t count)
 {
-	uint64_t h = hash_stack(tid, ips, n);
+	uint64_t h = hash_stack(tid, truncated, ips, n);
 	struct stack_entry *e;
 	size_t j;
 
-	st->samples++;
+	st->samples += count;
 	if ((st->ncur + 1) * 2 > st->index_cap &&
 	    rehash(st, st->index_cap ? st->index_cap * 2 : 1024))
 		return;
@@ -344,8 +434,9 @@ static void add_sample(struct stacks_state *st, pid_t tid, const uint64_t *ips,
 	     j = (j + 1) & (st->index_cap - 1)) {
 		e = &st->cur[st->index[j]];
 		if (e->hash == h && e->tid == tid && e->nips == n &&
+		    e->truncated == truncated &&
 		    !memcmp(e->ips, ips, n * sizeof(*ips))) {
-			e->count++;
+			e->count += count;
 			return;
 		}
 	}
@@ -364,25 +455,86 @@ static void add_sample(struct stacks_state *st, pid_t tid, const uint64_t *ips,
 		return;
 	memcpy(e->ips, ips, n * sizeof(*ips));
 	e->tid = tid;
+	e->truncated = truncated;
 	e->nips = n;
-	e->count = 1;
+	e->count = count;
 	e->hash = h;
 	st->index[j] = st->ncur++;
 }
 
-/* Parses one PERF_RECORD_SAMPLE body: pid, tid, nr, ips[nr]. */
+/* Unwinds a sample body from off: u64 abi, regs[NREGS] (when abi is not
+ * 0), u64 size, stack[size], u64 dyn_size (when size is not 0). */
+static void parse_dwarf(struct stacks_state *st, pid_t tid,
+			const unsigned char *rec, size_t len, size_t off)
+{
+	uint64_t ips[MAX_IPS], abi, r[NREGS], regs[UNWIND_NREGS], size, dyn;
+	uint32_t n;
+	int truncated;
+
+	if (len < off + 8)
+		return;
+	memcpy(&abi, rec + off, 8);
+	off += 8;
+	if (!abi || len < off + sizeof(r) + 8) {
+		/* No user registers (the thread was in the kernel with no
+		 * user context): nothing to unwind, but it was a sample. */
+		ips[0] = 0;
+		add_sample(st, tid, 1, ips, 0, 1);
+		return;
+	}
+	memcpy(r, rec + off, sizeof(r));
+	off += sizeof(r);
+	memcpy(&size, rec + off, 8);
+	off += 8;
+	if (size > len - off || (size && len - off - size < 8))
+		return;
+	dyn = 0;
+	if (size)
+		memcpy(&dyn, rec + off + size, 8);
+	if (dyn > size)
+		dyn = size;
+	/* perf's order (ax bx cx dx si di bp sp ip r8..r15) to DWARF's
+	 * (ax dx cx bx si di bp sp r8..r15 ip). */
+	regs[0] = r[0];
+	regs[1] = r[3];
+	regs[2] = r[2];
+	regs[3] = r[1];
+	regs[4] = r[4];
+	regs[5] = r[5];
+	regs[6] = r[6];
+	regs[7] = r[7];
+	memcpy(regs + 8, r + 9, 8 * sizeof(*r));
+	regs[UNWIND_REG_IP] = r[8];
+	n = unwind_sample(st->unwinder, tid, regs, rec + off, (size_t)dyn, ips,
+			  MAX_IPS, &truncated);
+	add_sample(st, tid, truncated, ips, n, 1);
+}
+
+/* Parses one PERF_RECORD_SAMPLE body: pid, tid, then nr, ips[nr] (frame
+ * pointers) or the registers and stack (DWARF). */
 static void parse_sample(struct stacks_state *st, const unsigned char *rec,
 			 size_t len)
 {
 	uint64_t ips[MAX_IPS], nr, ip;
-	uint32_t tid, n = 0;
+	uint32_t pid, tid, n = 0;
 	size_t i, off = sizeof(struct perf_event_header);
 
-	if (len < off + 16)
+	if (len < off + 8)
 		return;
+	memcpy(&pid, rec + off, 4);
 	memcpy(&tid, rec + off + 4, 4);
-	memcpy(&nr, rec + off + 8, 8);
-	off += 16;
+	/* A forked child's, where the kernel has no inherit_thread. */
+	if ((pid_t)pid != st->pid)
+		return;
+	off += 8;
+	if (st->unwind == SAMPLER_UNWIND_DWARF) {
+		parse_dwarf(st, (pid_t)tid, rec, len, off);
+		return;
+	}
+	if (len < off + 8)
+		return;
+	memcpy(&nr, rec + off, 8);
+	off += 8;
 	if (nr > (len - off) / 8)
 		return;
 	for (i = 0; i < nr && n < MAX_IPS; i++) {
@@ -392,14 +544,22 @@ static void parse_sample(struct stacks_state *st, const unsigned char *rec,
 			continue;
 		ips[n++] = ip;
 	}
-	add_sample(st, (pid_t)tid, ips, n);
+	/* The kernel's walk ends where a frame pointer does: whether that
+	 * is the outermost frame, it cannot tell; but a frame outside the
+	 * code is junk (a frame pointer that was none), and ends it. */
+	{
+		int truncated;
+
+		n = unwind_check(st->unwinder, ips, n, &truncated);
+		add_sample(st, (pid_t)tid, truncated, ips, n, 1);
+	}
 }
 
 static void drain_ring(struct stacks_state *st, struct ring *r)
 {
 	struct perf_event_mmap_page *pg = r->base;
 	unsigned char *data = (unsigned char *)r->base + getpagesize();
-	unsigned char rec[sizeof(struct perf_event_header) + 16 + 8 * 512];
+	unsigned char *rec = st->rec;   /* 64 KiB: any record */
 	struct perf_event_header hdr;
 	uint64_t head, tail;
 	size_t off, first;
@@ -419,7 +579,7 @@ static void drain_ring(struct stacks_state *st, struct ring *r)
 		}
 		if (hdr.size < sizeof(hdr) || tail + hdr.size > head)
 			break;
-		if (hdr.size <= sizeof(rec)) {
+		{
 			if (first >= hdr.size) {
 				memcpy(rec, data + off, hdr.size);
 			} else {
@@ -448,6 +608,11 @@ void stacks_drain(struct stacks_state *st)
 	for (i = 0; i < st->nrings; i++)
 		if (st->rings[i].base)
 			drain_ring(st, &st->rings[i]);
+}
+
+uint64_t stacks_waiting(struct stacks_state *st)
+{
+	return st->samples + st->lost;
 }
 
 static void free_entries(struct stack_entry *e, size_t n)
@@ -484,6 +649,7 @@ void stacks_take(struct stacks_state *st, struct sampler_sample *s)
 	for (i = 0; i < s->nstacks; i++) {
 		st->out[i].tid = st->prev[i].tid;
 		st->out[i].nips = st->prev[i].nips;
+		st->out[i].truncated = st->prev[i].truncated;
 		st->out[i].ips = st->prev[i].ips;
 		st->out[i].count = st->prev[i].count;
 	}
@@ -491,18 +657,24 @@ void stacks_take(struct stacks_state *st, struct sampler_sample *s)
 	s->stack_samples = st->samples;
 	s->stack_lost = st->lost;
 	s->frequency = st->frequency;
+	s->unwind = st->unwind;
 	st->samples = st->lost = 0;
+}
+
+void stacks_forget_maps(struct stacks_state *st)
+{
+	unwind_forget(st->unwinder);
 }
 
 void stacks_close(struct stacks_state *st)
 {
-	size_t i, len = (size_t)(RING_PAGES + 1) * (size_t)getpagesize();
+	size_t i;
 
 	if (!st)
 		return;
 	for (i = 0; i < st->nrings; i++)
 		if (st->rings[i].base)
-			munmap(st->rings[i].base, len);
+			munmap(st->rings[i].base, st->rings[i].map_len);
 	for (i = 0; i < st->nfds; i++)
 		close(st->fds[i]);
 	free(st->fds);
@@ -512,5 +684,7 @@ void stacks_close(struct stacks_state *st)
 	free_entries(st->prev, st->nprev);
 	free(st->index);
 	free(st->out);
+	free(st->rec);
+	unwind_close(st->unwinder);
 	free(st);
 }

@@ -7,6 +7,7 @@
  * address, since a run asks about the same few hundred addresses again and
  * again.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,15 +144,28 @@ static char *lookup(struct sampler_symbols *sy, uint64_t addr)
 	const struct range *r = find(sy, addr);
 	struct vgl_func_sym *fn;
 	char *out = NULL;
+	uint64_t start;
+	int e;
 
 	if (!r)
 		return NULL;
 	fn = vgl_symbolizer_func(sy->sym, r->mod, addr);
 	if (fn)
 		return strdup(vgl_func_sym_name(fn));
+	/* No symbol: the function its FDE starts, else the module - one
+	 * name per function, not one per address. */
+	e = vgl_symbolizer_fde_start(sy->sym, r->mod, addr, &start);
+	if (e == -ENOENT) {
+		if (asprintf(&out, "[%s]",
+			     vgl_symbolizer_module_name(sy->sym, r->mod)) < 0)
+			out = NULL;
+		return out;
+	}
+	/* Unreadable module: its offsets are all there is. */
+	if (e)
+		start = addr - vgl_symbolizer_module_bias(sy->sym, r->mod);
 	if (asprintf(&out, "%s+0x%" PRIx64,
-		     vgl_symbolizer_module_name(sy->sym, r->mod),
-		     addr - vgl_symbolizer_module_bias(sy->sym, r->mod)) < 0)
+		     vgl_symbolizer_module_name(sy->sym, r->mod), start) < 0)
 		out = NULL;
 	return out;
 }

@@ -29,6 +29,10 @@ struct attach_vgl_module {
 	int retired;                /* from before an exec */
 	uint64_t lo, hi, bias;
 	char *path;
+	/* Read while it is mapped: a reader then knows a rebuilt file
+	 * from the one that ran (issue 16). */
+	uint8_t build_id[VGL_BUILD_ID_MAX];
+	uint32_t build_id_len;
 };
 
 static uint64_t clock_ns(clockid_t c)
@@ -152,6 +156,21 @@ static void refresh_modules(struct attach_vgl *av)
 		 * guess of where the file starts (right for PIE and
 		 * shared libraries). */
 		m->bias = lo;
+		{
+			/* The mapped file itself, which a rebuild on disk
+			 * does not replace; else its path. */
+			char mf[96];
+			int n;
+
+			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx",
+				 (int)av->pid, lo, hi);
+			n = vgl_elf_file_build_id(mf, m->build_id,
+						  sizeof(m->build_id));
+			if (n < 0)
+				n = vgl_elf_file_build_id(file, m->build_id,
+							  sizeof(m->build_id));
+			m->build_id_len = n > 0 ? (uint32_t)n : 0;
+		}
 		for (k = 0; sym && k < vgl_symbolizer_count(sym); k++)
 			if (!strcmp(vgl_symbolizer_module_path(sym, k), file)) {
 				m->bias = vgl_symbolizer_module_bias(sym, k);
@@ -321,6 +340,8 @@ int attach_vgl_write(struct attach_vgl *av, const char *path, int ended,
 		mods[i].lo = av->mods[i].lo;
 		mods[i].hi = av->mods[i].hi;
 		mods[i].path = av->mods[i].path;
+		mods[i].build_id = av->mods[i].build_id;
+		mods[i].build_id_len = av->mods[i].build_id_len;
 		if (!vgl_file_identity(mods[i].path, &files[i]))
 			mods[i].file = &files[i];
 	}

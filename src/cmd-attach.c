@@ -41,6 +41,7 @@ const char cmd_attach_usage[] =
 	"usage: vigil attach -p PID [--interval D] [--scan LIST|MASK]\n"
 	"                    [--frequency HZ] [--duration D] [--count N]\n"
 	"                    [--format jsonl|text] [-o FILE.vgl]\n"
+	"                    [--unwind auto|dwarf|fp]\n"
 	"\n"
 	"Samples the running process PID (-p or --pid) every interval D\n"
 	"(default 1s; 1ms to 24h, like 250ms, 10s, 2m) and prints one record\n"
@@ -57,7 +58,10 @@ const char cmd_attach_usage[] =
 	"  memory 0x40     RSS, anonymous, file, shared, swap, virtual size\n"
 	"  io 0x100        bytes read and written (where permitted)\n"
 	"  stacks 0x200    CPU stack samples at --frequency HZ (default 99),\n"
-	"                  user space, frame-pointer call chains\n"
+	"                  user space, unwound as --unwind says: dwarf, from\n"
+	"                  the binaries' unwind tables (.eh_frame) and a copy\n"
+	"                  of the stack; fp, the frame-pointer chain; auto\n"
+	"                  (default), dwarf where the kernel allows\n"
 	"  counts 0x400    exact calls per edge since the previous sample, read\n"
 	"                  from the .vgl profile of a program linked with vigil\n"
 	"  all             every one of them\n"
@@ -211,8 +215,10 @@ static void fold_stacks(struct attach *a, const struct sampler_sample *s,
 		const struct sampler_stack *st = &s->stacks[i];
 
 		if (f)
-			fprintf(f, "%s{\"tid\":%d,\"count\":%" PRIu64 ",\"frames\":[",
-				i ? "," : "", (int)st->tid, st->count);
+			fprintf(f, "%s{\"tid\":%d,\"count\":%" PRIu64
+				",\"truncated\":%s,\"frames\":[", i ? "," : "",
+				(int)st->tid, st->count,
+				st->truncated ? "true" : "false");
 		for (j = 0; j < st->nips; j++) {
 			struct tally *t;
 
@@ -400,8 +406,9 @@ static void write_json_sample(struct attach *a, const struct sampler_sample *s)
 	if (s->scan & SAMPLER_SCAN_STACKS) {
 		struct tallies ts = { 0 };
 
-		fprintf(f, ",\"frequency_hz\":%u,\"stack_samples\":%" PRIu64
-			",\"stack_lost\":%" PRIu64, s->frequency,
+		fprintf(f, ",\"frequency_hz\":%u,\"unwind\":\"%s\""
+			",\"stack_samples\":%" PRIu64 ",\"stack_lost\":%" PRIu64,
+			s->frequency, sampler_unwind_name(s->unwind),
 			s->stack_samples, s->stack_lost);
 		fold_stacks(a, s, &ts, f);
 		fputs(",\"top\":[", f);
@@ -806,13 +813,13 @@ static int parse(int argc, char **argv, struct attach *a,
 {
 	const char *pid = NULL, *pid2 = NULL, *interval = NULL, *scan = NULL,
 		   *freq = NULL, *dur = NULL, *count = NULL, *format = NULL,
-		   *out = NULL;
+		   *out = NULL, *unwind = NULL;
 	const struct option_spec specs[] = {
 		{ "-p", &pid, NULL }, { "--pid", &pid2, NULL },
 		{ "--interval", &interval, NULL }, { "--scan", &scan, NULL },
 		{ "--frequency", &freq, NULL }, { "--duration", &dur, NULL },
 		{ "--count", &count, NULL }, { "--format", &format, NULL },
-		{ "-o", &out, NULL },
+		{ "-o", &out, NULL }, { "--unwind", &unwind, NULL },
 		{ NULL, NULL, NULL },
 	};
 	char **operands, err[SAMPLER_ERR_LEN], *end;
@@ -851,6 +858,10 @@ static int parse(int argc, char **argv, struct attach *a,
 	if (freq && sampler_parse_hz(freq, &cfg->frequency))
 		return usage_error("attach", "bad --frequency '%s' (1 to %u Hz)",
 				   freq, SAMPLER_FREQ_MAX);
+	cfg->unwind = SAMPLER_UNWIND_AUTO;
+	if (unwind && sampler_parse_unwind(unwind, &cfg->unwind))
+		return usage_error("attach", "bad --unwind '%s' (auto, dwarf or fp)",
+				   unwind);
 	*duration = 0;
 	if (dur && (vgl_parse_duration(dur, duration) || !*duration))
 		return usage_error("attach", "bad --duration '%s' (like 500ms, 10s, 2m)",

@@ -705,7 +705,8 @@ BY_SCAN = {
     "host-memory": ["host_mem_total_bytes", "host_mem_available_bytes"],
     "io": ["io_read_bytes", "io_write_bytes", "io_rchar_bytes", "io_wchar_bytes"],
     "threads": ["threads", "threads_ended"],
-    "stacks": ["frequency_hz", "stack_samples", "stack_lost", "stacks", "top"],
+    "stacks": ["frequency_hz", "unwind", "stack_samples", "stack_lost", "stacks",
+               "top"],
     "counts": ["counts_error"],
 }
 ORDER = ["cpu", "host-cpu", "memory", "host-memory", "io", "threads", "stacks",
