@@ -17,9 +17,11 @@ const char cmd_flame_usage[] =
 	"Draws the call stacks of the profile FILE as a flame graph: one\n"
 	"self-contained SVG file (no network, no other file), to OUT.svg or\n"
 	"standard output.  For a counting profile the stacks are those of\n"
-	"`vigil convert --to folded` (see its --help for how the call graph\n"
-	"is unfolded): a frame's width is the calls into it along its path and\n"
-	"the calls made under it.  For a sampled profile (vigil attach -o) they\n"
+	"`vigil convert --to folded` (see its --help for how they are\n"
+	"reconstructed from the exact edge counts): a frame's width is the\n"
+	"calls into it along its path and the calls made under it, calls and\n"
+	"not time, as a subtitle says; a cycle's tooltip lists its members\n"
+	"with their exact calls.  For a sampled profile (vigil attach -o) they\n"
 	"are the stacks sampled: a frame's width is the samples with it on the\n"
 	"stack along that path.  Open it in a browser: hovering a frame shows\n"
 	"its name, weight and share; a click zooms into a frame (the bottom\n"
@@ -65,7 +67,10 @@ static int write_flame(FILE *f, void *arg)
 	if (!err && job->n == 2)
 		err = add_input(fl, 0, job->in[0]);
 	if (!err)
-		err = out_flame_svg(fl, job->title, b->sampled ? "samples" : "calls",
+		err = out_flame_svg(fl, job->title,
+				    b->sampled ? NULL : "Counting profile: "
+				    STACKS_NOTE,
+				    b->sampled ? "samples" : "calls",
 				    job->n == 2, f);
 	flame_free(fl);
 	return err;
