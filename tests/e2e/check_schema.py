@@ -6,7 +6,7 @@ each of the documented type.  Prints one line per problem; exits 1 if any.
 import json
 import sys
 
-INT, STR, NULL, LIST = int, str, type(None), list
+INT, STR, NULL, LIST, BOOL = int, str, type(None), list, bool
 
 SCHEMA = {
     "top": {
@@ -15,6 +15,7 @@ SCHEMA = {
         "start_time_ns": (INT,), "end_time_ns": (INT,),
         "total_calls": (INT,), "lost_calls": (INT,), "modules": (LIST,),
         "threads": (LIST,), "functions": (LIST,), "edges": (LIST,),
+        "cycles": (LIST,),
     },
     "modules": {"id": (INT,), "path": (STR,), "build_id": (STR,),
                 "load_bias": (STR,)},
@@ -23,8 +24,12 @@ SCHEMA = {
         "id": (INT,), "name": (STR,), "label": (STR,),
         "module_id": (INT, NULL), "module": (STR, NULL), "address": (STR,),
         "size_bytes": (INT,), "file": (STR, NULL), "line": (INT, NULL),
-        "calls": (INT,),
+        "calls": (INT,), "inlined_only": (BOOL,), "inlined_calls": (INT,),
+        "inlined_hosts": (INT,),
     },
+    "cycles": {"id": (INT,), "label": (STR,), "calls": (INT,),
+               "calls_from_outside": (INT,), "members": (LIST,)},
+    "cycles.members": {"function_id": (INT,), "calls": (INT,)},
     "sampled": {"samples": (INT,), "duration_ns": (INT,), "threads": (LIST,),
                 "memory": (dict, NULL), "stack_samples": (INT,),
                 "stack_lost": (INT,), "frequency_hz": (INT,),
@@ -57,8 +62,9 @@ def check(obj, kind, where):
                         % (where, sorted(obj), sorted(want)))
     for k, types in want.items():
         v = obj.get(k)
-        # bool is an int in Python; JSON true/false is never allowed here.
-        if k in obj and (not isinstance(v, types) or isinstance(v, bool)):
+        # bool is an int in Python; JSON true/false only where BOOL is.
+        if k in obj and (not isinstance(v, types) or
+                         (isinstance(v, bool) and BOOL not in types)):
             problems.append("%s.%s: %r is not %s"
                             % (where, k, v, "/".join(t.__name__ for t in types)))
 
@@ -77,12 +83,21 @@ def main():
             check(mem, "sampled.memory", "$.sampled.memory")
             for k in ("rss_bytes", "anon_bytes", "file_bytes", "swap_bytes"):
                 check(mem.get(k), "sampled.range", "$.sampled.memory." + k)
-    if doc.get("schema_version") != 1:
-        problems.append("$.schema_version: %r, want 1"
+    if doc.get("schema_version") != 2:
+        problems.append("$.schema_version: %r, want 2"
                         % doc.get("schema_version"))
-    for kind in ("modules", "threads", "functions", "edges"):
+    for kind in ("modules", "threads", "functions", "edges", "cycles"):
         for i, o in enumerate(doc.get(kind) or []):
             check(o, kind, "$.%s[%d]" % (kind, i))
+    n = len(doc.get("functions") or [])
+    for i, c in enumerate(doc.get("cycles") or []):
+        if c.get("id") != i + 1:
+            problems.append("$.cycles[%d].id: %r" % (i, c.get("id")))
+        for k, m in enumerate(c.get("members") or []):
+            check(m, "cycles.members", "$.cycles[%d].members[%d]" % (i, k))
+            if not 0 <= m.get("function_id", -1) < n:
+                problems.append("$.cycles[%d].members[%d].function_id out "
+                                "of range" % (i, k))
     for i, f in enumerate(doc.get("functions") or []):
         if f.get("id") != i:
             problems.append("$.functions[%d].id: %r" % (i, f.get("id")))
