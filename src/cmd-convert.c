@@ -12,6 +12,7 @@
 
 #include "out.h"
 #include "outfile.h"
+#include "by.h"
 #include "profile.h"
 #include "sprofile.h"
 #include "symbolizer.h"
@@ -161,6 +162,13 @@ static const struct format formats[] = {
 
 int out_input_open(struct out_input *in, const char *path, int sampled_model)
 {
+	return out_input_open_thread(in, path, sampled_model, NULL);
+}
+
+int out_input_open_thread(struct out_input *in, const char *path,
+			  int sampled_model, const char *thread)
+{
+	uint32_t tid;
 	int err;
 
 	memset(in, 0, sizeof(*in));
@@ -169,6 +177,17 @@ int out_input_open(struct out_input *in, const char *path, int sampled_model)
 		return file_error(&in->r, path);
 	in->opened = 1;
 	in->sampled = in->r.meta.kind == VGL_KIND_SAMPLED;
+	if (thread) {
+		err = by_find_thread(&in->r, thread, &tid);
+		if (err) {
+			fprintf(stderr, "vigil: %s: %s '%s'\n", path,
+				err == -EINVAL ? "more than one thread is named" :
+				"no thread", thread);
+			out_input_close(in);
+			return EXIT_BAD_FILE;
+		}
+		by_keep_thread(&in->r, tid);
+	}
 	err = vgl_symbolizer_from_reader(&in->sym, &in->r);
 	if (!err)
 		err = vgl_profile_build(&in->p, &in->r, in->sym);

@@ -11,7 +11,7 @@
 #include "vigil.h"
 
 const char cmd_flame_usage[] =
-	"usage: vigil flame FILE [-o OUT.svg] [--title TEXT]\n"
+	"usage: vigil flame FILE [-o OUT.svg] [--title TEXT] [--thread TID|NAME]\n"
 	"       vigil flame --diff A B [-o OUT.svg] [--title TEXT]\n"
 	"\n"
 	"Draws the call stacks of the profile FILE as a flame graph: one\n"
@@ -30,6 +30,9 @@ const char cmd_flame_usage[] =
 	"\n"
 	"  -o OUT.svg      write to OUT.svg (whole, then renamed into place)\n"
 	"  --title TEXT    the title above the graph (default: FILE, or A -> B)\n"
+	"  --thread TID|NAME  only the calls or samples of one thread: its id,\n"
+	"                  or its name as the samples saw it (a counting\n"
+	"                  profile knows threads by id)\n"
 	"  --diff A B      a differential flame graph, as Brendan Gregg's\n"
 	"                  difffolded.pl and flamegraph.pl draw it: the frames\n"
 	"                  and widths of B; each frame coloured by how its own\n"
@@ -78,12 +81,13 @@ static int write_flame(FILE *f, void *arg)
 
 int cmd_flame(int argc, char **argv)
 {
-	const char *out = NULL, *title = NULL;
+	const char *out = NULL, *title = NULL, *thread = NULL;
 	int diff = 0, status, nfiles;
 	const struct option_spec specs[] = {
 		{ "-o", &out, NULL },
 		{ "--output", &out, NULL },
 		{ "--title", &title, NULL },
+		{ "--thread", &thread, NULL },
 		{ "--diff", NULL, &diff },
 		{ NULL, NULL, NULL },
 	};
@@ -102,11 +106,11 @@ int cmd_flame(int argc, char **argv)
 	if (diff)
 		snprintf(deftitle, sizeof(deftitle), "%s -> %s", files[0], files[1]);
 	job.title = title ? title : diff ? deftitle : files[0];
-	status = out_input_open(&in[0], files[0], 1);
+	status = out_input_open_thread(&in[0], files[0], 1, thread);
 	if (status)
 		return status;
 	if (diff) {
-		status = out_input_open(&in[1], files[1], 1);
+		status = out_input_open_thread(&in[1], files[1], 1, thread);
 		if (status) {
 			out_input_close(&in[0]);
 			return status;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "by.h"
 #include "json.h"
 #include "profile.h"
 #include "report-sampled.h"
@@ -23,6 +24,7 @@
 
 const char cmd_report_usage[] =
 	"usage: vigil report [--json] [--top N] [--no-inlined] [--function NAME] FILE\n"
+	"       vigil report --by thread|module FILE\n"
 	"       vigil report --output FORMAT [-o OUT] FILE\n"
 	"\n"
 	"Prints the flat profile of FILE (each function's calls and share of\n"
@@ -48,6 +50,10 @@ const char cmd_report_usage[] =
 	"  --output FORMAT  write FORMAT instead, as `vigil convert FILE --to\n"
 	"                   FORMAT [-o OUT]` does: text (the default), json,\n"
 	"                   callgrind, folded, fdata, pprof\n"
+	"  --by thread      calls (a sampled file: stack samples) per thread,\n"
+	"                   most first, with each thread's most called function\n"
+	"  --by module      calls per module of the called function (sampled:\n"
+	"                   the samples per module of the running function)\n"
 	"  --no-inlined     leave the functions that were only ever inlined out\n"
 	"                   of the flat profile and the call graph, and say how\n"
 	"                   many and how many calls\n"
@@ -382,8 +388,9 @@ int cmd_report(int argc, char **argv)
 	struct vgl_profile p;
 	int json = 0, status = 0, err, nfiles, no_inlined = 0;
 	const char *top_arg = NULL, *function = NULL, *output = NULL;
-	const char *out = NULL;
+	const char *out = NULL, *by = NULL;
 	const struct option_spec specs[] = {
+		{ "--by", &by, NULL },
 		{ "--json", NULL, &json },
 		{ "--top", &top_arg, NULL },
 		{ "--function", &function, NULL },
@@ -411,6 +418,10 @@ int cmd_report(int argc, char **argv)
 		return usage_error("report", "--top, --function and --no-inlined apply to the text report, not --json");
 	if (top_arg && function)
 		return usage_error("report", "give --top or --function, not both");
+	if (by && strcmp(by, "thread") && strcmp(by, "module"))
+		return usage_error("report", "--by takes thread or module, not '%s'", by);
+	if (by && (json || top_arg || function || no_inlined || output))
+		return usage_error("report", "--by is a report of its own: not with --json, --top, --function, --no-inlined or --output");
 	if (output && !strcmp(output, "text"))
 		output = NULL;
 	if (output && (json || top_arg || function || no_inlined))
@@ -428,7 +439,16 @@ int cmd_report(int argc, char **argv)
 	if (!err)
 		err = vgl_profile_build(&p, &r, sym);
 	if (!err) {
-		if (json)
+		if (by) {
+			char state[128];
+
+			if (r.meta.kind == VGL_KIND_SAMPLED)
+				printf("file: %s\nstate: %s\n", path,
+				       vgl_reader_state(&r, state, sizeof(state)));
+			else
+				print_head(&p, path);
+			err = by_print(&p, by);
+		} else if (json)
 			print_json(&p, path);
 		else if (r.meta.kind == VGL_KIND_SAMPLED && !function) {
 			char state[128];

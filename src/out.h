@@ -180,6 +180,11 @@ struct out_input {
  * when sampled_model); prints one line and returns EXIT_BAD_FILE on
  * failure (nothing to close then), else 0.  In cmd-convert.c. */
 int out_input_open(struct out_input *in, const char *path, int sampled_model);
+/* The same with only what thread (a tid, or a name from the samples;
+ * NULL: all) did (src/by.h); a thread the file does not have is a bad
+ * file. */
+int out_input_open_thread(struct out_input *in, const char *path,
+			  int sampled_model, const char *thread);
 void out_input_close(struct out_input *in);
 
 /*
