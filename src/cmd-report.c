@@ -17,6 +17,7 @@
 #include "by.h"
 #include "json.h"
 #include "profile.h"
+#include "report-both.h"
 #include "report-sampled.h"
 #include "symbolizer.h"
 #include "vigil.h"
@@ -25,6 +26,7 @@
 const char cmd_report_usage[] =
 	"usage: vigil report [--json] [--top N] [--no-inlined] [--function NAME] FILE\n"
 	"       vigil report --by thread|module FILE\n"
+	"       vigil report [--json] [--top N] [--sort calls|self|total] COUNTING SAMPLED\n"
 	"       vigil report --output FORMAT [-o OUT] FILE\n"
 	"\n"
 	"Prints the flat profile of FILE (each function's calls and share of\n"
@@ -50,6 +52,11 @@ const char cmd_report_usage[] =
 	"  --output FORMAT  write FORMAT instead, as `vigil convert FILE --to\n"
 	"                   FORMAT [-o OUT]` does: text (the default), json,\n"
 	"                   callgrind, folded, fdata, pprof\n"
+	"  COUNTING SAMPLED a counting and a sampled profile of one program (in\n"
+	"                   either order): each function's exact calls beside\n"
+	"                   its self and total share of the stack samples and\n"
+	"                   its time per call (total samples times the period\n"
+	"                   over the calls), by self share or as --sort says\n"
 	"  --by thread      calls (a sampled file: stack samples) per thread,\n"
 	"                   most first, with each thread's most called function\n"
 	"  --by module      calls per module of the called function (sampled:\n"
@@ -381,6 +388,37 @@ static void print_json(const struct vgl_profile *p, const char *path)
 	report_json(p, path, stdout);
 }
 
+/* report COUNTING SAMPLED (either order). */
+static int report_two(char **files, const char *sort, size_t top, int json)
+{
+	struct out_input in[2];
+	int status, err, c;
+
+	status = out_input_open(&in[0], files[0], 1);
+	if (status)
+		return status;
+	status = out_input_open(&in[1], files[1], 1);
+	if (status) {
+		out_input_close(&in[0]);
+		return status;
+	}
+	c = in[0].sampled ? 1 : 0;
+	if (in[c].sampled || !in[1 - c].sampled) {
+		fprintf(stderr, "vigil: %s, %s: give one counting and one sampled profile\n",
+			files[0], files[1]);
+		status = EXIT_USAGE;
+	} else {
+		err = report_both(&in[c], &in[1 - c], sort, top, json);
+		if (err) {
+			fprintf(stderr, "vigil: %s: %s\n", files[0], strerror(-err));
+			status = EXIT_BAD_FILE;
+		}
+	}
+	out_input_close(&in[0]);
+	out_input_close(&in[1]);
+	return status;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct vgl_reader r;
@@ -388,9 +426,10 @@ int cmd_report(int argc, char **argv)
 	struct vgl_profile p;
 	int json = 0, status = 0, err, nfiles, no_inlined = 0;
 	const char *top_arg = NULL, *function = NULL, *output = NULL;
-	const char *out = NULL, *by = NULL;
+	const char *out = NULL, *by = NULL, *sort = NULL;
 	const struct option_spec specs[] = {
 		{ "--by", &by, NULL },
+		{ "--sort", &sort, NULL },
 		{ "--json", NULL, &json },
 		{ "--top", &top_arg, NULL },
 		{ "--function", &function, NULL },
@@ -428,6 +467,13 @@ int cmd_report(int argc, char **argv)
 		return usage_error("report", "--output writes a whole format: not with --json, --top, --function or --no-inlined");
 	if (out && !output)
 		return usage_error("report", "-o goes with --output FORMAT");
+	if (sort && strcmp(sort, "calls") && strcmp(sort, "self") &&
+	    strcmp(sort, "total"))
+		return usage_error("report", "--sort takes calls, self or total, not '%s'", sort);
+	if (nfiles == 2 && !by && !function && !output && !no_inlined)
+		return report_two(files, sort ? sort : "self", top, json);
+	if (sort)
+		return usage_error("report", "--sort goes with a counting and a sampled profile");
 	path = one_operand("report", files, nfiles);
 	if (!path)
 		return EXIT_USAGE;
