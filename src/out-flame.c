@@ -316,6 +316,14 @@ static const char *note_of(const struct flame *fl, const char *name)
 	return NULL;
 }
 
+int flame_note(struct flame *fl, const struct vgl_pfunc *fn, char *note)
+{
+	char name[1024];
+
+	out_frame_name(fn, name, sizeof(name));
+	return set_note(fl, name, note);
+}
+
 struct walk {
 	struct flame *fl;
 	int side;

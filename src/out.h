@@ -150,6 +150,8 @@ int flame_new(struct flame **out);
 void flame_free(struct flame *fl);
 /* Adds the stacks of a counting profile (those of --to folded). */
 int flame_add_profile(struct flame *fl, int side, const struct vgl_profile *p);
+/* Adds note (malloc'd, taken over) to the tooltip of fn's frames. */
+int flame_note(struct flame *fl, const struct vgl_pfunc *fn, char *note);
 /* Adds the stacks of a sampled profile. */
 int flame_add_sampled(struct flame *fl, int side,
 		      const struct vgl_sprofile *sp);
