@@ -116,3 +116,9 @@ void vgl_json_bytes_hex(struct vgl_json *j, const char *key,
 		fprintf(j->f, "%02x", b[i]);
 	putc('"', j->f);
 }
+
+void vgl_json_bool(struct vgl_json *j, const char *key, int v)
+{
+	member(j, key);
+	fputs(v ? "true" : "false", j->f);
+}

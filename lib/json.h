@@ -45,5 +45,7 @@ void vgl_json_hex(struct vgl_json *j, const char *key, uint64_t v);
 /* len bytes as a string of lowercase hex digits. */
 void vgl_json_bytes_hex(struct vgl_json *j, const char *key,
 			const uint8_t *b, size_t len);
+/* true or false. */
+void vgl_json_bool(struct vgl_json *j, const char *key, int v);
 
 #endif

@@ -490,6 +490,36 @@ size_t *vgl_profile_site_order(const struct vgl_profile *p)
  * indirect call, and the check costs a DWARF walk per pair. */
 #define MAX_SITE_CALLEES 8
 
+/* Step 6: each function's calls in inlined copies, and their hosts. */
+static int count_inlined(struct vgl_profile *p)
+{
+	uint32_t *mark = malloc((p->nfuncs + 1) * sizeof(*mark));
+	size_t f, k;
+
+	if (!mark)
+		return -ENOMEM;
+	for (f = 0; f < p->nfuncs; f++)
+		mark[f] = UINT32_MAX;
+	for (f = 0; f < p->nfuncs; f++) {
+		struct vgl_pfunc *fn = &p->funcs[f];
+
+		for (k = p->into_first[f]; k < p->into_first[f + 1]; k++) {
+			const struct vgl_pcall *c = &p->calls[p->into[k]];
+
+			if (c->inlined_in == VGL_PROFILE_NONE)
+				continue;
+			fn->inlined_calls = vgl_sat_add(fn->inlined_calls,
+							c->calls);
+			if (mark[c->inlined_in] != f) {
+				mark[c->inlined_in] = (uint32_t)f;
+				fn->inlined_hosts++;
+			}
+		}
+	}
+	free(mark);
+	return 0;
+}
+
 /*
  * Step 1b: which edges are inlined copies, and in which host.  At a direct
  * call site, the host is the call's target whenever that is a function
@@ -650,6 +680,8 @@ int vgl_profile_build(struct vgl_profile *p, const struct vgl_reader *r,
 		err = make_calls(p);
 	if (!err)
 		err = make_threads(p);
+	if (!err)
+		err = count_inlined(p);
 out:
 	vgl_callsite_free(cs);
 	free(keys);

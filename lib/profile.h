@@ -43,6 +43,11 @@ struct vgl_pfunc {
 	const char *file;       /* source file of its first byte, or NULL */
 	int line;
 	uint64_t calls;         /* calls into it, saturating */
+	uint64_t inlined_calls; /* of those, the calls counted in inlined
+	                         * copies of it (GCC and Clang instrument
+	                         * those too): calls - inlined_calls are
+	                         * real calls of the function */
+	uint32_t inlined_hosts; /* the functions those copies were in */
 };
 
 /* One edge of the file: callee entered from one return address. */

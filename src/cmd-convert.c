@@ -12,6 +12,7 @@
 
 #include "out.h"
 #include "outfile.h"
+#include "by.h"
 #include "profile.h"
 #include "sprofile.h"
 #include "symbolizer.h"
@@ -27,9 +28,15 @@ const char cmd_convert_usage[] =
 	"either.\n"
 	"\n"
 	"  --to callgrind  valgrind's callgrind format (callgrind_annotate,\n"
-	"                  KCachegrind): event Calls; a function's self cost\n"
-	"                  is the calls into it; each call row (cfn=, calls=)\n"
-	"                  costs the calls along it and those made under them.\n"
+	"                  KCachegrind): event CallsFromEdges; a function's\n"
+	"                  self cost is the calls into it (exact); each call\n"
+	"                  row (cfn=, calls=) costs the calls along it and\n"
+	"                  those made under them, reconstructed from the edge\n"
+	"                  counts as for --to folded, so main holds every\n"
+	"                  call; a call within a cycle costs 0 into a\n"
+	"                  function entered from outside the cycle; each\n"
+	"                  cycle is a function \"<cycle N: ...>\" of no cost\n"
+	"                  whose rows give its members' exact calls.\n"
 	"                  Sampled: event Samples; self cost the samples that\n"
 	"                  found a function running; a call row (a step seen on\n"
 	"                  the stacks; calls= gives its samples, as samples do\n"
@@ -37,18 +44,24 @@ const char cmd_convert_usage[] =
 	"                  back into a function further out on the stack\n"
 	"                  (recursion) is left out\n"
 	"  --to folded     one stack a line, \"main;parse;lex 10\" (flamegraph.pl,\n"
-	"                  inferno, speedscope).  The call graph is unfolded:\n"
-	"                  stacks start at functions called from uncounted code\n"
-	"                  (libc's start, a thread's creator); the calls into a\n"
-	"                  frame are split among its callees in the proportions\n"
-	"                  of the function's own call edges; a line's count is\n"
-	"                  the calls into its last frame along that path.\n"
-	"                  Recursion is collapsed: a function's frame where a\n"
-	"                  stack enters its cycle (f->f, or ping->pong->ping)\n"
-	"                  holds the recursive calls it led to; at most 64\n"
-	"                  frames; stacks that would count 0 are left out.  A\n"
-	"                  call counted in an inlined copy is under the\n"
-	"                  function it ran in.  Sampled: one line per distinct\n"
+	"                  inferno, speedscope).  The stacks are reconstructed\n"
+	"                  from the exact edge counts, and their counts add up\n"
+	"                  to the profile's total calls: each cycle of calls\n"
+	"                  (functions that call each other, directly or not:\n"
+	"                  ping->pong->ping, an interpreter's loop) is one\n"
+	"                  frame \"<cycle N: a, b, ...>\" holding all its\n"
+	"                  members' calls (the order of calls inside it is not\n"
+	"                  known); a function calling itself is one frame with\n"
+	"                  all its calls.  Between frames, stacks start at\n"
+	"                  those called from uncounted code (libc's start, a\n"
+	"                  thread's creator); the calls that enter a frame\n"
+	"                  along a path carry their share of everything under\n"
+	"                  it, split between the frame's own calls and its\n"
+	"                  callees in the proportions of its edges, in whole\n"
+	"                  calls; a line's count is the calls of its last frame\n"
+	"                  on that path.  At most 64 frames.  A call counted in\n"
+	"                  an inlined copy is under the function it ran in.\n"
+	"                  Sampled: one line per distinct\n"
 	"                  stack of functions sampled (all threads), outermost\n"
 	"                  first, sorted, its count the samples\n"
 	"  --to fdata      llvm-bolt's profile (-data=): one line per real call\n"
@@ -65,7 +78,9 @@ const char cmd_convert_usage[] =
 	"  --to pprof      gzipped profile.proto (go tool pprof, Pyroscope,\n"
 	"                  Parca, speedscope): sample type calls/count, one\n"
 	"                  sample per folded stack, locations with function,\n"
-	"                  file and line, mappings with build-ids.  Sampled:\n"
+	"                  file and line, mappings with build-ids; comments\n"
+	"                  say how the stacks were made and give each cycle's\n"
+	"                  members with their exact calls.  Sampled:\n"
 	"                  sample types samples/count and cpu/nanoseconds (the\n"
 	"                  samples times the period, 1 s / the frequency asked\n"
 	"                  for), one sample per folded stack, period type\n"
@@ -147,6 +162,13 @@ static const struct format formats[] = {
 
 int out_input_open(struct out_input *in, const char *path, int sampled_model)
 {
+	return out_input_open_thread(in, path, sampled_model, NULL);
+}
+
+int out_input_open_thread(struct out_input *in, const char *path,
+			  int sampled_model, const char *thread)
+{
+	uint32_t tid;
 	int err;
 
 	memset(in, 0, sizeof(*in));
@@ -155,6 +177,17 @@ int out_input_open(struct out_input *in, const char *path, int sampled_model)
 		return file_error(&in->r, path);
 	in->opened = 1;
 	in->sampled = in->r.meta.kind == VGL_KIND_SAMPLED;
+	if (thread) {
+		err = by_find_thread(&in->r, thread, &tid);
+		if (err) {
+			fprintf(stderr, "vigil: %s: %s '%s'\n", path,
+				err == -EINVAL ? "more than one thread is named" :
+				"no thread", thread);
+			out_input_close(in);
+			return EXIT_BAD_FILE;
+		}
+		by_keep_thread(&in->r, tid);
+	}
 	err = vgl_symbolizer_from_reader(&in->sym, &in->r);
 	if (!err)
 		err = vgl_profile_build(&in->p, &in->r, in->sym);

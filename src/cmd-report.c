@@ -16,15 +16,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "by.h"
 #include "json.h"
 #include "profile.h"
+#include "report-both.h"
 #include "report-sampled.h"
 #include "symbolizer.h"
 #include "vigil.h"
 #include "out.h"
 
 const char cmd_report_usage[] =
-	"usage: vigil report [--json] [--top N] [--function NAME] FILE|DIR\n"
+	"usage: vigil report [--json] [--top N] [--no-inlined] [--function NAME] FILE\n"
+	"       vigil report --by thread|module FILE\n"
+	"       vigil report [--json] [--top N] [--sort calls|self|total] COUNTING SAMPLED\n"
 	"       vigil report --output FORMAT [-o OUT] FILE\n"
 	"\n"
 	"Prints the flat profile of FILE (each function's calls and share of\n"
@@ -37,7 +41,10 @@ const char cmd_report_usage[] =
 	"A call counted in an inlined copy of a function is shown with its\n"
 	"host, as \"(inlined in HOST)\": the call instruction at the site\n"
 	"(decoded with capstone) calls HOST, or, at an indirect call, HOST's\n"
-	"DWARF holds the inlined copy.\n"
+	"DWARF holds the inlined copy.  A function counted in inlined copies is\n"
+	"marked in the flat profile and its call graph entry: \"[inlined only,\n"
+	"in H hosts]\" when it was never called itself, \"[N calls, M in inlined\n"
+	"copies in H hosts]\" when it was called too.\n"
 	"\n"
 	"  --json           print one JSON object instead (its schema is in\n"
 	"                   docs/report-json.md): file, state, exit_status,\n"
@@ -47,6 +54,18 @@ const char cmd_report_usage[] =
 	"  --output FORMAT  write FORMAT instead, as `vigil convert FILE --to\n"
 	"                   FORMAT [-o OUT]` does: text (the default), json,\n"
 	"                   callgrind, folded, fdata, pprof\n"
+	"  COUNTING SAMPLED a counting and a sampled profile of one program (in\n"
+	"                   either order): each function's exact calls beside\n"
+	"                   its self and total share of the stack samples and\n"
+	"                   its time per call (total samples times the period\n"
+	"                   over the calls), by self share or as --sort says\n"
+	"  --by thread      calls (a sampled file: stack samples) per thread,\n"
+	"                   most first, with each thread's most called function\n"
+	"  --by module      calls per module of the called function (sampled:\n"
+	"                   the samples per module of the running function)\n"
+	"  --no-inlined     leave the functions that were only ever inlined out\n"
+	"                   of the flat profile and the call graph, and say how\n"
+	"                   many and how many calls\n"
 	"  --top N          only the N most called functions, then a line\n"
 	"                   saying how many functions and call edges were left\n"
 	"                   out\n"
@@ -68,6 +87,36 @@ static double percent(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* Every call of fn was counted in an inlined copy of it. */
+static int inlined_only(const struct vgl_pfunc *fn)
+{
+	return fn->calls && fn->inlined_calls >= fn->calls;
+}
+
+/* The mark after a function counted in inlined copies (explained by
+ * legend[]); nothing for others.  Returns whether it printed one. */
+static int print_inlined(const struct vgl_pfunc *fn)
+{
+	unsigned h = fn->inlined_hosts;
+
+	if (!fn->inlined_calls)
+		return 0;
+	if (inlined_only(fn))
+		printf("  [inlined only, in %u host%s]", h, h == 1 ? "" : "s");
+	else
+		printf("  [%llu calls, %llu in inlined copies in %u host%s]",
+		       (unsigned long long)(fn->calls - fn->inlined_calls),
+		       (unsigned long long)fn->inlined_calls, h,
+		       h == 1 ? "" : "s");
+	return 1;
+}
+
+static const char legend[] =
+	"[inlined only]: every call counted was in a copy inlined in another\n"
+	"function (GCC and Clang instrument those too); the function itself was\n"
+	"never called (--no-inlined leaves it out).  [N calls, M in inlined\n"
+	"copies]: N real calls, and M counted in inlined copies.\n";
+
 /* Prints funcs[f]'s entry of the call graph; returns the call rows
  * (caller, callee, site line) it printed. */
 static size_t print_entry(const struct vgl_profile *p, size_t f)
@@ -75,7 +124,9 @@ static size_t print_entry(const struct vgl_profile *p, size_t f)
 	const struct vgl_pfunc *fn = &p->funcs[f];
 	size_t k, rows = 0;
 
-	printf("\n%s (%llu calls)\n", fn->label, (unsigned long long)fn->calls);
+	printf("\n%s (%llu calls)", fn->label, (unsigned long long)fn->calls);
+	print_inlined(fn);
+	putchar('\n');
 	printf("  called from:\n");
 	for (k = p->into_first[f]; k < p->into_first[f + 1]; k++) {
 		const struct vgl_pcall *c = &p->calls[p->into[k]];
@@ -115,29 +166,55 @@ static void print_head(const struct vgl_profile *p, const char *path)
 	printf("total calls: %llu\n", (unsigned long long)p->total_calls);
 }
 
-static void print_human(const struct vgl_profile *p, const char *path,
-			size_t top, int limited)
+/*
+ * The flat profile and the call graph of the top functions: the called
+ * ones, most called first, without the inlined-only ones when
+ * no_inlined, at most top of them when limited.
+ */
+static int print_human(const struct vgl_profile *p, const char *path,
+		       size_t top, int limited, int no_inlined)
 {
-	size_t i, n = p->ncalled, rows = 0;
+	size_t i, n = 0, shown, rows = 0, *idx, out = 0, marked = 0;
+	uint64_t out_calls = 0;
 
-	if (limited && top < n)
-		n = top;
+	idx = malloc((p->ncalled + 1) * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (i = 0; i < p->ncalled; i++) {
+		if (no_inlined && inlined_only(&p->funcs[i])) {
+			out++;
+			out_calls += p->funcs[i].calls;
+			continue;
+		}
+		idx[n++] = i;
+	}
+	shown = limited && top < n ? top : n;
 	print_head(p, path);
 	printf("\nFlat profile:\n\n");
 	printf("%12s  %7s  %s\n", "calls", "%", "function");
-	for (i = 0; i < n; i++)
-		printf("%12llu  %6.2f%%  %s\n",
-		       (unsigned long long)p->funcs[i].calls,
-		       percent(p->funcs[i].calls, p->total_calls),
-		       p->funcs[i].label);
+	for (i = 0; i < shown; i++) {
+		const struct vgl_pfunc *fn = &p->funcs[idx[i]];
+
+		printf("%12llu  %6.2f%%  %s", (unsigned long long)fn->calls,
+		       percent(fn->calls, p->total_calls), fn->label);
+		marked += print_inlined(fn);
+		putchar('\n');
+	}
+	if (marked)
+		printf("\n%s", legend);
 
 	printf("\nCall graph:\n");
-	for (i = 0; i < n; i++)
-		rows += print_entry(p, i);
+	for (i = 0; i < shown; i++)
+		rows += print_entry(p, idx[i]);
 	if (limited)
 		printf("\nfolded away: %zu of %zu functions, %zu of %zu call edges (--top %zu)\n",
-		       p->ncalled - n, p->ncalled, p->ncalls - rows, p->ncalls,
-		       top);
+		       n - shown, n, p->ncalls - rows, p->ncalls, top);
+	if (no_inlined)
+		printf("%sleft out: %zu inlined-only function%s, %llu calls (--no-inlined)\n",
+		       limited ? "" : "\n", out, out == 1 ? "" : "s",
+		       (unsigned long long)out_calls);
+	free(idx);
+	return 0;
 }
 
 /* The entries of every function named (or labelled) name; 0 if none. */
@@ -200,8 +277,41 @@ static void report_json_merged(struct vgl_json *j, const struct vgl_reader *r)
 	vgl_json_end_object(j);
 }
 
-/* The JSON object of report --json (and convert --to json) to f; 0 or
- * -EIO when f has a write error. */
+/* "cycles": each cycle of calls (src/stacks.c), its members with their
+ * exact calls. */
+static int json_cycles(struct vgl_json *j, const struct vgl_profile *p)
+{
+	struct stacks s;
+	size_t i, k;
+
+	if (stacks_build(&s, p))
+		return -ENOMEM;
+	vgl_json_begin_array(j, "cycles");
+	for (i = 0; i < s.ncycles; i++) {
+		const struct stacks_cycle *c = &s.cycles[i];
+
+		vgl_json_begin_object(j, NULL);
+		vgl_json_u64(j, "id", i + 1);
+		vgl_json_str(j, "label", c->label);
+		vgl_json_u64(j, "calls", c->calls);
+		vgl_json_u64(j, "calls_from_outside", c->entries);
+		vgl_json_begin_array(j, "members");
+		for (k = 0; k < c->nmembers; k++) {
+			vgl_json_begin_object(j, NULL);
+			vgl_json_u64(j, "function_id", c->members[k]);
+			vgl_json_u64(j, "calls", p->funcs[c->members[k]].calls);
+			vgl_json_end_object(j);
+		}
+		vgl_json_end_array(j);
+		vgl_json_end_object(j);
+	}
+	vgl_json_end_array(j);
+	stacks_release(&s);
+	return 0;
+}
+
+/* The JSON object of report --json (and convert --to json) to f; 0,
+ * -ENOMEM, or -EIO when f has a write error. */
 int report_json(const struct vgl_profile *p, const char *path, FILE *f)
 {
 	const struct vgl_reader *r = p->r;
@@ -271,6 +381,9 @@ int report_json(const struct vgl_profile *p, const char *path, FILE *f)
 		else
 			vgl_json_null(&j, "line");
 		vgl_json_u64(&j, "calls", f->calls);
+		vgl_json_bool(&j, "inlined_only", inlined_only(f));
+		vgl_json_u64(&j, "inlined_calls", f->inlined_calls);
+		vgl_json_u64(&j, "inlined_hosts", f->inlined_hosts);
 		vgl_json_end_object(&j);
 	}
 	vgl_json_end_array(&j);
@@ -304,6 +417,8 @@ int report_json(const struct vgl_profile *p, const char *path, FILE *f)
 		vgl_json_end_object(&j);
 	}
 	vgl_json_end_array(&j);
+	if (json_cycles(&j, p))
+		return -ENOMEM;
 	if (r->has_samples || r->has_stacks)
 		report_sampled_json(&j, r, p->sym);
 	vgl_json_end_object(&j);
@@ -316,9 +431,40 @@ static void print_json(const struct vgl_profile *p, const char *path)
 	report_json(p, path, stdout);
 }
 
+/* report COUNTING SAMPLED (either order). */
+static int report_two(char **files, const char *sort, size_t top, int json)
+{
+	struct out_input in[2];
+	int status, err, c;
+
+	status = out_input_open(&in[0], files[0], 1);
+	if (status)
+		return status;
+	status = out_input_open(&in[1], files[1], 1);
+	if (status) {
+		out_input_close(&in[0]);
+		return status;
+	}
+	c = in[0].sampled ? 1 : 0;
+	if (in[c].sampled || !in[1 - c].sampled) {
+		fprintf(stderr, "vigil: %s, %s: give one counting and one sampled profile\n",
+			files[0], files[1]);
+		status = EXIT_USAGE;
+	} else {
+		err = report_both(&in[c], &in[1 - c], sort, top, json);
+		if (err) {
+			fprintf(stderr, "vigil: %s: %s\n", files[0], strerror(-err));
+			status = EXIT_BAD_FILE;
+		}
+	}
+	out_input_close(&in[0]);
+	out_input_close(&in[1]);
+	return status;
+}
+
 /* The report of one profile, text or JSON; returns the exit status. */
 static int report_one(const char *path, int json, size_t top, int top_given,
-		      const char *function)
+		      const char *function, int no_inlined, const char *by)
 {
 	struct vgl_reader r;
 	struct vgl_symbolizer *sym = NULL;
@@ -331,7 +477,16 @@ static int report_one(const char *path, int json, size_t top, int top_given,
 	if (!err)
 		err = vgl_profile_build(&p, &r, sym);
 	if (!err) {
-		if (json)
+		if (by) {
+			char state[128];
+
+			if (r.meta.kind == VGL_KIND_SAMPLED)
+				printf("file: %s\nstate: %s\n", path,
+				       vgl_reader_state(&r, state, sizeof(state)));
+			else
+				print_head(&p, path);
+			err = by_print(&p, by);
+		} else if (json)
 			print_json(&p, path);
 		else if (r.meta.kind == VGL_KIND_SAMPLED && !function) {
 			char state[128];
@@ -346,7 +501,8 @@ static int report_one(const char *path, int json, size_t top, int top_given,
 				path, function);
 			status = EXIT_BAD_FILE;
 		} else if (!function)
-			print_human(&p, path, top, top_given);
+			err = print_human(&p, path, top, top_given,
+					  no_inlined);
 		vgl_profile_release(&p);
 	}
 	if (err) {
@@ -379,7 +535,7 @@ static int has_vgl_suffix(const char *name)
  * line.  Subdirectories (run's samples/) are not looked into.
  */
 static int report_dir(const char *dir, int json, size_t top, int top_given,
-		      const char *function)
+		      const char *function, int no_inlined, const char *by)
 {
 	struct dirent **names = NULL;
 	int n, i, status = 0, shown = 0, st;
@@ -398,7 +554,8 @@ static int report_dir(const char *dir, int json, size_t top, int top_given,
 			if (shown++ && !json)
 				putchar('\n');
 			fflush(stdout);
-			st = report_one(path, json, top, top_given, function);
+			st = report_one(path, json, top, top_given, function,
+					 no_inlined, by);
 			fflush(stdout);
 			if (st)
 				status = st;
@@ -417,13 +574,16 @@ static int report_dir(const char *dir, int json, size_t top, int top_given,
 
 int cmd_report(int argc, char **argv)
 {
-	int json = 0, nfiles;
+	int json = 0, nfiles, no_inlined = 0;
 	const char *top_arg = NULL, *function = NULL, *output = NULL;
-	const char *out = NULL;
+	const char *out = NULL, *by = NULL, *sort = NULL;
 	const struct option_spec specs[] = {
+		{ "--by", &by, NULL },
+		{ "--sort", &sort, NULL },
 		{ "--json", NULL, &json },
 		{ "--top", &top_arg, NULL },
 		{ "--function", &function, NULL },
+		{ "--no-inlined", NULL, &no_inlined },
 		{ "--output", &output, NULL },
 		{ "-o", &out, NULL },
 		{ NULL, NULL, NULL },
@@ -443,16 +603,27 @@ int cmd_report(int argc, char **argv)
 			return usage_error("report", "--top needs a number, not '%s'",
 					   top_arg);
 	}
-	if (json && (top_arg || function))
-		return usage_error("report", "--top and --function apply to the text report, not --json");
+	if (json && (top_arg || function || no_inlined))
+		return usage_error("report", "--top, --function and --no-inlined apply to the text report, not --json");
 	if (top_arg && function)
 		return usage_error("report", "give --top or --function, not both");
+	if (by && strcmp(by, "thread") && strcmp(by, "module"))
+		return usage_error("report", "--by takes thread or module, not '%s'", by);
+	if (by && (json || top_arg || function || no_inlined || output))
+		return usage_error("report", "--by is a report of its own: not with --json, --top, --function, --no-inlined or --output");
 	if (output && !strcmp(output, "text"))
 		output = NULL;
-	if (output && (json || top_arg || function))
-		return usage_error("report", "--output writes a whole format: not with --json, --top or --function");
+	if (output && (json || top_arg || function || no_inlined))
+		return usage_error("report", "--output writes a whole format: not with --json, --top, --function or --no-inlined");
 	if (out && !output)
 		return usage_error("report", "-o goes with --output FORMAT");
+	if (sort && strcmp(sort, "calls") && strcmp(sort, "self") &&
+	    strcmp(sort, "total"))
+		return usage_error("report", "--sort takes calls, self or total, not '%s'", sort);
+	if (nfiles == 2 && !by && !function && !output && !no_inlined)
+		return report_two(files, sort ? sort : "self", top, json);
+	if (sort)
+		return usage_error("report", "--sort goes with a counting and a sampled profile");
 	path = one_operand("report", files, nfiles);
 	if (!path)
 		return EXIT_USAGE;
@@ -464,6 +635,8 @@ int cmd_report(int argc, char **argv)
 	if (output)
 		return convert_to("report", path, output, out, NULL);
 	if (is_dir(path))
-		return report_dir(path, json, top, top_arg != NULL, function);
-	return report_one(path, json, top, top_arg != NULL, function);
+		return report_dir(path, json, top, top_arg != NULL, function,
+				  no_inlined, by);
+	return report_one(path, json, top, top_arg != NULL, function,
+			  no_inlined, by);
 }

@@ -7,8 +7,10 @@
  * byte; each call row (caller, callee, call-site line) is a cfn=/calls=
  * pair whose cost is the inclusive calls along it: the calls themselves
  * and those made under them, as the stack unfolding (src/stacks.c)
- * estimates them.  A call counted in an inlined copy is given to the
- * function it was inlined in, where its code ran.
+ * reconstructs them from the edge counts, so main's inclusive cost is
+ * every call.  The event is named CallsFromEdges, and a comment says what
+ * it means.  A call counted in an inlined copy is given to the function
+ * it was inlined in, where its code ran.
  */
 #include <errno.h>
 #include <math.h>
@@ -61,40 +63,46 @@ static uint64_t rounded(double x)
 	return x <= 0 ? 0 : x >= 1.8e19 ? UINT64_MAX : (uint64_t)floor(x + 0.5);
 }
 
-/* The inclusive cost of row c: its share of its edge's subtree weight. */
-static uint64_t inclusive(const struct stacks *s, const struct vgl_pcall *c)
+/*
+ * The inclusive cost of a row c into another frame (src/stacks.c): its
+ * calls times the calls in that frame's subtree per entry, so that every
+ * caller outside a cycle holds all the calls under it.
+ */
+static uint64_t entering(const struct stacks *s, const struct vgl_pcall *c)
 {
-	uint32_t caller = eff_caller(c);
-	double share = 0;
+	uint64_t v = rounded((double)c->calls *
+			     stacks_per_entry(s, s->frame_of[c->callee]));
 
-	if (!s->p->funcs[caller].calls) {
-		if (s->top[c->callee] > 0)
-			share = s->top_incl[c->callee] * (double)c->calls /
-				s->top[c->callee];
-	} else {
-		size_t k = stacks_find(s, caller, c->callee);
-
-		if (k != SIZE_MAX && s->edges[k].incl > 0 && s->edges[k].calls)
-			share = s->edges[k].incl * (double)c->calls /
-				(double)s->edges[k].calls;
-	}
-	if (share > 0)
-		return rounded(share) > c->calls ? rounded(share) : c->calls;
-	/* A recursive call no stack followed (f -> f, or pong -> ping back
-	 * into the frame where the cycle was entered) is already in that
-	 * frame's cost: counted again, the function would hold more than
-	 * all calls (callgrind's own recursion overcount). */
-	if (s->scc[caller] == s->scc[c->callee])
-		return 0;
-	/* An edge no stack reached (its weight rounded to nothing): at
-	 * least the calls themselves. */
-	return c->calls;
+	return v > c->calls ? v : c->calls;
 }
 
-static int ignore(void *arg, const uint32_t *frames, size_t depth, double w)
+/*
+ * The inclusive cost of row c.  callgrind_annotate takes a called
+ * function's inclusive cost from the rows into it, so:
+ *   - a row into another frame: entering();
+ *   - f -> f: 0, its calls are in the cost of the rows that entered f
+ *     already: counted again, f would hold more than all calls
+ *     (callgrind's own recursion overcount);
+ *   - a row between two members of a cycle, into a member that is
+ *     never entered from outside it: its share of the callee's own cost,
+ *     own[callee] (its calls and the inclusive costs of its rows out of
+ *     the cycle), so that a member's inclusive cost is at least its
+ *     calls; into a member entered from outside, 0: the rows that enter
+ *     it hold the whole cycle under it already (own[] is 0 for it).
+ * So no function holds more than all calls.
+ */
+static uint64_t inclusive(const struct stacks *s, const uint64_t *own,
+			  const struct vgl_pcall *c)
 {
-	(void)arg, (void)frames, (void)depth, (void)w;
-	return 0;
+	uint32_t caller = eff_caller(c);
+	const struct vgl_pfunc *ce = &s->p->funcs[c->callee];
+
+	if (s->frame_of[caller] != s->frame_of[c->callee])
+		return entering(s, c);
+	if (caller == c->callee || !ce->calls || !own[c->callee])
+		return 0;
+	return rounded((double)c->calls * (double)own[c->callee] /
+		       (double)ce->calls);
 }
 
 /* One "key: value" or "key=value" line.  Names and arguments are the
@@ -136,6 +144,35 @@ static void names(FILE *f, int callee, const char *ob, const char *fl,
 	field(f, callee ? "cfn=" : "fn=", fn);
 }
 
+/*
+ * Each cycle of calls as a function of its own, "<cycle N: ...>", without
+ * cost, with a row per member: calls= the member's exact calls, cost 0,
+ * so no inclusive cost changes (the cycle's is on the rows that enter
+ * it).
+ */
+static void cycles(FILE *f, const struct vgl_profile *p,
+		   const struct stacks *s)
+{
+	size_t i, k;
+
+	for (i = 0; i < s->ncycles; i++) {
+		const struct stacks_cycle *cy = &s->cycles[i];
+
+		putc('\n', f);
+		names(f, 0, "???", "???", cy->label);
+		fputs("0 0\n", f);
+		for (k = 0; k < cy->nmembers; k++) {
+			const struct vgl_pfunc *m = &p->funcs[cy->members[k]];
+
+			names(f, 1, module_path(p, m), or_unknown(m->file),
+			      m->label);
+			fprintf(f, "calls=%llu %d\n0 0\n",
+				(unsigned long long)m->calls,
+				m->file ? m->line : 0);
+		}
+	}
+}
+
 int out_callgrind(const struct vgl_profile *p, const char *path, FILE *f)
 {
 	const struct vgl_reader *r = p->r;
@@ -143,25 +180,42 @@ int out_callgrind(const struct vgl_profile *p, const char *path, FILE *f)
 	size_t *idx = NULL, i, k, nf = p->nfuncs;
 	uint32_t cur = VGL_PROFILE_NONE;
 	unsigned char *shown = NULL;
+	uint64_t *own = NULL;
 	int err;
 
 	err = stacks_build(&s, p);
 	if (err)
 		return err;
-	err = stacks_walk(&s, ignore, NULL);
-	if (err)
-		goto out;
 	err = -ENOMEM;
 	idx = malloc((p->ncalls + 1) * sizeof(*idx));
 	shown = calloc(nf + 1, 1);
-	if (!idx || !shown)
+	own = calloc(nf + 1, sizeof(*own));
+	if (!idx || !shown || !own)
 		goto out;
+	for (i = 0; i < nf; i++)
+		own[i] = p->funcs[i].calls;
+	for (i = 0; i < p->ncalls; i++) {
+		const struct vgl_pcall *c = &p->calls[i];
+		uint32_t at = eff_caller(c);
+
+		if (s.frame_of[at] != s.frame_of[c->callee])
+			own[at] += entering(&s, c);
+	}
+	for (i = 0; i < p->ncalls; i++) {
+		const struct vgl_pcall *c = &p->calls[i];
+
+		if (s.frame_of[eff_caller(c)] != s.frame_of[c->callee])
+			own[c->callee] = 0;     /* entered from outside */
+	}
 	for (i = 0; i < p->ncalls; i++)
 		idx[i] = i;
 	sort_p = p;
 	qsort(idx, p->ncalls, sizeof(*idx), cmp_rows);
 
-	header(f, r, path, "Calls", p->total_calls);
+	header(f, r, path, "CallsFromEdges", p->total_calls);
+	fputs("# vigil: self costs are exact calls; inclusive costs are " STACKS_NOTE
+	      ".\n# A <cycle N> entry lists a cycle's members with their exact "
+	      "calls (calls=), at no cost; it is a summary, not a caller.\n", f);
 
 	/* Functions with calls into them, each with its call rows. */
 	for (i = 0, k = 0; i < nf || k < p->ncalls;) {
@@ -198,12 +252,14 @@ int out_callgrind(const struct vgl_profile *p, const char *path, FILE *f)
 				(unsigned long long)c->calls,
 				ce->file ? ce->line : 0,
 				c->site_file ? c->site_line : 0,
-				(unsigned long long)inclusive(&s, c));
+				(unsigned long long)inclusive(&s, own, c));
 		}
 	}
+	cycles(f, p, &s);
 	fprintf(f, "\ntotals: %llu\n", (unsigned long long)p->total_calls);
 	err = ferror(f) ? -EIO : 0;
 out:
+	free(own);
 	free(idx);
 	free(shown);
 	stacks_release(&s);

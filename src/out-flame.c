@@ -54,6 +54,11 @@ struct flame {
 	size_t nnames, names_cap;
 	size_t *nameh;           /* name -> index + 1 */
 	size_t nhcap;
+	struct fnote {           /* more for the tooltip of a name: a */
+		const char *name;  /* cycle's members with their calls */
+		char *note;
+	} *notes;
+	size_t nnotes;
 	double sum[2];
 	/* The last stack added, to skip its shared prefix in the next one
 	 * (walks and sorted chains share long prefixes). */
@@ -204,6 +209,9 @@ void flame_free(struct flame *fl)
 		return;
 	for (i = 0; i < fl->nnames; i++)
 		free(fl->names[i]);
+	for (i = 0; i < fl->nnotes; i++)
+		free(fl->notes[i].note);
+	free(fl->notes);
 	free(fl->names);
 	free(fl->nameh);
 	free(fl->nodes);
@@ -273,31 +281,84 @@ static int add_path(struct flame *fl, int side, const void *from,
 	return 0;
 }
 
+/* Gives the frames named name the tooltip note (taken over). */
+static int set_note(struct flame *fl, const char *name, char *note)
+{
+	const char *n = intern(fl, name);
+	struct fnote *v;
+	size_t i;
+
+	for (i = 0; n && i < fl->nnotes; i++)
+		if (fl->notes[i].name == n) {
+			free(fl->notes[i].note);
+			fl->notes[i].note = note;
+			return 0;
+		}
+	v = n ? realloc(fl->notes, (fl->nnotes + 1) * sizeof(*v)) : NULL;
+	if (!v) {
+		free(note);
+		return -ENOMEM;
+	}
+	fl->notes = v;
+	fl->notes[fl->nnotes].name = n;
+	fl->notes[fl->nnotes++].note = note;
+	return 0;
+}
+
+/* The note of a name: few have one (cycles), so a list does. */
+static const char *note_of(const struct flame *fl, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < fl->nnotes; i++)
+		if (fl->notes[i].name == name)
+			return fl->notes[i].note;
+	return NULL;
+}
+
+int flame_note(struct flame *fl, const struct vgl_pfunc *fn, char *note)
+{
+	char name[1024];
+
+	out_frame_name(fn, name, sizeof(name));
+	return set_note(fl, name, note);
+}
+
 struct walk {
 	struct flame *fl;
 	int side;
-	const struct vgl_profile *p;
+	const struct stacks *s;
 };
 
 static int add_walked(void *arg, const uint32_t *frames, size_t depth,
-		      double weight)
+		      uint64_t weight)
 {
 	struct walk *w = arg;
 
-	return add_path(w->fl, w->side, w->p, w->p->funcs, w->p->nfuncs,
-			frames, depth, weight);
+	return add_path(w->fl, w->side, w->s, w->s->frames, w->s->nframes,
+			frames, depth, (double)weight);
 }
 
 int flame_add_profile(struct flame *fl, int side, const struct vgl_profile *p)
 {
-	struct walk w = { fl, side, p };
 	struct stacks s;
+	struct walk w = { fl, side, &s };
+	char name[1024];
+	size_t i;
 	int err;
 
 	err = stacks_build(&s, p);
 	if (err)
 		return err;
 	err = stacks_walk(&s, add_walked, &w);
+	/* Each cycle's members with their exact calls, on its tooltip. */
+	for (i = 0; !err && i < s.ncycles; i++) {
+		char *m = stacks_cycle_members(&s, &s.cycles[i]);
+
+		out_frame_name(&s.frames[s.cycles[i].frame], name, sizeof(name));
+		err = m ? set_note(fl, name, m) : -ENOMEM;
+	}
+	fl->from = NULL;        /* s.frames is gone */
 	stacks_release(&s);
 	return err;
 }
@@ -340,9 +401,10 @@ static const char script[] =
 	"  var total = +svg.getAttribute('data-total');\n"
 	"  function pct(c) { return (total ? 100 * c / total : 0).toFixed(2) + '%'; }\n"
 	"  var unit = svg.getAttribute('data-unit');\n"
-	"  function info(g) { var d = g.getAttribute('data-delta');\n"
+	"  function info(g) { var d = g.getAttribute('data-delta'), m = g.getAttribute('data-note');\n"
 	"    return g.getAttribute('data-name') + ' (' + g.getAttribute('data-value') + ' ' + unit +\n"
-	"      ', ' + pct(+g.getAttribute('data-value')) + (d === null ? '' : '; ' + d) + ')'; }\n"
+	"      ', ' + pct(+g.getAttribute('data-value')) + (d === null ? '' : '; ' + d) +\n"
+	"      (m === null ? '' : '; ' + m) + ')'; }\n"
 	"  function place(g, x, w) {\n"
 	"    var r = g.querySelector('rect'), t = g.querySelector('text');\n"
 	"    r.setAttribute('x', x); r.setAttribute('width', Math.max(w, 0));\n"
@@ -422,8 +484,8 @@ static void diff_color(double delta, double maxdelta, int *r, int *g, int *b)
 	}
 }
 
-int out_flame_svg(struct flame *fl, const char *title, const char *unit,
-		  int diff, FILE *f)
+int out_flame_svg(struct flame *fl, const char *title, const char *subtitle,
+		  const char *unit, int diff, FILE *f)
 {
 	double sum = fl->sum[1], scale, *cursor = NULL, *delta = NULL;
 	double norm = 0, maxdelta = 0;
@@ -469,7 +531,7 @@ int out_flame_svg(struct flame *fl, const char *title, const char *unit,
 		if (fabs(delta[i]) > maxdelta)
 			maxdelta = fabs(delta[i]);
 	}
-	height = (int)(maxdepth + 1) * ROW + 90;
+	height = (int)(maxdepth + 1) * ROW + (subtitle ? 108 : 90);
 
 	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
@@ -492,6 +554,12 @@ int out_flame_svg(struct flame *fl, const char *title, const char *unit,
 		(int)WIDTH / 2);
 	out_xml_text(f, title);
 	fputs("</text>\n", f);
+	if (subtitle) {
+		fprintf(f, "<text id=\"subtitle\" x=\"%d\" y=\"44\" "
+			"text-anchor=\"middle\">", (int)WIDTH / 2);
+		out_xml_text(f, subtitle);
+		fputs("</text>\n", f);
+	}
 	fprintf(f, "<text id=\"unzoom\" x=\"%d\" y=\"24\">Reset zoom</text>\n", (int)PAD);
 	fprintf(f, "<text id=\"search\" x=\"%d\" y=\"24\">Search</text>\n",
 		(int)WIDTH - 120);
@@ -510,6 +578,7 @@ int out_flame_svg(struct flame *fl, const char *title, const char *unit,
 		height - 50 - ROW, ROW - 1, height - 50 - 4);
 	for (i = 1; i < fl->n; i++) {
 		const struct fnode *nd = &fl->v[i];
+		const char *note = note_of(fl, nd->name);
 		char change[64] = "";
 		int r, g, b;
 
@@ -531,14 +600,21 @@ int out_flame_svg(struct flame *fl, const char *title, const char *unit,
 			PAD + nd->x * scale, nd->total[1] * scale);
 		if (diff)
 			fprintf(f, " data-delta=\"%s\"", change);
+		if (note) {
+			fputs(" data-note=\"", f);
+			out_xml_text(f, note);
+			fputc('"', f);
+		}
 		fputs("><title>", f);
 		out_xml_text(f, nd->name);
-		fprintf(f, " (%.0f %s, %.2f%%%s%s)</title>"
+		fprintf(f, " (%.0f %s, %.2f%%%s%s%s", floor(nd->total[1] + 0.5),
+			unit, sum > 0 ? 100.0 * nd->total[1] / sum : 0.0,
+			diff ? "; " : "", change, note ? "; " : "");
+		if (note)
+			out_xml_text(f, note);
+		fprintf(f, ")</title>"
 			"<rect y=\"%d\" height=\"%d\" rx=\"2\" fill=\"rgb(%d,%d,%d)\"/>"
 			"<text y=\"%d\"></text></g>\n",
-			floor(nd->total[1] + 0.5), unit,
-			sum > 0 ? 100.0 * nd->total[1] / sum : 0.0,
-			diff ? "; " : "", change,
 			height - 50 - (int)(nd->depth + 1) * ROW, ROW - 1, r, g, b,
 			height - 50 - (int)nd->depth * ROW - 4);
 	}

@@ -1,13 +1,15 @@
 /*
  * out-folded.c - folded stacks, `frame;frame;frame count` one stack a line,
  * as flamegraph.pl, inferno and speedscope read them.  The stacks are the
- * call graph unfolded by src/stacks.c; a line's count is the calls into
- * its last frame along that path (rounded), so the width of a frame in a
- * flame graph is its calls plus the calls made under it.  A sampled
+ * call graph unfolded by src/stacks.c; a line's count is the calls of
+ * its last frame given to that path, so the width of a frame in a flame
+ * graph is its calls plus the calls made under it, and the counts add up
+ * to the profile's total calls.  A cycle of calls is one frame, "<cycle
+ * N: a, b>" (the format has no place for its members' counts: the other
+ * views give them).  A sampled
  * profile's lines are its sampled stacks, their counts samples.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,31 +17,31 @@
 #include "out.h"
 
 struct folded {
-	const struct vgl_profile *p;
+	const struct stacks *s;
 	FILE *f;
 };
 
 static int print_stack(void *arg, const uint32_t *frames, size_t depth,
-		       double weight)
+		       uint64_t weight)
 {
 	struct folded *fo = arg;
 	char name[1024];
 	size_t i;
 
 	for (i = 0; i < depth; i++) {
-		out_frame_name(&fo->p->funcs[frames[i]], name, sizeof(name));
+		out_frame_name(&fo->s->frames[frames[i]], name, sizeof(name));
 		if (i)
 			fputc(';', fo->f);
 		fputs(name, fo->f);
 	}
-	fprintf(fo->f, " %.0f\n", floor(weight + 0.5));
+	fprintf(fo->f, " %llu\n", (unsigned long long)weight);
 	return ferror(fo->f) ? -EIO : 0;
 }
 
 int out_folded(const struct vgl_profile *p, FILE *f)
 {
-	struct folded fo = { .p = p, .f = f };
 	struct stacks s;
+	struct folded fo = { .s = &s, .f = f };
 	int err;
 
 	err = stacks_build(&s, p);

@@ -7,8 +7,10 @@
  * sampled, sample types samples/count and cpu/nanoseconds.
  * A counting profile becomes one sample per stack of the call-graph
  * unfolding (src/stacks.c), sample type calls/count, the value the calls
- * into the stack's leaf along that path, so pprof's flat view shows each
- * function's calls and its cumulative view the calls under it.  Each
+ * of the stack's leaf given to that path, so pprof's flat view shows each
+ * function's calls and its cumulative view the calls under it, and the
+ * values add up to the profile's total calls; a cycle of calls is one
+ * function, "<cycle N: ...>", whose members' calls a comment gives.  Each
  * function is one Function and one Location (at its first byte, with its
  * source file and line) in the Mapping of its module, which carries the
  * module's path and build-id (hex), as pprof matches binaries by them.
@@ -148,13 +150,13 @@ static PSample *new_sample(struct samples *s, const uint32_t *frames,
 }
 
 static int add_sample(void *arg, const uint32_t *frames, size_t depth,
-		      double weight)
+		      uint64_t weight)
 {
 	PSample *sm = new_sample(arg, frames, depth, 1);
 
 	if (!sm)
 		return -ENOMEM;
-	sm->value[0] = (int64_t)floor(weight + 0.5);
+	sm->value[0] = (int64_t)weight;
 	return 0;
 }
 
@@ -203,8 +205,9 @@ static int write_profile(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 			 const struct vgl_pfunc *fs, size_t nf,
 			 const struct samples *sm, const struct vtype *types,
 			 size_t ntypes, size_t period_type, int64_t period,
-			 FILE *f)
+			 char *const *comments, size_t ncomments, FILE *f)
 {
+	int64_t *cidx = NULL;
 	PProfile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
 	PValueType vt[4], *vtp[4];
 	PMapping *maps = NULL, **mapp = NULL;
@@ -224,9 +227,13 @@ static int write_profile(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 	linep = calloc(nf + 1, sizeof(*linep));
 	funcs = calloc(nf + 1, sizeof(*funcs));
 	funcp = calloc(nf + 1, sizeof(*funcp));
+	cidx = calloc(ncomments + 1, sizeof(*cidx));
 	if (!maps || !mapp || !locs || !locp || !lines || !linep || !funcs ||
-	    !funcp || strtab_add(&st, "") < 0 || ntypes > 4)
+	    !funcp || !cidx || strtab_add(&st, "") < 0 || ntypes > 4)
 		goto out;
+	for (i = 0; i < ncomments; i++)
+		if ((cidx[i] = strtab_add(&st, comments[i])) < 0)
+			goto out;
 
 	for (i = 0; i < ntypes; i++) {
 		perftools__profiles__value_type__init(&vt[i]);
@@ -303,6 +310,8 @@ static int write_profile(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 	prof.time_nanos = (int64_t)r->meta.start_ns;
 	if (r->meta.end_ns > r->meta.start_ns)
 		prof.duration_nanos = (int64_t)(r->meta.end_ns - r->meta.start_ns);
+	prof.n_comment = ncomments;
+	prof.comment = cidx;
 	prof.period_type = vtp[period_type];
 	prof.period = period;
 
@@ -313,6 +322,7 @@ static int write_profile(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 	perftools__profiles__profile__pack(&prof, buf);
 	err = write_gzip(buf, len, f);
 out:
+	free(cidx);
 	free(buf);
 	free(maps);
 	free(mapp);
@@ -335,21 +345,48 @@ static void free_samples(struct samples *sm)
 	free(sm->v);
 }
 
+/*
+ * A counting profile: the stacks of src/stacks.c, a cycle of calls one
+ * Function "<cycle N: ...>" without a mapping; comments say what the
+ * stacks are and give each cycle's members with their exact calls.
+ */
 int out_pprof(const struct vgl_profile *p, FILE *f)
 {
 	static const struct vtype calls = { "calls", "count" };
 	struct samples sm = { 0 };
 	struct stacks s;
+	char **comments = NULL;
+	size_t i, n = 0;
 	int err;
 
 	err = stacks_build(&s, p);
 	if (err)
 		return err;
 	err = stacks_walk(&s, add_sample, &sm);
-	stacks_release(&s);
+	if (!err) {
+		comments = calloc(s.ncycles + 1, sizeof(*comments));
+		if (!comments || !(comments[n++] = strdup("vigil: " STACKS_NOTE)))
+			err = -ENOMEM;
+	}
+	for (i = 0; !err && i < s.ncycles; i++) {
+		char *m = stacks_cycle_members(&s, &s.cycles[i]);
+
+		if (!m || asprintf(&comments[n], "%s %s", s.cycles[i].label,
+				   m) < 0) {
+			comments[n] = NULL;
+			err = -ENOMEM;
+		} else {
+			n++;
+		}
+		free(m);
+	}
 	if (!err)
-		err = write_profile(p->r, p->sym, p->funcs, p->nfuncs, &sm,
-				    &calls, 1, 0, 1, f);
+		err = write_profile(p->r, p->sym, s.frames, s.nframes, &sm,
+				    &calls, 1, 0, 1, comments, n, f);
+	for (i = 0; i < n; i++)
+		free(comments[i]);
+	free(comments);
+	stacks_release(&s);
 	free_samples(&sm);
 	return err;
 }
@@ -384,7 +421,7 @@ int out_pprof_sampled(const struct vgl_sprofile *sp, FILE *f)
 	}
 	if (!err)
 		err = write_profile(sp->r, sp->sym, sp->funcs, sp->nfuncs, &sm,
-				    types, 2, 1, period, f);
+				    types, 2, 1, period, NULL, 0, f);
 	free_samples(&sm);
 	return err;
 }

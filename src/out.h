@@ -25,58 +25,92 @@
 
 /*
  * The call graph of a counting profile seen with inlined copies put where
- * they ran: a call counted in a copy of F inlined in HOST (vgl_pcall's
- * inlined_in) is an edge HOST -> F, not CALLER -> F.  Edges with the same
- * caller and callee are added up.
+ * they ran (a call counted in a copy of F inlined in HOST, vgl_pcall's
+ * inlined_in, is an edge HOST -> F), and with each cycle of calls (a
+ * strongly connected component of more than one function) made one
+ * frame: a graph of frames without cycles (the rule is in stacks.c).
+ * Frames 0 .. nfuncs) are the profile's functions (a function in a
+ * cycle has no edges of its own then); frames nfuncs + i are the cycles.
  */
 struct stacks_edge {
-	uint32_t callee;
+	uint32_t callee;            /* a frame */
 	uint64_t calls;
-	double incl;        /* filled by stacks_walk: calls in the subtrees
-	                     * reached through this edge, the edge's own
-	                     * calls included */
+};
+
+struct stacks_cycle {
+	uint32_t frame;             /* nfuncs + its index */
+	uint32_t comp;              /* its component (internal) */
+	char *label;                /* "<cycle N: a, b, c, d and K more>" */
+	uint32_t *members;          /* function indexes, most called first */
+	size_t nmembers;
+	uint64_t calls;             /* into its members, recursive calls
+	                             * included: its members' calls added up */
+	uint64_t entries;           /* of those, the calls from outside it */
 };
 
 struct stacks {
 	const struct vgl_profile *p;
-	size_t *first;                /* edges of funcs[f]: edges[first[f] ..
-	                               * first[f+1]), by callee */
+	struct vgl_pfunc *frames;     /* the functions, then the cycles (label
+	                               * and name the cycle's label, calls its
+	                               * calls, no module) */
+	size_t nframes;
+	uint32_t *frame_of;           /* the frame of each function */
+	struct stacks_cycle *cycles;  /* most calls first; cycle i is "<cycle
+	                               * i+1: ...>" */
+	size_t ncycles;
+	uint32_t *members;            /* storage of the cycles' members */
+	size_t *first;                /* edges of frame f: edges[first[f] ..
+	                               * first[f+1]), most calls first */
 	struct stacks_edge *edges;
-	size_t *order;                /* edge indexes, each caller's most
-	                               * counted first: the walk's order */
 	size_t nedges;
-	uint32_t *scc;                /* strongly connected component (cycle
-	                               * of calls) of each function */
-	uint64_t *cycle_calls;        /* calls into f from its own component,
-	                               * f -> f included */
-	double *top;                  /* calls into f from callers that are not
-	                               * counted themselves (libc's start code,
-	                               * a thread's start routine's caller) */
-	double *top_incl;             /* filled by stacks_walk: the weight of
-	                               * the stacks under those top entries */
+	uint64_t *top;                /* calls into frame f from callers that
+	                               * are not counted themselves (libc's
+	                               * start code, a thread's creator) */
+	uint64_t *entries;            /* calls into frame f from other frames
+	                               * and from uncounted callers */
+	double *incl;                 /* the calls in frame f and under it,
+	                               * over all its entries */
 };
 
 int stacks_build(struct stacks *s, const struct vgl_profile *p);
 void stacks_release(struct stacks *s);
 
-/* The index in s->edges of caller -> callee, or SIZE_MAX. */
-size_t stacks_find(const struct stacks *s, uint32_t caller, uint32_t callee);
+/* The calls in the subtree of a frame per call entering it: incl /
+ * entries (callgrind's inclusive cost of an edge into it is its calls
+ * times this). */
+double stacks_per_entry(const struct stacks *s, uint32_t frame);
+
+/* The cycle a frame is, or NULL for a function's frame. */
+const struct stacks_cycle *stacks_cycle_of(const struct stacks *s,
+					   uint32_t frame);
+
+/* "members: a 6, b 4; calls from outside: 2", malloc'd; NULL for
+ * no memory. */
+char *stacks_cycle_members(const struct stacks *s,
+			   const struct stacks_cycle *c);
 
 /*
  * Called once per stack, outermost frame first: frames[0 .. depth) are
- * function indexes, weight the calls into frames[depth - 1] estimated for
- * this path.  Returns 0 to go on or a negative errno to stop the walk.
+ * frame indexes (s->frames), weight the calls of frames[depth - 1] given
+ * to this path, at least 1.  Returns 0 to go on or a negative errno to
+ * stop the walk.
  */
 typedef int (*stacks_fn)(void *arg, const uint32_t *frames, size_t depth,
-			 double weight);
+			 uint64_t weight);
 
 /*
- * Unfolds the call graph into stacks (the rule is in stacks.c, and in
- * `vigil convert --help`), calling fn for every stack of weight >= 0.5 in
- * depth-first order, and fills each edge's incl.  Returns 0 or the first
- * error fn returned.
+ * Unfolds the frame graph into stacks (the rule is in stacks.c, and in
+ * `vigil convert --help`), calling fn for every stack in depth-first
+ * order, most called first.  The weights add up to the profile's total
+ * calls exactly.  Returns 0 or the first error fn returned.
  */
-int stacks_walk(struct stacks *s, stacks_fn fn, void *arg);
+int stacks_walk(const struct stacks *s, stacks_fn fn, void *arg);
+
+/* What every view of reconstructed stacks says about them. */
+#define STACKS_NOTE "stacks reconstructed from exact call-edge counts: " \
+	"widths are calls, not time; the calls into a function are shared " \
+	"among the paths to it in proportion; a <cycle> frame holds " \
+	"recursive calls whose order inside it is not known"
 
 /* Writes s as the text of an SVG element: markup characters as entities,
  * invalid UTF-8 and control characters as U+FFFD (xml-text.c). */
@@ -116,17 +150,20 @@ int flame_new(struct flame **out);
 void flame_free(struct flame *fl);
 /* Adds the stacks of a counting profile (those of --to folded). */
 int flame_add_profile(struct flame *fl, int side, const struct vgl_profile *p);
+/* Adds note (malloc'd, taken over) to the tooltip of fn's frames. */
+int flame_note(struct flame *fl, const struct vgl_pfunc *fn, char *note);
 /* Adds the stacks of a sampled profile. */
 int flame_add_sampled(struct flame *fl, int side,
 		      const struct vgl_sprofile *sp);
 /*
- * Writes the graph of side 1 (and side 0, unless diff).  unit names
+ * Writes the graph of side 1 (and side 0, unless diff), with subtitle
+ * (NULL: none) under the title.  unit names
  * what a width counts ("calls", "samples").  With diff, the widths are
  * side 1's and each frame is coloured by how its own weight changed from
  * side 0, both normalised to their totals: red grew, blue shrank.
  */
-int out_flame_svg(struct flame *fl, const char *title, const char *unit,
-		  int diff, FILE *f);
+int out_flame_svg(struct flame *fl, const char *title, const char *subtitle,
+		  const char *unit, int diff, FILE *f);
 
 /* One profile file read and modelled, as the converters take it. */
 struct out_input {
@@ -145,6 +182,11 @@ struct out_input {
  * when sampled_model); prints one line and returns EXIT_BAD_FILE on
  * failure (nothing to close then), else 0.  In cmd-convert.c. */
 int out_input_open(struct out_input *in, const char *path, int sampled_model);
+/* The same with only what thread (a tid, or a name from the samples;
+ * NULL: all) did (src/by.h); a thread the file does not have is a bad
+ * file. */
+int out_input_open_thread(struct out_input *in, const char *path,
+			  int sampled_model, const char *thread);
 void out_input_close(struct out_input *in);
 
 /*

@@ -6,7 +6,7 @@ each of the documented type.  Prints one line per problem; exits 1 if any.
 import json
 import sys
 
-INT, STR, NULL, LIST = int, str, type(None), list
+INT, STR, NULL, LIST, BOOL = int, str, type(None), list, bool
 
 SCHEMA = {
     "top": {
@@ -16,6 +16,7 @@ SCHEMA = {
         "total_calls": (INT,), "lost_calls": (INT,), "merged": (dict, NULL),
         "modules": (LIST,),
         "threads": (LIST,), "functions": (LIST,), "edges": (LIST,),
+        "cycles": (LIST,),
     },
     "merged": {"processes": (INT,), "exit_statuses": (LIST,),
                "cut_short": (INT,), "running": (INT,)},
@@ -27,8 +28,12 @@ SCHEMA = {
         "id": (INT,), "name": (STR,), "label": (STR,),
         "module_id": (INT, NULL), "module": (STR, NULL), "address": (STR,),
         "size_bytes": (INT,), "file": (STR, NULL), "line": (INT, NULL),
-        "calls": (INT,),
+        "calls": (INT,), "inlined_only": (BOOL,), "inlined_calls": (INT,),
+        "inlined_hosts": (INT,),
     },
+    "cycles": {"id": (INT,), "label": (STR,), "calls": (INT,),
+               "calls_from_outside": (INT,), "members": (LIST,)},
+    "cycles.members": {"function_id": (INT,), "calls": (INT,)},
     "sampled": {"samples": (INT,), "duration_ns": (INT,), "threads": (LIST,),
                 "memory": (dict, NULL), "stack_samples": (INT,),
                 "stack_lost": (INT,), "frequency_hz": (INT,),
@@ -61,8 +66,9 @@ def check(obj, kind, where):
                         % (where, sorted(obj), sorted(want)))
     for k, types in want.items():
         v = obj.get(k)
-        # bool is an int in Python; JSON true/false is never allowed here.
-        if k in obj and (not isinstance(v, types) or isinstance(v, bool)):
+        # bool is an int in Python; JSON true/false only where BOOL is.
+        if k in obj and (not isinstance(v, types) or
+                         (isinstance(v, bool) and BOOL not in types)):
             problems.append("%s.%s: %r is not %s"
                             % (where, k, v, "/".join(t.__name__ for t in types)))
 
@@ -89,9 +95,18 @@ def main():
     if doc.get("schema_version") != 2:
         problems.append("$.schema_version: %r, want 2"
                         % doc.get("schema_version"))
-    for kind in ("modules", "threads", "functions", "edges"):
+    for kind in ("modules", "threads", "functions", "edges", "cycles"):
         for i, o in enumerate(doc.get(kind) or []):
             check(o, kind, "$.%s[%d]" % (kind, i))
+    n = len(doc.get("functions") or [])
+    for i, c in enumerate(doc.get("cycles") or []):
+        if c.get("id") != i + 1:
+            problems.append("$.cycles[%d].id: %r" % (i, c.get("id")))
+        for k, m in enumerate(c.get("members") or []):
+            check(m, "cycles.members", "$.cycles[%d].members[%d]" % (i, k))
+            if not 0 <= m.get("function_id", -1) < n:
+                problems.append("$.cycles[%d].members[%d].function_id out "
+                                "of range" % (i, k))
     for i, f in enumerate(doc.get("functions") or []):
         if f.get("id") != i:
             problems.append("$.functions[%d].id: %r" % (i, f.get("id")))

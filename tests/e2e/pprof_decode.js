@@ -3,8 +3,8 @@
 // print what a pprof user sees, as one JSON object: sample types, the
 // total, each function's flat (leaf) and cumulative values, the stacks
 // (root first, "a;b;c": value) and the mappings with their build-ids;
-// then the sum of every value type ("totals") and the period with its
-// type.
+// then the sum of every value type ("totals"), the period with its
+// type and the profile's comments.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -29,6 +29,7 @@ const out = {
   totals: p.sampleType.map(() => 0),
   period: Number(p.period),
   period_type: p.periodType ? str(p.periodType.type) + "/" + str(p.periodType.unit) : null,
+  comments: (p.comment || []).map(str),
 };
 for (const s of p.sample) {
   const v = Number(s.value[0]);

@@ -1,0 +1,176 @@
+/*
+ * report-both.c - `vigil report COUNTING.vgl SAMPLED.vgl`: calls beside
+ * time.  The counting profile gives each function's exact calls, the
+ * sampled one (of the same program) its self and total stack samples;
+ * a function is the same in both when its module has the same base name
+ * and it starts at the same ELF address (names alone would merge two
+ * `static helper`).  Time per call is the total samples times the
+ * sampling period over the calls: the time a call takes, callees
+ * included, on average.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "out.h"
+#include "report-both.h"
+
+struct both {
+	const struct vgl_pfunc *fn;    /* the counting one, else the sampled */
+	uint64_t calls, self, total;
+};
+
+static int cmp_key(const struct vgl_pfunc *a, const struct vgl_pfunc *b)
+{
+	const char *ma = a->module_name ? a->module_name : "";
+	const char *mb = b->module_name ? b->module_name : "";
+	int c = strcmp(ma, mb);
+
+	if (c)
+		return c;
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+static int cmp_both_key(const void *a, const void *b)
+{
+	const struct both *x = a, *y = b;
+	int c = cmp_key(x->fn, y->fn);
+
+	/* The counting entry first, so the sampled one joins it. */
+	return c ? c : (x->calls < y->calls) - (x->calls > y->calls);
+}
+
+static int sort_by;     /* qsort has no argument: 0 self, 1 total, 2 calls */
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct both *x = a, *y = b;
+	uint64_t kx[3] = { x->self, x->total, x->calls };
+	uint64_t ky[3] = { y->self, y->total, y->calls };
+	int i, order[3][3] = { { 0, 1, 2 }, { 1, 0, 2 }, { 2, 0, 1 } };
+
+	for (i = 0; i < 3; i++) {
+		int k = order[sort_by][i];
+
+		if (kx[k] != ky[k])
+			return kx[k] > ky[k] ? -1 : 1;
+	}
+	return strcmp(x->fn->label, y->fn->label);
+}
+
+/* "850ns", "1.20us", "3.40ms", "2.00s"; "-" without calls or samples. */
+static void per_call(char *buf, size_t len, const struct both *b,
+		     uint64_t period_ns)
+{
+	double ns;
+
+	if (!b->calls || !period_ns) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	ns = (double)b->total * (double)period_ns / (double)b->calls;
+	if (ns < 1000)
+		snprintf(buf, len, "%.0fns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.2fus", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.2fms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", ns / 1e9);
+}
+
+int report_both(const struct out_input *c, const struct out_input *s,
+		const char *sort, size_t top, int json)
+{
+	const struct vgl_profile *p = &c->p;
+	const struct vgl_sprofile *sp = &s->sp;
+	uint32_t hz = s->r.stacks_head.frequency;
+	uint64_t period_ns = hz ? 1000000000ull / hz : 0;
+	struct both *v;
+	size_t i, n = 0, k;
+
+	sort_by = !strcmp(sort, "total") ? 1 : !strcmp(sort, "calls") ? 2 : 0;
+	v = calloc(p->nfuncs + sp->nfuncs + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < p->ncalled; i++)
+		v[n++] = (struct both){ &p->funcs[i], p->funcs[i].calls, 0, 0 };
+	for (i = 0; i < sp->nfuncs; i++)
+		if (sp->total[i])
+			v[n++] = (struct both){ &sp->funcs[i], 0, sp->self[i],
+						sp->total[i] };
+	qsort(v, n, sizeof(*v), cmp_both_key);
+	/* A sampled entry right after the counting one of the same key
+	 * joins it. */
+	for (i = 0, k = 0; i < n; i++) {
+		if (k && !cmp_key(v[k - 1].fn, v[i].fn) && !v[i].calls &&
+		    !v[k - 1].self && !v[k - 1].total) {
+			v[k - 1].self = v[i].self;
+			v[k - 1].total = v[i].total;
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	n = k;
+	qsort(v, n, sizeof(*v), cmp_rank);
+	if (top && top < n)
+		n = top;
+
+	if (json) {
+		struct vgl_json j;
+
+		vgl_json_init(&j, stdout);
+		vgl_json_begin_object(&j, NULL);
+		vgl_json_u64(&j, "schema_version", 2);
+		vgl_json_str(&j, "counting_file", c->path);
+		vgl_json_str(&j, "sampled_file", s->path);
+		vgl_json_u64(&j, "total_calls", p->total_calls);
+		vgl_json_u64(&j, "stack_samples", sp->samples);
+		vgl_json_u64(&j, "period_ns", period_ns);
+		vgl_json_begin_array(&j, "functions");
+		for (i = 0; i < n; i++) {
+			vgl_json_begin_object(&j, NULL);
+			vgl_json_str(&j, "label", v[i].fn->label);
+			vgl_json_str(&j, "module", v[i].fn->module_name);
+			vgl_json_hex(&j, "address", v[i].fn->addr);
+			vgl_json_u64(&j, "calls", v[i].calls);
+			vgl_json_u64(&j, "self_samples", v[i].self);
+			vgl_json_u64(&j, "total_samples", v[i].total);
+			if (v[i].calls && period_ns)
+				vgl_json_u64(&j, "total_ns_per_call",
+					     (uint64_t)((double)v[i].total *
+							(double)period_ns /
+							(double)v[i].calls + 0.5));
+			else
+				vgl_json_null(&j, "total_ns_per_call");
+			vgl_json_end_object(&j);
+		}
+		vgl_json_end_array(&j);
+		vgl_json_end_object(&j);
+		putchar('\n');
+	} else {
+		printf("counting: %s (%" PRIu64 " calls)\n", c->path, p->total_calls);
+		printf("sampled: %s (%" PRIu64 " stack samples, every %" PRIu64
+		       " ns)\n\n", s->path, sp->samples, period_ns);
+		printf("%12s  %7s  %7s  %10s  %s\n", "calls", "self %", "total %",
+		       "time/call", "function");
+		for (i = 0; i < n; i++) {
+			char t[32];
+
+			per_call(t, sizeof(t), &v[i], period_ns);
+			printf("%12" PRIu64 "  %6.2f%%  %6.2f%%  %10s  %s\n",
+			       v[i].calls,
+			       sp->samples ? 100.0 * (double)v[i].self / (double)sp->samples : 0.0,
+			       sp->samples ? 100.0 * (double)v[i].total / (double)sp->samples : 0.0,
+			       t, v[i].fn->label);
+		}
+		printf("\ncalls: exact, from the counting profile; self %% and total %%: the\n"
+		       "stack samples that found the function running, or on the stack;\n"
+		       "time/call: its total samples times the period over its calls.\n");
+	}
+	free(v);
+	return ferror(stdout) ? -EIO : 0;
+}
