@@ -88,7 +88,7 @@ $(B)/libvigil.a: $(RT_OBJ) Makefile
 $(B)/libvigil.so: $(RT_PIC_OBJ) Makefile
 	$(CC) -shared -pthread -Wl,-soname,libvigil.so -Wl,-z,nodelete -o $@ $(filter %.o,$^)
 
-$(B)/tool/%.o: %.c $(wildcard lib/*.h src/*.h include/*.h)
+$(B)/tool/%.o: %.c $(wildcard lib/*.h src/*.h include/*.h) $(SAMPLER_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -c $< -o $@
 
@@ -103,7 +103,7 @@ $(B)/asan/sampler/%.o: sampler/%.c $(SAMPLER_H) $(wildcard lib/*.h)
 $(B)/vigil: $(TOOL_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(TOOL_LIBS)
 
-$(B)/asan/%.o: %.c $(wildcard lib/*.h src/*.h include/*.h)
+$(B)/asan/%.o: %.c $(wildcard lib/*.h src/*.h include/*.h) $(SAMPLER_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) $(SAN) -c $< -o $@
 

@@ -532,6 +532,47 @@ out:
  * enough that sizes times counts stay far from overflow. */
 #define MAX_RECORD_SIZE 65536u
 
+struct tid_rec {
+	uint32_t tid;
+	size_t rec;
+};
+
+static int cmp_tid_rec(const void *a, const void *b)
+{
+	const struct tid_rec *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->rec > y->rec) - (x->rec < y->rec);
+}
+
+/* Fills sample_tids and sample_tid_index with one sort of the records by
+ * tid: n log n, where a search per record would be records x threads. */
+static int index_sample_tids(struct vgl_reader *r)
+{
+	size_t n = r->nsample_threads, i;
+	struct tid_rec *p = malloc((n ? n : 1) * sizeof(*p));
+
+	r->sample_tids = malloc((n ? n : 1) * sizeof(*r->sample_tids));
+	r->sample_tid_index = malloc((n ? n : 1) *
+				     sizeof(*r->sample_tid_index));
+	if (!p || !r->sample_tids || !r->sample_tid_index) {
+		free(p);
+		return fail(r, -ENOMEM, "out of memory");
+	}
+	for (i = 0; i < n; i++)
+		p[i] = (struct tid_rec){ r->sample_threads[i].tid, i };
+	qsort(p, n, sizeof(*p), cmp_tid_rec);
+	r->nsample_tids = 0;
+	for (i = 0; i < n; i++) {
+		if (i == 0 || p[i].tid != p[i - 1].tid)
+			r->sample_tids[r->nsample_tids++] = p[i].tid;
+		r->sample_tid_index[p[i].rec] = r->nsample_tids - 1;
+	}
+	free(p);
+	return 0;
+}
+
 /*
  * SAMPLES (see vgl_format.h): walked twice, once to check every record
  * and count the threads, once to copy them out.  Record sizes come from
@@ -624,7 +665,7 @@ static int parse_samples(struct vgl_reader *r, const struct vgl_section *sec)
 	r->nsamples = h.count;
 	r->nsample_threads = t;
 	r->has_samples = 1;
-	return 0;
+	return index_sample_tids(r);
 }
 
 /* STACKS (see vgl_format.h): two passes, like SAMPLES.  Frames must name
@@ -834,6 +875,8 @@ static void reset_data(struct vgl_reader *r)
 	free(r->samples);
 	free(r->sample_threads);
 	free(r->sample_first);
+	free(r->sample_tids);
+	free(r->sample_tid_index);
 	free(r->stacks);
 	free(r->frames);
 	free(r->endings);

@@ -102,6 +102,13 @@ struct vgl_reader {
 	struct vgl_sample_thread *sample_threads;
 	size_t *sample_first;
 	size_t nsample_threads;
+	/* The distinct tids of sample_threads, ascending, and each record's
+	 * place among them (sample_tids[sample_tid_index[t]] is
+	 * sample_threads[t].tid): readers tally per thread in one pass, not
+	 * with a search per record (29k threads in 38k samples took 16 s). */
+	uint32_t *sample_tids;
+	size_t nsample_tids;
+	size_t *sample_tid_index;
 	struct vgl_stacks stacks_head;    /* a copy of STACKS' header */
 	struct vgl_stack_info *stacks;    /* in file order */
 	size_t nstacks;

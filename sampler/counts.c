@@ -78,12 +78,19 @@ static int find_profile(struct counts_state *c)
 	return ret;
 }
 
+/* The reader's order, module ids included: a plugin dlclosed and another
+ * loaded where it was have edges with the same addresses, told apart only
+ * by their modules, and each must be joined with its own previous count. */
 static int cmp_edge(const struct vgl_edge_info *a, const struct vgl_edge_info *b)
 {
 	if (a->callee != b->callee)
 		return a->callee < b->callee ? -1 : 1;
 	if (a->site != b->site)
 		return a->site < b->site ? -1 : 1;
+	if (a->callee_mod != b->callee_mod)
+		return a->callee_mod < b->callee_mod ? -1 : 1;
+	if (a->site_mod != b->site_mod)
+		return a->site_mod < b->site_mod ? -1 : 1;
 	return 0;
 }
 
@@ -127,7 +134,8 @@ int counts_scan(struct counts_state *c, struct sampler_sample *s, int final)
 	}
 	s->calls_total = 0;
 	s->calls_delta = 0;
-	/* Both lists are sorted by (callee, site): one merge. */
+	/* Both lists are sorted by (callee, site, callee_mod, site_mod): one
+	 * merge. */
 	for (i = 0; i < r.nedges; i++) {
 		uint64_t before = 0;
 
@@ -142,6 +150,7 @@ int counts_scan(struct counts_state *c, struct sampler_sample *s, int final)
 		c->out[n] = (struct sampler_edge){
 			.callee = e->callee, .site = e->site,
 			.delta = e->count - before, .total = e->count,
+			.callee_mod = e->callee_mod, .site_mod = e->site_mod,
 		};
 		s->calls_delta += e->count - before;
 		n++;

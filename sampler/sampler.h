@@ -118,6 +118,10 @@ struct sampler_edge {
 	uint64_t site;        /* the return address of the call */
 	uint64_t delta;       /* calls since the previous sample */
 	uint64_t total;       /* calls since the program started */
+	/* The profile's module ids (VGL_NO_MODULE when unknown): the same
+	 * addresses in two modules are two edges. */
+	uint32_t callee_mod;
+	uint32_t site_mod;
 };
 
 enum sampler_kind {

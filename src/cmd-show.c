@@ -24,18 +24,10 @@ const char cmd_show_usage[] =
 	"commands are shown as C escapes (\\n, \\t, \\xNN).  Exits 1 if any file is not a valid\n"
 	"profile, after one line on stderr naming it and the problem.\n";
 
-static int cmp_tid(const void *a, const void *b)
-{
-	const struct vgl_sample_thread *x = a, *y = b;
-
-	return (x->tid > y->tid) - (x->tid < y->tid);
-}
-
 /* The samples and stack samples of a file that has them. */
 static void show_sampled(const struct vgl_reader *r)
 {
-	struct vgl_sample_thread *t;
-	size_t i, n = 0;
+	size_t *last, i;
 
 	if (r->has_samples) {
 		uint64_t span = r->nsamples ?
@@ -44,24 +36,18 @@ static void show_sampled(const struct vgl_reader *r)
 
 		printf("samples: %zu\n", r->nsamples);
 		printf("duration: %.3fs\n", (double)span / 1e9);
-		/* Threads by tid, each with the last name it had. */
-		t = malloc((r->nsample_threads + 1) * sizeof(*t));
-		if (t) {
-			for (i = r->nsample_threads; i-- > 0;) {
-				size_t k;
-
-				for (k = 0; k < n; k++)
-					if (t[k].tid == r->sample_threads[i].tid)
-						break;
-				if (k == n)
-					t[n++] = r->sample_threads[i];
-			}
-			qsort(t, n, sizeof(*t), cmp_tid);
-			printf("sampled threads: %zu", n);
-			for (i = 0; i < n; i++)
-				printf(" %u:%s", t[i].tid, t[i].name);
+		/* Threads by tid (the reader's sample_tids are), each with
+		 * the last name it had: one pass, not a search per record. */
+		last = malloc((r->nsample_tids + 1) * sizeof(*last));
+		if (last) {
+			for (i = 0; i < r->nsample_threads; i++)
+				last[r->sample_tid_index[i]] = i;
+			printf("sampled threads: %zu", r->nsample_tids);
+			for (i = 0; i < r->nsample_tids; i++)
+				printf(" %u:%s", r->sample_tids[i],
+				       r->sample_threads[last[i]].name);
 			putchar('\n');
-			free(t);
+			free(last);
 		}
 	}
 	if (r->has_stacks)

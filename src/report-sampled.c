@@ -20,6 +20,7 @@
 struct sthread {
 	uint32_t tid;
 	const char *name;          /* the last name it had */
+	int seen;                  /* a record of it was read */
 	int from_start;            /* seen in the first sample */
 	uint64_t first_run_ns, first_user_us, first_sys_us;
 	uint64_t run_ns, user_us, sys_us;   /* over the run */
@@ -48,26 +49,27 @@ static int cmp_thread(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
+/* One pass over the thread records: the reader gives each record its
+ * thread's place in sample_tids, which is its row here. */
 static void threads_of(const struct vgl_reader *r, struct summary *s)
 {
-	size_t i, k, n;
+	size_t i, n;
 
-	s->t = calloc(r->nsample_threads + 1, sizeof(*s->t));
+	s->t = calloc(r->nsample_tids + 1, sizeof(*s->t));
 	if (!s->t)
 		return;
+	s->nt = r->nsample_tids;
 	for (i = 0; i < r->nsamples; i++) {
 		const struct vgl_sample *smp = &r->samples[i];
 
 		for (n = 0; n < smp->nthreads; n++) {
+			size_t rec = r->sample_first[i] + n;
 			const struct vgl_sample_thread *th =
-				&r->sample_threads[r->sample_first[i] + n];
-			struct sthread *t = NULL;
+				&r->sample_threads[rec];
+			struct sthread *t = &s->t[r->sample_tid_index[rec]];
 
-			for (k = 0; k < s->nt; k++)
-				if (s->t[k].tid == th->tid)
-					t = &s->t[k];
-			if (!t) {
-				t = &s->t[s->nt++];
+			if (!t->seen) {
+				t->seen = 1;
 				t->tid = th->tid;
 				/* A thread there at the first sample ran before
 				 * the run; count only what it ran since. */

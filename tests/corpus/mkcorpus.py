@@ -117,13 +117,16 @@ def sampled_spec():
 
 
 def build_samples(samples, e="<"):
-    out = struct.pack(e + SAMPLES_HDR, len(samples), 112, 48, 0, 0)
+    # A list joined once, as in build_stacks: tests/lit/Inputs/mksampled.py
+    # writes hundreds of thousands of thread records.
+    out = [struct.pack(e + SAMPLES_HDR, len(samples), 112, 48, 0, 0)]
     for (t, el, scan, cpu, mem, host, ss, threads) in samples:
-        out += struct.pack(e + SAMPLE, t, el, scan, len(threads), *cpu, *mem,
-                           *host, ss)
+        out.append(struct.pack(e + SAMPLE, t, el, scan, len(threads), *cpu,
+                               *mem, *host, ss))
         for (tid, name, u, sy, run) in threads:
-            out += struct.pack(e + THREAD, tid, 0, name.encode(), u, sy, run)
-    return out
+            out.append(struct.pack(e + THREAD, tid, 0, name.encode(), u, sy,
+                                   run))
+    return b"".join(out)
 
 
 def build_stacks(stacks, e="<"):

@@ -39,6 +39,10 @@ behaviour checked is time itself (an end within 0.5 s).
                     its final profile (`vigil report --json`), the last
                     sample is the final one; an uninstrumented PLAIN gets
                     counts_error and no edges.
+  counts-reload TARGET ALPHA BETA  attach_reload.c with plugins ALPHA and
+                    BETA loaded one after the other at the same address:
+                    the deltas of all samples add up exactly to the final
+                    profile's calls, which has 300 of each plugin's edges.
   vgl TARGET DIR    -o DIR/run.vgl on the hot target with a late thread
                     named "late": `vigil show` and `vigil report` (text and
                     --json) agree exactly with the JSON Lines records
@@ -692,6 +696,60 @@ def cmd_counts(target, plain):
     tg.kill()
 
 
+def cmd_counts_reload(target, alpha, beta):
+    """A plugin dlclosed and another loaded at the same address while
+    counts are scanned: the two plugins' edges have the same addresses and
+    differ only by module, and the deltas of all samples must still add
+    up exactly to the final profile's counts."""
+    what = "counts-reload"
+    out = os.path.join(os.path.dirname(os.path.abspath(target)), "reload.vgl")
+    if os.path.exists(out):
+        os.unlink(out)
+    env = dict(os.environ, VIGIL_FILE=out)
+    p = subprocess.Popen([target, alpha, beta], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True, env=env)
+    if p.stdout.readline().strip() != "ready":
+        fail("%s: target did not say ready" % what)
+    a = Attach(p.pid, "--interval", "2ms", "--scan", "counts")
+    a.next()
+    p.stdin.write("go\n")
+    p.stdin.flush()
+    _, end = a.next("end", timeout=30)
+    check_end(end, what, reason="exited", exit_code=0)
+    base = p.stdout.read().strip()
+    p.wait()
+    if base != "same base: yes":
+        fail("%s: target printed %r, want same base: yes" % (what, base))
+    samples = [r for r in a.rec.all if r["type"] == "sample"]
+    deltas = 0
+    for r in samples:
+        if "counts_error" in r:
+            fail("%s: counts_error %s" % (what, r["counts_error"]))
+            continue
+        if sum(e["delta"] for e in r["edges"]) != r["calls_delta"]:
+            fail("%s: edge deltas do not add up to calls_delta" % what)
+        deltas += r["calls_delta"]
+    r = subprocess.run([VIGIL, "report", "--json", out], capture_output=True,
+                       text=True, timeout=30)
+    if r.returncode:
+        fail("%s: vigil report: %s" % (what, r.stderr))
+        return
+    want = {}
+    for e in json.loads(r.stdout)["edges"]:
+        k = (e["caller"], e["callee"])
+        want[k] = want.get(k, 0) + e["calls"]
+    total = sum(want.values())
+    last = samples[-1].get("calls_total") if samples else None
+    if deltas != total or last != total:
+        fail("%s: deltas add up to %d, last calls_total %s, the final profile has %d"
+             % (what, deltas, last, total))
+    for k in [("call_it", "alpha_entry"), ("alpha_entry", "alpha_helper"),
+              ("call_it", "beta_entry"), ("beta_entry", "beta_helper")]:
+        if want.get(k) != 300:
+            fail("%s: final profile %s -> %s %s, want 300"
+                 % (what, k[0], k[1], want.get(k)))
+
+
 # ---- the records' schema --------------------------------------------------
 
 BASE = ["type", "seq", "pid", "time_ns", "elapsed_us", "interval_us", "state",
@@ -1242,7 +1300,8 @@ def main():
             "pthread-exit": cmd_pthread_exit, "sigstop": cmd_sigstop,
             "threads": cmd_threads, "stacks": cmd_stacks, "churn": cmd_churn,
             "exec": cmd_exec, "main-exit": cmd_main_exit, "records": cmd_records, "counts": cmd_counts,
-            "stdin": cmd_stdin, "lines": cmd_lines}
+            "stdin": cmd_stdin, "lines": cmd_lines,
+            "counts-reload": cmd_counts_reload}
     if len(sys.argv) < 3 or sys.argv[1] not in cmds:
         print("usage: attach.py {%s} TARGET [PLAIN]" % "|".join(cmds),
               file=sys.stderr)
