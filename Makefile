@@ -10,7 +10,7 @@
 #   make bench-bolt-cpython   bench/bolt.py (BOLT fed by vigil) on SQLite
 #                   and on CPython, whose builds take much longer
 #   make install    PREFIX=/usr/local DESTDIR= : library, header, command,
-#                   pkg-config file
+#                   pkg-config file, GCC specs file
 #
 # Where code runs shows in the tree: runtime/ is linked into profiled
 # programs (only what a static binary has: libc, no libdw), lib/ is shared
@@ -152,6 +152,10 @@ bench-bolt-cpython:
 	@$(MAKE) --no-print-directory all
 	@BENCH_BOLT_CPYTHON=1 /usr/bin/python3 bench/bolt.py
 
+# vigil.specs (GCC's -specs=, in vigil.pc's Libs) links the runtime
+# into executables only, never into a shared library (-shared) nor a
+# partial link (-r): see vigil.pc.in.  A specs file has no comments (GCC
+# would read a "# text: more" line as a compiler for the suffix "# text").
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
@@ -161,6 +165,8 @@ install: all
 	install -m 755 $(B)/vigil $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' vigil.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/vigil.pc
+	sed -e 's|@LIBDIR@|$(PREFIX)/lib|g' vigil.specs.in \
+		> $(DESTDIR)$(PREFIX)/lib/vigil.specs
 
 clean:
 	rm -rf $(B)

@@ -31,7 +31,7 @@ check_pkgs=(
 	libstdc++-12-dev              # C++ demangling
 	binutils pkg-config util-linux diffutils  # readelf; unshare and mount
 	strace                        # tests/lit/guest.test
-	autoconf automake             # tests/lit/autotools.test
+	autoconf automake libtool     # tests/lit/autotools.test
 	dpkg-dev debian-archive-keyring xz-utils  # scripts/debian-source.sh
 	                              # (tests/lit/run/xz.test, bench)
 	valgrind                      # callgrind_annotate reads convert --to callgrind
