@@ -172,17 +172,6 @@ void tree_sampler_update(struct tree_sampler *t, const pid_t *pids,
 	size_t i, k;
 	int ended, e;
 
-	/* Release the ended ones: their pid may come back as a new process. */
-	for (i = k = 0; i < t->n; i++) {
-		pthread_mutex_lock(&t->lock);
-		ended = t->m[i]->ended;
-		pthread_mutex_unlock(&t->lock);
-		if (ended)
-			finish(t, t->m[i], 1);
-		else
-			t->m[k++] = t->m[i];
-	}
-	t->n = k;
 	for (i = 0; i < n; i++) {
 		struct member *m;
 
@@ -227,6 +216,22 @@ void tree_sampler_update(struct tree_sampler *t, const pid_t *pids,
 		t->m[t->n++] = m;
 		t->processes++;
 	}
+	/* Release the ended ones, after the new pids were looked at: pids
+	 * is older than what the samplers saw, so a pid whose process ended
+	 * since it was read is still in it, and released first it came back
+	 * as a new process, a zombie with no name ("process.PID.vgl", one
+	 * sample; seen under load).  A pid that comes back as a new process
+	 * is taken at the next update. */
+	for (i = k = 0; i < t->n; i++) {
+		pthread_mutex_lock(&t->lock);
+		ended = t->m[i]->ended;
+		pthread_mutex_unlock(&t->lock);
+		if (ended)
+			finish(t, t->m[i], 1);
+		else
+			t->m[k++] = t->m[i];
+	}
+	t->n = k;
 }
 
 int tree_sampler_stop(struct tree_sampler *t, struct tree_sampler_stats *st)

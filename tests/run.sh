@@ -130,76 +130,105 @@ for bin in $B/unit/test_*; do
 done
 fi
 
+# ---- fuzz smoke, started early ----------------------------------------------
+# The fuzzers run for a fixed time whatever else runs, so they go beside
+# the corpus checks (which leave the machine half idle between processes)
+# instead of after the lit suite; the result is read in layer 4.
+fuzz_pid=
+if want_layer fuzz && selected tests/fuzz/run.sh && [[ -x tests/fuzz/run.sh ]]; then
+	tests/fuzz/run.sh 20 >"$out/fuzz.log" 2>&1 &
+	fuzz_pid=$!
+fi
+
 # ---- 2. corpus of bad files -----------------------------------------------
+# One check: `vigil ARGS...` (the ASan build) on a bad file must exit 1 with
+# one stderr line that starts "vigil: " and names the file, and leave no
+# output file OUT behind (OUT empty: none expected).  Prints "PASS" or the
+# failure and its rerun line; run two at a time (each is one process of
+# the ASan build, most of it start-up), the results then read in order.
+corpus_check() {
+	local file=$1 conv=$2 err rc lines first
+	shift 2
+	err=$(mktemp "$out/corpus.XXXXXX")
+	[[ -n $conv ]] && rm -f "$conv"
+	timeout 60 "$B/asan/vigil" "$@" >/dev/null 2>"$err"
+	rc=$?
+	lines=$(wc -l <"$err")
+	first=$(head -n 1 "$err")
+	if ((rc != 1)); then
+		echo "FAIL: vigil $*: exit status $rc, want 1"
+		head -n 5 "$err" | sed 's/^/    /'
+	elif ((lines != 1)); then
+		echo "FAIL: vigil $*: $lines stderr lines, want 1"
+		head -n 5 "$err" | sed 's/^/    /'
+	elif [[ $first != "vigil: "* || $first != *"$file"* ]]; then
+		echo "FAIL: vigil $*: stderr does not start 'vigil: ' and name the file: $first"
+	elif [[ -n $conv ]] && compgen -G "$conv*" >/dev/null; then
+		echo "FAIL: vigil $*: left an output file behind"
+	else
+		echo PASS
+		rm -f "$err"
+		return
+	fi
+	echo "rerun: $B/asan/vigil $*"
+	rm -f "$err"
+}
 if want_layer corpus; then
 section "corpus"
 if [[ ! -x $B/asan/vigil ]]; then
 	fail "corpus: $B/asan/vigil not built"
 else
+	# The checks, one per line of a job list: show and report of every
+	# file, then every converter (vigil convert, json included, and
+	# vigil flame) the same way.
+	jobs_dir=$(mktemp -d "$out/corpus-jobs.XXXXXX")
 	ncorpus=0
+	nconv=0
+	njobs=0
 	for file in tests/corpus/bad/*; do
 		[[ -f $file ]] || continue
 		selected "$file" || continue
 		for cmd in show report; do
 			ncorpus=$((ncorpus + 1))
-			err=$out/corpus.err
-			timeout 60 "$B/asan/vigil" "$cmd" "$file" >/dev/null 2>"$err"
-			rc=$?
-			lines=$(wc -l <"$err")
-			first=$(head -n 1 "$err")
-			if ((rc != 1)); then
-				fail "vigil $cmd $file: exit status $rc, want 1"
-				head -n 5 "$err" | sed 's/^/    /'
-			elif ((lines != 1)); then
-				fail "vigil $cmd $file: $lines stderr lines, want 1"
-				head -n 5 "$err" | sed 's/^/    /'
-			elif [[ $first != "vigil: "* || $first != *"$file"* ]]; then
-				fail "vigil $cmd $file: stderr does not start 'vigil: ' and name the file: $first"
-			else
-				pass
-				continue
-			fi
-			echo "rerun: $B/asan/vigil $cmd $file"
+			njobs=$((njobs + 1))
+			printf '%s\n' "$file" "" "$cmd" "$file" >"$jobs_dir/$njobs.args"
 		done
 	done
-	echo "corpus: $ncorpus checks"
-	# The converters (vigil convert, json included, vigil flame) the
-	# same way, and none may leave an output file behind.
-	nconv=0
 	for file in tests/corpus/bad/*; do
 		[[ -f $file ]] || continue
 		selected "$file" || continue
 		for to in callgrind folded fdata pprof json flame; do
 			nconv=$((nconv + 1))
-			err=$out/corpus.err
-			conv=$out/corpus.out
-			rm -f "$conv"
+			njobs=$((njobs + 1))
+			conv=$jobs_dir/$njobs.out
 			if [[ $to == flame ]]; then
-				args=(flame "$file" -o "$conv")
+				printf '%s\n' "$file" "$conv" flame "$file" -o "$conv"
 			else
-				args=(convert "$file" --to "$to" -o "$conv")
-			fi
-			timeout 60 "$B/asan/vigil" "${args[@]}" >/dev/null 2>"$err"
-			rc=$?
-			lines=$(wc -l <"$err")
-			first=$(head -n 1 "$err")
-			if ((rc != 1)); then
-				fail "vigil ${args[*]}: exit status $rc, want 1"
-				head -n 5 "$err" | sed 's/^/    /'
-			elif ((lines != 1)); then
-				fail "vigil ${args[*]}: $lines stderr lines, want 1"
-				head -n 5 "$err" | sed 's/^/    /'
-			elif [[ $first != "vigil: "* || $first != *"$file"* ]]; then
-				fail "vigil ${args[*]}: stderr does not start 'vigil: ' and name the file: $first"
-			elif compgen -G "$conv*" >/dev/null; then
-				fail "vigil ${args[*]}: left an output file behind"
-			else
-				pass
-				continue
-			fi
-			echo "rerun: $B/asan/vigil ${args[*]}"
+				printf '%s\n' "$file" "$conv" convert "$file" --to "$to" -o "$conv"
+			fi >"$jobs_dir/$njobs.args"
 		done
 	done
+	running=0
+	for ((i = 1; i <= njobs; i++)); do
+		mapfile -t args <"$jobs_dir/$i.args"
+		corpus_check "${args[@]}" >"$jobs_dir/$i.result" &
+		running=$((running + 1))
+		if ((running >= 2)); then
+			wait -n
+			running=$((running - 1))
+		fi
+	done
+	wait
+	for ((i = 1; i <= njobs; i++)); do
+		if [[ $(head -n 1 "$jobs_dir/$i.result") == PASS ]]; then
+			pass
+		else
+			failed=$((failed + 1))
+			cat "$jobs_dir/$i.result"
+		fi
+	done
+	rm -rf "$jobs_dir"
+	echo "corpus: $ncorpus checks"
 	echo "corpus: $nconv converter checks"
 fi
 fi
@@ -222,7 +251,7 @@ if ((${#filters[@]} == 0)); then
 else
 	lit_args=("${lit_tests[@]}")
 fi
-"${LIT[@]}" -sv --time-tests --timeout 300 -o "$json" "${lit_args[@]}"
+"${LIT[@]}" -sv --time-tests --timeout 900 -o "$json" "${lit_args[@]}"
 lit_rc=$?
 if [[ ! -s $json ]]; then
 	fail "lit: no results (exit status $lit_rc)"
@@ -262,7 +291,7 @@ if want_layer fuzz && selected tests/fuzz/run.sh; then
 section "fuzz smoke"
 if [[ ! -x tests/fuzz/run.sh ]]; then
 	fail "fuzz: tests/fuzz/run.sh missing"
-elif tests/fuzz/run.sh 20 >"$out/fuzz.log" 2>&1; then
+elif wait "$fuzz_pid"; then
 	pass
 	echo "fuzz: passed"
 else
