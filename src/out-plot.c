@@ -275,6 +275,31 @@ static void zoom_end(const struct plot *pl)
 }
 
 /*
+ * The next change of the sampling interval from sample *i on (the first
+ * interval in force counts as one): its interval *iv and time *t (the
+ * sample before the first taken at it).  Returns 0 after the last; *i and
+ * *prev carry the walk from call to call.  Files of older writers, without
+ * intervals, have none.
+ */
+static int interval_change(const struct plot *pl, size_t *i, uint64_t *prev,
+			   uint64_t *iv, double *t)
+{
+	const struct vgl_reader *r = pl->r;
+
+	for (; *i < r->nsamples; (*i)++) {
+		uint64_t v = r->samples[*i].interval_ns;
+
+		if (!v || v == *prev)
+			continue;
+		*prev = *iv = v;
+		*t = secs(pl, *i ? *i - 1 : 0);
+		(*i)++;
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * The sampling interval's changes, on the time axis of a panel: a dashed
  * line where each interval in force begins (the first sample's, then
  * each change: from the sample before the first taken at the new
@@ -283,18 +308,11 @@ static void zoom_end(const struct plot *pl)
  */
 static void interval_lines(const struct plot *pl, double top, double h)
 {
-	const struct vgl_reader *r = pl->r;
-	uint64_t prev = 0;
-	size_t i;
+	uint64_t prev = 0, iv;
+	size_t i = 0;
+	double t;
 
-	for (i = 0; i < r->nsamples; i++) {
-		uint64_t iv = r->samples[i].interval_ns;
-		double t;
-
-		if (!iv || iv == prev)
-			continue;
-		t = secs(pl, i ? i - 1 : 0);
-		prev = iv;
+	while (interval_change(pl, &i, &prev, &iv, &t)) {
 		fprintf(pl->f, "<line class=\"interval\" data-time=\"%.9g\" data-interval-ms=\"%.6g\" "
 			"x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>sampled every %.6g ms from %.3f s</title></line>\n",
 			t, (double)iv / 1e6, xpos(pl, t), top, xpos(pl, t), top + h,
@@ -306,18 +324,11 @@ static void interval_lines(const struct plot *pl, double top, double h)
  * so that text is not stretched: the script moves them on a zoom). */
 static void interval_labels(const struct plot *pl, double top)
 {
-	const struct vgl_reader *r = pl->r;
-	uint64_t prev = 0;
-	size_t i;
+	uint64_t prev = 0, iv;
+	size_t i = 0;
+	double t;
 
-	for (i = 0; i < r->nsamples; i++) {
-		uint64_t iv = r->samples[i].interval_ns;
-		double t;
-
-		if (!iv || iv == prev)
-			continue;
-		t = secs(pl, i ? i - 1 : 0);
-		prev = iv;
+	while (interval_change(pl, &i, &prev, &iv, &t)) {
 		fprintf(pl->f, "<text class=\"interval\" data-time=\"%.9g\" x=\"%.1f\" y=\"%.1f\">",
 			t, xpos(pl, t) + 3, top + 11);
 		if (iv >= 1000000000ull)
