@@ -136,7 +136,9 @@ fi
 # instead of after the lit suite; the result is read in layer 4.
 fuzz_pid=
 if want_layer fuzz && selected tests/fuzz/run.sh && [[ -x tests/fuzz/run.sh ]]; then
-	tests/fuzz/run.sh 20 >"$out/fuzz.log" 2>&1 &
+	# Its status goes to a file: the corpus layer waits for its own jobs
+	# only, but whoever reaps this one, the result is not lost.
+	{ tests/fuzz/run.sh 20 >"$out/fuzz.log" 2>&1; echo $? >"$out/fuzz.rc"; } &
 	fuzz_pid=$!
 fi
 
@@ -208,17 +210,23 @@ else
 			fi >"$jobs_dir/$njobs.args"
 		done
 	done
-	running=0
+	pids=()
 	for ((i = 1; i <= njobs; i++)); do
 		mapfile -t args <"$jobs_dir/$i.args"
 		corpus_check "${args[@]}" >"$jobs_dir/$i.result" &
-		running=$((running + 1))
-		if ((running >= 2)); then
-			wait -n
-			running=$((running - 1))
+		pids+=($!)
+		# Two at a time: wait for one of the corpus jobs (never the
+		# fuzz smoke run beside them).
+		if ((${#pids[@]} >= 2)); then
+			wait -n -p done_pid "${pids[@]}"
+			left=()
+			for p in "${pids[@]}"; do
+				[[ $p == "$done_pid" ]] || left+=("$p")
+			done
+			pids=("${left[@]}")
 		fi
 	done
-	wait
+	((${#pids[@]})) && wait "${pids[@]}"
 	for ((i = 1; i <= njobs; i++)); do
 		if [[ $(head -n 1 "$jobs_dir/$i.result") == PASS ]]; then
 			pass
@@ -291,7 +299,7 @@ if want_layer fuzz && selected tests/fuzz/run.sh; then
 section "fuzz smoke"
 if [[ ! -x tests/fuzz/run.sh ]]; then
 	fail "fuzz: tests/fuzz/run.sh missing"
-elif wait "$fuzz_pid"; then
+elif wait "$fuzz_pid" 2>/dev/null; [[ $(cat "$out/fuzz.rc" 2>/dev/null) == 0 ]]; then
 	pass
 	echo "fuzz: passed"
 else
