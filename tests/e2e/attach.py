@@ -629,6 +629,22 @@ def cmd_exec(target):
 
 # ---- 5. counts ---------------------------------------------------------------
 
+def edge_calls(what, path):
+    """The calls of each (caller, callee) pair of PATH's profile, from
+    vigil report --json (edges of one pair from several sites added up);
+    None, after a failure, when the report cannot be had."""
+    r = subprocess.run([VIGIL, "report", "--json", path], capture_output=True,
+                       text=True, timeout=30)
+    if r.returncode:
+        fail("%s: vigil report: %s" % (what, r.stderr))
+        return None
+    want = {}
+    for e in json.loads(r.stdout)["edges"]:
+        k = (e["caller"], e["callee"])
+        want[k] = want.get(k, 0) + e["calls"]
+    return want
+
+
 def cmd_counts(target, plain):
     what = "counts"
     out = os.path.join(os.path.dirname(os.path.abspath(target)), "counts.vgl")
@@ -667,15 +683,9 @@ def cmd_counts(target, plain):
     if finals[-1:] != [True] or finals.count(True) != 1:
         fail("%s: counts_final %s, want true in the last sample only"
              % (what, finals[-5:]))
-    r = subprocess.run([VIGIL, "report", "--json", out], capture_output=True,
-                       text=True, timeout=30)
-    if r.returncode:
-        fail("%s: vigil report: %s" % (what, r.stderr))
+    want = edge_calls(what, out)
+    if want is None:
         return
-    want = {}
-    for e in json.loads(r.stdout)["edges"]:
-        k = (e["caller"], e["callee"])
-        want[k] = want.get(k, 0) + e["calls"]
     if sums != want:
         fail("%s: deltas add up to %s, the final profile has %s"
              % (what, sorted(sums.items()), sorted(want.items())))
@@ -729,15 +739,9 @@ def cmd_counts_reload(target, alpha, beta):
         if sum(e["delta"] for e in r["edges"]) != r["calls_delta"]:
             fail("%s: edge deltas do not add up to calls_delta" % what)
         deltas += r["calls_delta"]
-    r = subprocess.run([VIGIL, "report", "--json", out], capture_output=True,
-                       text=True, timeout=30)
-    if r.returncode:
-        fail("%s: vigil report: %s" % (what, r.stderr))
+    want = edge_calls(what, out)
+    if want is None:
         return
-    want = {}
-    for e in json.loads(r.stdout)["edges"]:
-        k = (e["caller"], e["callee"])
-        want[k] = want.get(k, 0) + e["calls"]
     total = sum(want.values())
     last = samples[-1].get("calls_total") if samples else None
     if deltas != total or last != total:
