@@ -116,6 +116,10 @@ static int make_func(struct vgl_sprofile *p, const struct skey *k,
 		p->owned[p->nowned++] = s;
 		f->name = s;
 		f->addr = 0;
+	} else if (k->module == VGL_PROFILE_NO_MODULE &&
+		   k->addr == VGL_KERNEL_ADDR) {
+		/* Time in the kernel, under the user frames that entered it. */
+		f->name = "[kernel]";
 	} else {
 		if ((f->module_name ?
 		     asprintf(&s, "%s+0x%llx", f->module_name,

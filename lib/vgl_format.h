@@ -356,10 +356,17 @@ struct vgl_stack {
 /* A runtime address of the sampled process and the MODULE it falls in
  * (VGL_NO_MODULE when none), as in struct vgl_edge. */
 struct vgl_frame {
-	uint64_t addr;
+	uint64_t addr;              /* VGL_KERNEL_ADDR: in the kernel */
 	uint32_t module;
 	uint32_t reserved;
 };
+
+/* The address of frame 0 of a sample taken while the thread ran in the
+ * kernel on its behalf (module VGL_NO_MODULE): readers name it
+ * "[kernel]", and the frames after it are the user frames that entered
+ * the kernel.  perf's PERF_CONTEXT_KERNEL; no user address has the top
+ * bit set. */
+#define VGL_KERNEL_ADDR 0xffffffffffffff80ull
 
 #define VGL_ALIGN(x) (((x) + 7u) & ~(uint64_t)7u)
 

@@ -98,9 +98,14 @@ struct sampler_thread {
 	                        * when is_new) */
 };
 
+/* Frame 0 of a sample taken while the thread ran in the kernel on its own
+ * behalf (a system call, a page fault): the user frames that entered it
+ * follow.  perf's PERF_CONTEXT_KERNEL; no user address has the top bit. */
+#define SAMPLER_KERNEL_IP 0xffffffffffffff80ull
+
 /* One distinct user-space call chain seen since the previous sample:
- * ips[0] is where the thread was, ips[1..] the return addresses, each in
- * an executable mapping.  truncated: the chain stopped short of its
+ * ips[0] is where the thread was (SAMPLER_KERNEL_IP: in the kernel),
+ * ips[1..] the return addresses, each in an executable mapping.  truncated: the chain stopped short of its
  * outermost frame (DWARF only: no unwind rule, the stack copy ended, an
  * address outside executable code); it is never made up. */
 struct sampler_stack {
@@ -182,6 +187,10 @@ struct sampler_sample {
 	uint64_t stack_samples, stack_lost;
 	unsigned frequency;
 	enum sampler_unwind unwind;  /* DWARF or FP, as in force */
+	/* NULL when kernel time is sampled too (SAMPLER_KERNEL_IP);
+	 * else why it is not, in one line without "vigil: ": where the
+	 * system does not allow it, user time alone is sampled. */
+	const char *stack_kernel_off;
 
 	/* SAMPLER_SCAN_COUNTS: edges whose count grew since the previous
 	 * sample; or counts_error (the target has no profile, or it cannot

@@ -1,7 +1,9 @@
 /*
  * stacks.c - CPU stack samples of the target with perf_event_open: the
- * software cpu-clock event at a chosen frequency, user space only, with
- * the kernel's frame-pointer walk of the user stack (PERF_SAMPLE_CALLCHAIN).
+ * software cpu-clock event at a chosen frequency, user space, and the
+ * kernel's time on the target's behalf as one frame where the system
+ * allows it; unwound from a copy of the user stack (unwind.c), or by the
+ * kernel's frame-pointer walk (PERF_SAMPLE_CALLCHAIN).
  *
  * Why one event per thread per CPU, with inherit: a per-thread event
  * without inherit misses every thread created after it was opened (0% of
@@ -69,6 +71,10 @@ struct stacks_state {
 	size_t nfds, cap_fds;
 	unsigned frequency;
 	enum sampler_unwind unwind;     /* DWARF or FP, as opened */
+	/* NULL when kernel time is sampled too; else why not (the
+	 * sample's stack_kernel_off). */
+	const char *kernel_off;
+	char kernel_why[160];
 	unsigned ring_pages;
 	struct unwinder *unwinder;      /* DWARF */
 	unsigned char *rec;             /* one record, copied out */
@@ -175,6 +181,17 @@ static int open_thread(struct stacks_state *st, struct perf_event_attr *a,
 			/* Before Linux 5.13: follow every child, and drop
 			 * the samples of other processes as they come. */
 			a->inherit_thread = 0;
+			fd = perf_open(a, tid, cpu);
+		}
+		if (fd < 0 && (errno == EACCES || errno == EPERM) &&
+		    !a->exclude_kernel) {
+			/* Kernel time needs perf_event_paranoid <= 1 or
+			 * CAP_PERFMON: without, user time only, said once. */
+			a->exclude_kernel = 1;
+			snprintf(st->kernel_why, sizeof(st->kernel_why),
+				 "user time only: kernel.perf_event_paranoid is %ld (kernel time needs <= 1, or CAP_PERFMON)",
+				 read_sysctl("/proc/sys/kernel/perf_event_paranoid"));
+			st->kernel_off = st->kernel_why;
 			fd = perf_open(a, tid, cpu);
 		}
 		if (fd < 0) {
@@ -297,7 +314,16 @@ int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
 	 * of a script attached to came from its child, measured for the
 	 * issue. */
 	a.inherit_thread = 1;
-	a.exclude_kernel = 1;
+	/*
+	 * Time in the kernel on the target's behalf (a read, a page fault)
+	 * is sampled too where the system allows it, and charged to the
+	 * user frames that entered it: the user registers of such a sample
+	 * are those at the entry (a system call's return address), and the
+	 * user stack is copied from there (issue 16: a program that spent
+	 * 10% in read showed 0.13%).  The kernel's own frames are not
+	 * walked: one [kernel] frame stands for them.
+	 */
+	a.exclude_kernel = 0;
 	a.exclude_hv = 1;
 	a.exclude_callchain_kernel = 1;
 	a.watermark = 1;
@@ -464,7 +490,7 @@ static void add_sample(struct stacks_state *st, pid_t tid, int truncated,
 
 /* Unwinds a sample body from off: u64 abi, regs[NREGS] (when abi is not
  * 0), u64 size, stack[size], u64 dyn_size (when size is not 0). */
-static void parse_dwarf(struct stacks_state *st, pid_t tid,
+static void parse_dwarf(struct stacks_state *st, pid_t tid, int kernel,
 			const unsigned char *rec, size_t len, size_t off)
 {
 	uint64_t ips[MAX_IPS], abi, r[NREGS], regs[UNWIND_NREGS], size, dyn;
@@ -478,8 +504,8 @@ static void parse_dwarf(struct stacks_state *st, pid_t tid,
 	if (!abi || len < off + sizeof(r) + 8) {
 		/* No user registers (the thread was in the kernel with no
 		 * user context): nothing to unwind, but it was a sample. */
-		ips[0] = 0;
-		add_sample(st, tid, 1, ips, 0, 1);
+		ips[0] = SAMPLER_KERNEL_IP;
+		add_sample(st, tid, 1, ips, kernel ? 1 : 0, 1);
 		return;
 	}
 	memcpy(r, rec + off, sizeof(r));
@@ -505,9 +531,10 @@ static void parse_dwarf(struct stacks_state *st, pid_t tid,
 	regs[7] = r[7];
 	memcpy(regs + 8, r + 9, 8 * sizeof(*r));
 	regs[UNWIND_REG_IP] = r[8];
-	n = unwind_sample(st->unwinder, tid, regs, rec + off, (size_t)dyn, ips,
-			  MAX_IPS, &truncated);
-	add_sample(st, tid, truncated, ips, n, 1);
+	ips[0] = SAMPLER_KERNEL_IP;
+	n = unwind_sample(st->unwinder, tid, regs, rec + off, (size_t)dyn,
+			  ips + kernel, MAX_IPS - 1, &truncated);
+	add_sample(st, tid, truncated, ips, n + (uint32_t)kernel, 1);
 }
 
 /* Parses one PERF_RECORD_SAMPLE body: pid, tid, then nr, ips[nr] (frame
@@ -518,9 +545,15 @@ static void parse_sample(struct stacks_state *st, const unsigned char *rec,
 	uint64_t ips[MAX_IPS], nr, ip;
 	uint32_t pid, tid, n = 0;
 	size_t i, off = sizeof(struct perf_event_header);
+	struct perf_event_header hdr;
+	int kernel;
 
 	if (len < off + 8)
 		return;
+	/* Taken in the kernel: a [kernel] frame above the user ones. */
+	memcpy(&hdr, rec, sizeof(hdr));
+	kernel = (hdr.misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+		 PERF_RECORD_MISC_KERNEL;
 	memcpy(&pid, rec + off, 4);
 	memcpy(&tid, rec + off + 4, 4);
 	/* A forked child's, where the kernel has no inherit_thread. */
@@ -528,7 +561,7 @@ static void parse_sample(struct stacks_state *st, const unsigned char *rec,
 		return;
 	off += 8;
 	if (st->unwind == SAMPLER_UNWIND_DWARF) {
-		parse_dwarf(st, (pid_t)tid, rec, len, off);
+		parse_dwarf(st, (pid_t)tid, kernel, rec, len, off);
 		return;
 	}
 	if (len < off + 8)
@@ -537,12 +570,12 @@ static void parse_sample(struct stacks_state *st, const unsigned char *rec,
 	off += 8;
 	if (nr > (len - off) / 8)
 		return;
-	for (i = 0; i < nr && n < MAX_IPS; i++) {
+	for (i = 0; i < nr && n + (uint32_t)kernel < MAX_IPS; i++) {
 		memcpy(&ip, rec + off + i * 8, 8);
 		/* PERF_CONTEXT_USER and its kin mark sections; skip them. */
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX)
 			continue;
-		ips[n++] = ip;
+		ips[kernel + n++] = ip;
 	}
 	/* The kernel's walk ends where a frame pointer does: whether that
 	 * is the outermost frame, it cannot tell; but a frame outside the
@@ -550,8 +583,10 @@ static void parse_sample(struct stacks_state *st, const unsigned char *rec,
 	{
 		int truncated;
 
-		n = unwind_check(st->unwinder, ips, n, &truncated);
-		add_sample(st, (pid_t)tid, truncated, ips, n, 1);
+		n = unwind_check(st->unwinder, ips + kernel, n, &truncated);
+		if (kernel)
+			ips[0] = SAMPLER_KERNEL_IP;
+		add_sample(st, (pid_t)tid, truncated, ips, n + (uint32_t)kernel, 1);
 	}
 }
 
@@ -658,6 +693,7 @@ void stacks_take(struct stacks_state *st, struct sampler_sample *s)
 	s->stack_lost = st->lost;
 	s->frequency = st->frequency;
 	s->unwind = st->unwind;
+	s->stack_kernel_off = st->kernel_off;
 	st->samples = st->lost = 0;
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sampler.h"
 #include "symbolizer.h"
 #include "symbols.h"
 
@@ -177,6 +178,10 @@ const char *sampler_symbols_name(struct sampler_symbols *sy, uint64_t addr,
 	struct cached *c = &sy->cache[(a ^ (a >> 12)) & (CACHE - 1)];
 	char *name;
 
+	if (addr == SAMPLER_KERNEL_IP) {
+		snprintf(buf, len, "[kernel]");
+		return buf;
+	}
 	if (c->addr == a && c->name) {
 		snprintf(buf, len, "%s", c->name);
 		return buf;

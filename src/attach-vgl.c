@@ -192,6 +192,10 @@ static struct vgl_frame frame_of(struct attach_vgl *av, uint64_t addr,
 	struct vgl_frame fr = { addr, VGL_NO_MODULE, 0 };
 	uint64_t *miss = &av->missed[(look ^ (look >> 12)) & 255];
 
+	if (addr == SAMPLER_KERNEL_IP) {
+		fr.addr = VGL_KERNEL_ADDR;
+		return fr;
+	}
 	if (!m && *miss != look && av->refreshed_seq != seq) {
 		av->refreshed_seq = seq;
 		refresh_modules(av);

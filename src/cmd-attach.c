@@ -140,6 +140,7 @@ struct attach {
 	struct control_input in;
 	struct attach_vgl *vgl;  /* -o: what the file will hold */
 	const char *vgl_path;
+	int kernel_said;         /* stack_kernel_off told, once */
 };
 
 /* Per-function tallies of one sample's stacks (the "top" of the sample). */
@@ -539,6 +540,11 @@ static void on_sample(const struct sampler_sample *s, void *arg)
 		/* A new image: the old names mean nothing now. */
 		sampler_symbols_close(a->syms);
 		a->syms = sampler_symbols_open(a->pid);
+	}
+	if (s->stack_kernel_off && !a->kernel_said) {
+		a->kernel_said = 1;
+		fprintf(stderr, "vigil: warning: stack sampling: %s\n",
+			s->stack_kernel_off);
 	}
 	if (a->vgl)
 		attach_vgl_sample(a->vgl, s);

@@ -50,6 +50,7 @@ struct tree_sampler {
 	pid_t *failed;
 	size_t nfailed;
 	char first_err[256];
+	int kernel_said;        /* stack_kernel_off told, once per run */
 };
 
 /* Notes (ok = 0) or forgets (ok = 1) a pid that could not be sampled. */
@@ -115,6 +116,11 @@ static void on_sample(const struct sampler_sample *s, void *arg)
 		attach_vgl_sample(&m->av, s);
 		pthread_mutex_lock(&t->lock);
 		t->samples++;
+		if (s->stack_kernel_off && !t->kernel_said) {
+			t->kernel_said = 1;
+			fprintf(stderr, "vigil: warning: stack sampling: %s\n",
+				s->stack_kernel_off);
+		}
 		pthread_mutex_unlock(&t->lock);
 	} else if (s->kind == SAMPLER_ENDED) {
 		pthread_mutex_lock(&t->lock);
