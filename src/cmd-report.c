@@ -29,6 +29,7 @@ const char cmd_report_usage[] =
 	"usage: vigil report [--json] [--top N] [--no-inlined] [--function NAME] FILE\n"
 	"       vigil report --by thread|module FILE\n"
 	"       vigil report [--json] [--top N] [--sort calls|self|total] COUNTING SAMPLED\n"
+	"       vigil report [--json] [--top N] [--sort calls|self|total] DIR\n"
 	"       vigil report --output FORMAT [-o OUT] FILE\n"
 	"\n"
 	"Prints the flat profile of FILE (each function's calls and share of\n"
@@ -80,7 +81,10 @@ const char cmd_report_usage[] =
 	"\n"
 	"A directory DIR (vigil run -o DIR) is reported profile by profile:\n"
 	"its *.vgl files in name order, text reports separated by a blank\n"
-	"line, JSON one document per line.\n";
+	"line, JSON one document per line.  A program with both kinds there,\n"
+	"NAME.vgl (counted) and NAME.sampled.vgl (its stacks: vigil run --scan\n"
+	"stacks), is reported once, calls beside time as for COUNTING SAMPLED,\n"
+	"in NAME.vgl's place (not with --by, --function or --no-inlined).\n";
 
 static double percent(uint64_t part, uint64_t whole)
 {
@@ -528,43 +532,111 @@ static int has_vgl_suffix(const char *name)
 	return n > 4 && !strcmp(name + n - 4, ".vgl");
 }
 
+/* The index of NAME.sampled.vgl among names[0..n) for NAME.vgl, or -1:
+ * the stacks `vigil run --scan stacks` wrote for the program whose
+ * counting profile NAME.vgl is. */
+static int sampled_twin(struct dirent **names, int n, const char *name)
+{
+	size_t len = strlen(name) - 4;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const char *o = names[i]->d_name;
+
+		if (!strncmp(o, name, len) && !strcmp(o + len, ".sampled.vgl"))
+			return i;
+	}
+	return -1;
+}
+
 /*
  * vigil report DIR: a `vigil run -o DIR` directory (or any directory of
  * profiles) is reported profile by profile, its *.vgl files in name
  * order, text reports separated by a blank line, JSON one document per
- * line.  Subdirectories (run's samples/) are not looked into.
+ * line.  A program with both kinds (NAME.vgl counted, NAME.sampled.vgl
+ * its stacks, as `vigil run --scan stacks` writes them) is reported once,
+ * calls beside time (report_two), in NAME.vgl's place, unless --by,
+ * --function or --no-inlined asks for the reports of single profiles.
+ * Subdirectories (run's samples/) are not looked into.
  */
 static int report_dir(const char *dir, int json, size_t top, int top_given,
-		      const char *function, int no_inlined, const char *by)
+		      const char *function, int no_inlined, const char *by,
+		      const char *sort)
 {
 	struct dirent **names = NULL;
-	int n, i, status = 0, shown = 0, st;
+	int n, i, total, status = 0, shown = 0, pairs = 0, st, pair;
+	char *taken;
+	int *twin_of;
 
 	n = scandir(dir, &names, NULL, alphasort);
 	if (n < 0) {
 		fprintf(stderr, "vigil: %s: %s\n", dir, strerror(errno));
 		return EXIT_BAD_FILE;
 	}
-	for (i = 0; i < n; i++) {
-		char *path = NULL;
-
-		if (has_vgl_suffix(names[i]->d_name) &&
-		    asprintf(&path, "%s/%s", dir, names[i]->d_name) >= 0 &&
-		    !is_dir(path)) {
-			if (shown++ && !json)
-				putchar('\n');
-			fflush(stdout);
-			st = report_one(path, json, top, top_given, function,
-					 no_inlined, by);
-			fflush(stdout);
-			if (st)
-				status = st;
-		}
-		free(path);
-		free(names[i]);
+	total = n;
+	pair = !by && !function && !no_inlined;
+	/* twin[i]: 1 + the index of NAME.vgl's NAME.sampled.vgl, which is
+	 * then taken (it may come first in name order). */
+	twin_of = calloc((size_t)n + 1, sizeof(*twin_of));
+	taken = calloc((size_t)n + 1, 1);
+	if (!taken || !twin_of) {
+		fprintf(stderr, "vigil: %s: %s\n", dir, strerror(ENOMEM));
+		status = EXIT_BAD_FILE;
+		n = 0;
 	}
+	for (i = 0; pair && i < n; i++) {
+		int t = has_vgl_suffix(names[i]->d_name) ?
+			sampled_twin(names, n, names[i]->d_name) : -1;
+
+		if (t >= 0 && t != i && !taken[i]) {
+			twin_of[i] = t + 1;
+			taken[t] = 1;
+			pairs++;
+		}
+	}
+	if (sort && !pairs && n) {
+		fprintf(stderr, "vigil: %s: no program with both a counting and a sampled profile (NAME.vgl, NAME.sampled.vgl): --sort goes with them\n",
+			dir);
+		status = EXIT_USAGE;
+		n = 0;
+	}
+	for (i = 0; i < n; i++) {
+		char *path = NULL, *twin = NULL;
+		int t = twin_of[i] - 1;
+
+		if (taken[i] || !has_vgl_suffix(names[i]->d_name) ||
+		    asprintf(&path, "%s/%s", dir, names[i]->d_name) < 0 ||
+		    is_dir(path)) {
+			free(path);
+			continue;
+		}
+		if (t >= 0 && asprintf(&twin, "%s/%s", dir,
+				       names[t]->d_name) < 0)
+			twin = NULL;
+		if (shown++ && !json)
+			putchar('\n');
+		fflush(stdout);
+		if (twin) {
+			char *two[2] = { path, twin };
+
+			st = report_two(two, sort ? sort : "self", top, json);
+		} else {
+			st = report_one(path, json, top, top_given, function,
+					no_inlined, by);
+		}
+		fflush(stdout);
+		if (st)
+			status = st;
+		free(path);
+		free(twin);
+	}
+	if (names)
+		for (i = 0; i < total; i++)
+			free(names[i]);
 	free(names);
-	if (!shown) {
+	free(taken);
+	free(twin_of);
+	if (!shown && !status) {
 		fprintf(stderr, "vigil: %s: a directory with no profiles (*.vgl) in it\n",
 			dir);
 		return EXIT_BAD_FILE;
@@ -622,11 +694,11 @@ int cmd_report(int argc, char **argv)
 		return usage_error("report", "--sort takes calls, self or total, not '%s'", sort);
 	if (nfiles == 2 && !by && !function && !output && !no_inlined)
 		return report_two(files, sort ? sort : "self", top, json);
-	if (sort)
-		return usage_error("report", "--sort goes with a counting and a sampled profile");
 	path = one_operand("report", files, nfiles);
 	if (!path)
 		return EXIT_USAGE;
+	if (sort && (!is_dir(path) || by || function || no_inlined || output))
+		return usage_error("report", "--sort goes with a counting and a sampled profile, or a directory of both");
 	if (output && is_dir(path)) {
 		fprintf(stderr, "vigil: %s: is a directory; --output writes one profile: give one of its files\n",
 			path);
@@ -636,7 +708,7 @@ int cmd_report(int argc, char **argv)
 		return convert_to("report", path, output, out, NULL);
 	if (is_dir(path))
 		return report_dir(path, json, top, top_arg != NULL, function,
-				  no_inlined, by);
+				  no_inlined, by, sort);
 	return report_one(path, json, top, top_arg != NULL, function,
 			  no_inlined, by);
 }

@@ -1,6 +1,7 @@
 -- bench.lua - a small Lua workload for the stack unfolding test
 -- (tests/lit/run/lua.test): binary trees, fannkuch, strings and sort,
--- each a few milliseconds, deterministic.
+-- each a few milliseconds, deterministic.  An argument N runs it all N
+-- times (for a run long enough to sample), with the same output.
 local function bottomup(d)
   if d == 0 then return {} end
   d = d - 1
@@ -50,13 +51,17 @@ local function fannkuch(n)
   until false
 end
 
-local n = 0
-for _ = 1, 4 do n = n + check(bottomup(8)) end
-local sum, flips = fannkuch(6)
-local parts = {}
-for i = 1, 300 do parts[#parts + 1] = string.format("%d:%s", i, string.rep("x", i % 7)) end
-local s = table.concat(parts, ",")
-local words = {}
-for w in s:gmatch("[^,]+") do words[#words + 1] = w:upper() end
-table.sort(words, function(a, b) return a > b end)
+local rounds = tonumber(arg and arg[1]) or 1
+local n, sum, flips, s, words
+for _ = 1, rounds do
+  n = 0
+  for _ = 1, 4 do n = n + check(bottomup(8)) end
+  sum, flips = fannkuch(6)
+  local parts = {}
+  for i = 1, 300 do parts[#parts + 1] = string.format("%d:%s", i, string.rep("x", i % 7)) end
+  s = table.concat(parts, ",")
+  words = {}
+  for w in s:gmatch("[^,]+") do words[#words + 1] = w:upper() end
+  table.sort(words, function(a, b) return a > b end)
+end
 print(n, sum, flips, #s, words[1])
