@@ -42,7 +42,7 @@ RT_CFLAGS := $(CFLAGS) $(WARN) -fvisibility=hidden \
 LIB_SRC  := $(wildcard lib/*.c)
 TOOL_SRC := $(wildcard src/*.c)
 TOOL_CFLAGS := $(CFLAGS) $(WARN) -Iinclude -Ilib -Isrc -D_GNU_SOURCE
-TOOL_LIBS := -ldw -lelf -lcapstone -lstdc++
+TOOL_LIBS := -ldw -lelf -llzma -lcapstone -lstdc++
 
 TOOL_OBJ := $(patsubst %.c,$(B)/tool/%.o,$(LIB_SRC) $(TOOL_SRC))
 # The live sampler (sampler/): a library of the tool, with its own header.

@@ -7,6 +7,7 @@
  * pass over arrays of indexes; no step looks at all edges per function.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,23 +45,23 @@ static int cmp_fkey(const void *a, const void *b)
 	return 0;
 }
 
-/* The function holding runtime address addr of module mod. */
+/* The key of the one function of a module that stands for all its code
+ * that neither a symbol nor an FDE places. */
+#define WHOLE_MODULE UINT64_MAX
+
+/* The function holding runtime address addr of module mod: its symbol,
+ * else the start of its FDE, else the module (vgl_symbolizer_place). */
 static void resolve(struct vgl_symbolizer *sym, uint32_t mod, uint64_t addr,
 		    struct fkey *k)
 {
-	struct vgl_func_sym *f = NULL;
+	struct vgl_place pl;
 
+	vgl_symbolizer_place(sym, mod == VGL_PROFILE_NO_MODULE ?
+			     VGL_SYMBOLIZER_NO_MODULE : mod, addr, &pl);
 	k->module = mod;
-	if (mod != VGL_PROFILE_NO_MODULE)
-		f = vgl_symbolizer_func(sym, mod, addr);
-	k->sym = f;
-	k->known = f != NULL;
-	if (f)
-		k->addr = f->start;
-	else if (mod != VGL_PROFILE_NO_MODULE)
-		k->addr = addr - vgl_symbolizer_module_bias(sym, mod);
-	else
-		k->addr = addr;
+	k->sym = pl.sym;
+	k->known = pl.sym != NULL;
+	k->addr = pl.kind == VGL_PLACE_MODULE ? WHOLE_MODULE : pl.addr;
 }
 
 static const char *own(struct vgl_profile *p, char *s)
@@ -245,18 +246,28 @@ static int make_funcs(struct vgl_profile *p, struct fkey *keys, size_t nkeys)
 	for (i = 0; i < n; i++) {
 		struct vgl_pfunc *f = &p->funcs[i];
 		const struct fkey *k = &keys[i];
-		char *s = NULL;
+
+		struct vgl_place pl = {
+			k->sym ? VGL_PLACE_SYMBOL :
+			k->module == VGL_PROFILE_NO_MODULE ? VGL_PLACE_ADDRESS :
+			k->addr == WHOLE_MODULE ? VGL_PLACE_MODULE :
+			VGL_PLACE_FDE,
+			k->module, k->addr == WHOLE_MODULE ? 0 : k->addr, k->sym,
+			NULL
+		};
+		char buf[PATH_MAX + 32];
+		const char *name = vgl_place_name(sym, &pl, buf, sizeof(buf));
 
 		f->module = k->module;
 		f->known = k->known;
-		f->addr = k->addr;
+		f->addr = pl.addr;
 		f->module_name = vgl_symbolizer_module_name(sym, k->module);
 		if (k->sym) {
 			const char *file;
 			int line, err;
 
 			f->size = k->sym->size;
-			f->name = vgl_func_sym_name(k->sym);
+			f->name = name;
 			err = vgl_symbolizer_line(sym, k->module,
 						  k->addr + vgl_symbolizer_module_bias(sym, k->module),
 						  &file, &line);
@@ -267,15 +278,7 @@ static int make_funcs(struct vgl_profile *p, struct fkey *keys, size_t nkeys)
 				f->line = line;
 			}
 		} else {
-			int len = f->module_name ?
-				  asprintf(&s, "%s+0x%llx", f->module_name,
-					   (unsigned long long)k->addr) :
-				  asprintf(&s, "0x%llx",
-					   (unsigned long long)k->addr);
-
-			if (len < 0)
-				s = NULL;
-			f->name = own(p, s);
+			f->name = own(p, strdup(name));
 		}
 		if (!f->name)
 			return -ENOMEM;

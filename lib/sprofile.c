@@ -9,6 +9,7 @@
  * writer gets them in the order folded stacks are read in.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +19,9 @@
 
 struct skey {
 	uint32_t module;
-	uint64_t addr;
-	struct vgl_func_sym *sym;
+	uint64_t addr;          /* 0 for an inlined copy */
+	struct vgl_place place; /* place.inlined: an inlined copy of that
+	                         * function, one per name and module */
 };
 
 static int cmp_skey(const void *a, const void *b)
@@ -28,6 +30,11 @@ static int cmp_skey(const void *a, const void *b)
 
 	if (x->module != y->module)
 		return x->module < y->module ? -1 : 1;
+	if (x->place.inlined != y->place.inlined) {
+		if (!x->place.inlined || !y->place.inlined)
+			return x->place.inlined ? 1 : -1;
+		return strcmp(x->place.inlined, y->place.inlined);
+	}
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
@@ -39,9 +46,7 @@ static int cmp_skey(const void *a, const void *b)
  * The function of frame fr.  A return address (caller) is looked up at
  * addr - 1.  Without a symbol, the function is the one its FDE (.eh_frame)
  * starts, else the whole module: one row per function or module, never
- * one per address (issue 16).  A frame in no module keeps its address as
- * it is: it only names the place, and people compare it with the raw
- * frames.
+ * one per address (issue 16); see vgl_symbolizer_place.
  */
 static void resolve(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 		    const struct vgl_frame *fr, int caller, struct skey *k)
@@ -49,24 +54,15 @@ static void resolve(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 	uint64_t look = caller && fr->addr ? fr->addr - 1 : fr->addr;
 
 	k->module = vgl_profile_module_index(r, fr->module);
-	k->sym = NULL;
-	if (k->module == VGL_PROFILE_NO_MODULE) {
-		k->addr = fr->addr;
-		return;
-	}
-	k->sym = vgl_symbolizer_func(sym, k->module, look);
-	if (k->sym) {
-		k->addr = k->sym->start;
-	} else {
-		int e = vgl_symbolizer_fde_start(sym, k->module, look, &k->addr);
-
-		/* A module that cannot be read keeps its offsets, as the
-		 * warning about it says. */
-		if (e == -ENOENT)
-			k->addr = WHOLE_MODULE;
-		else if (e)
-			k->addr = look - vgl_symbolizer_module_bias(sym, k->module);
-	}
+	vgl_symbolizer_place(sym, k->module == VGL_PROFILE_NO_MODULE ?
+			     VGL_SYMBOLIZER_NO_MODULE : k->module, look,
+			     &k->place);
+	/* A frame in no module keeps its address as it is: it only names
+	 * the place, and people compare it with the raw frames. */
+	if (k->place.kind == VGL_PLACE_ADDRESS)
+		k->place.addr = fr->addr;
+	k->addr = k->place.kind == VGL_PLACE_MODULE ? WHOLE_MODULE :
+		  k->place.addr;
 }
 
 static size_t find_key(const struct skey *keys, size_t n, const struct skey *k)
@@ -88,19 +84,27 @@ static size_t find_key(const struct skey *keys, size_t n, const struct skey *k)
 static int make_func(struct vgl_sprofile *p, const struct skey *k,
 		     struct vgl_pfunc *f)
 {
-	char *s = NULL;
+	struct vgl_func_sym *fs = k->place.sym;
+	char buf[PATH_MAX + 32];
+	const char *name;
 
 	memset(f, 0, sizeof(*f));
 	f->module = k->module;
-	f->addr = k->addr;
-	f->known = k->sym != NULL;
+	f->addr = k->place.addr;
+	f->known = fs != NULL;
 	f->module_name = vgl_symbolizer_module_name(p->sym, k->module);
-	if (k->sym) {
+	name = vgl_place_name(p->sym, &k->place, buf, sizeof(buf));
+	if (k->place.inlined) {
+		/* An inlined copy: no address or symbol of its own. */
+		f->addr = 0;
+		f->known = 0;
+		fs = NULL;
+	}
+	if (fs) {
 		const char *file;
 		int line, err;
 
-		f->size = k->sym->size;
-		f->name = vgl_func_sym_name(k->sym);
+		f->size = fs->size;
 		err = vgl_symbolizer_line(p->sym, k->module, k->addr +
 					  vgl_symbolizer_module_bias(p->sym, k->module),
 					  &file, &line);
@@ -110,25 +114,13 @@ static int make_func(struct vgl_sprofile *p, const struct skey *k,
 			f->file = file;
 			f->line = line;
 		}
-	} else if (k->addr == WHOLE_MODULE && f->module_name) {
-		if (asprintf(&s, "[%s]", f->module_name) < 0)
-			return -ENOMEM;
-		p->owned[p->nowned++] = s;
-		f->name = s;
-		f->addr = 0;
-	} else if (k->module == VGL_PROFILE_NO_MODULE &&
-		   k->addr == VGL_KERNEL_ADDR) {
-		/* Time in the kernel, under the user frames that entered it. */
-		f->name = "[kernel]";
 	} else {
-		if ((f->module_name ?
-		     asprintf(&s, "%s+0x%llx", f->module_name,
-			      (unsigned long long)k->addr) :
-		     asprintf(&s, "0x%llx", (unsigned long long)k->addr)) < 0)
+		name = strdup(name);
+		if (!name)
 			return -ENOMEM;
-		p->owned[p->nowned++] = s;
-		f->name = s;
+		p->owned[p->nowned++] = (char *)name;
 	}
+	f->name = name;
 	f->label = f->name;
 	return 0;
 }
@@ -213,7 +205,8 @@ static int label_clashes(struct vgl_sprofile *p, size_t *idx)
 int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
 		       struct vgl_symbolizer *sym)
 {
-	size_t nf = r->nframes, ns = r->nstacks, i, j, n = 0;
+	size_t nf = 0, cap = 0, ns = r->nstacks, i, j, n = 0, *first = NULL;
+	uint32_t *depth = NULL;
 	struct skey *keys = NULL, *uniq = NULL;
 	size_t *order = NULL, *last = NULL;
 	uint32_t *remap = NULL;
@@ -224,19 +217,50 @@ int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
 	memset(p, 0, sizeof(*p));
 	p->r = r;
 	p->sym = sym;
-	keys = malloc((nf + 1) * sizeof(*keys));
-	uniq = malloc((nf + 1) * sizeof(*uniq));
-	p->chain = malloc((nf + 1) * sizeof(*p->chain));
+	first = malloc((ns + 1) * sizeof(*first));
+	depth = malloc((ns + 1) * sizeof(*depth));
 	p->stacks = malloc((ns + 1) * sizeof(*p->stacks));
-	if (!keys || !uniq || !p->chain || !p->stacks)
+	if (!first || !depth || !p->stacks)
 		goto out;
+	/* Each frame's function, after the functions inlined there,
+	 * innermost first as in the file (perf's "NAME (inlined)" frames). */
 	for (i = 0; i < ns; i++) {
 		const struct vgl_stack_info *st = &r->stacks[i];
 
-		for (j = 0; j < st->nframes; j++)
-			resolve(r, sym, &r->frames[st->first_frame + j], j > 0,
-				&keys[st->first_frame + j]);
+		first[i] = nf;
+		for (j = 0; j < st->nframes; j++) {
+			const struct vgl_frame *fr = &r->frames[st->first_frame + j];
+			const char *inl[32];
+			struct skey k;
+			size_t m, x;
+
+			resolve(r, sym, fr, j > 0, &k);
+			m = k.module == VGL_PROFILE_NO_MODULE ? 0 :
+			    vgl_symbolizer_inlined(sym, k.module,
+						   j && fr->addr ? fr->addr - 1 :
+						   fr->addr, inl, 32);
+			if (nf + m + 1 > cap) {
+				struct skey *g;
+
+				cap = (nf + m + 1) * 2;
+				g = realloc(keys, cap * sizeof(*g));
+				if (!g)
+					goto out;
+				keys = g;
+			}
+			for (x = 0; x < m; x++) {
+				keys[nf] = k;
+				keys[nf].addr = 0;
+				keys[nf++].place.inlined = inl[x];
+			}
+			keys[nf++] = k;
+		}
+		depth[i] = (uint32_t)(nf - first[i]);
 	}
+	uniq = malloc((nf + 1) * sizeof(*uniq));
+	p->chain = malloc((nf + 1) * sizeof(*p->chain));
+	if (!uniq || !p->chain)
+		goto out;
 	memcpy(uniq, keys, nf * sizeof(*keys));
 	qsort(uniq, nf, sizeof(*uniq), cmp_skey);
 	for (i = 0; i < nf; i++)
@@ -268,10 +292,10 @@ int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
 	for (i = 0; i < ns; i++) {
 		const struct vgl_stack_info *st = &r->stacks[i];
 
-		for (j = 0; j < st->nframes; j++) {
-			size_t f = find_key(uniq, n, &keys[st->first_frame + j]);
+		for (j = 0; j < depth[i]; j++) {
+			size_t f = find_key(uniq, n, &keys[first[i] + j]);
 
-			p->chain[st->first_frame + j] = (uint32_t)f;
+			p->chain[first[i] + j] = (uint32_t)f;
 			if (!j)
 				p->self[f] = vgl_sat_add(p->self[f], st->count);
 			if (last[f] != i) {
@@ -300,18 +324,18 @@ int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
 	/* Chains outermost first, then sorted and added up. */
 	for (i = 0; i < ns; i++) {
 		const struct vgl_stack_info *st = &r->stacks[i];
-		uint32_t *c = p->chain + st->first_frame;
+		uint32_t *c = p->chain + first[i], d = depth[i];
 
-		for (j = 0; j < st->nframes; j++)
+		for (j = 0; j < d; j++)
 			c[j] = remap[c[j]];
-		for (j = 0; j < st->nframes / 2; j++) {
+		for (j = 0; j < d / 2; j++) {
 			uint32_t t = c[j];
 
-			c[j] = c[st->nframes - 1 - j];
-			c[st->nframes - 1 - j] = t;
+			c[j] = c[d - 1 - j];
+			c[d - 1 - j] = t;
 		}
-		p->stacks[i].first = st->first_frame;
-		p->stacks[i].depth = st->nframes;
+		p->stacks[i].first = first[i];
+		p->stacks[i].depth = d;
 		p->stacks[i].count = st->count;
 	}
 	qsort_r(p->stacks, ns, sizeof(*p->stacks), cmp_chain, p);
@@ -328,6 +352,8 @@ int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
 	err = 0;
 out:
 	free(keys);
+	free(first);
+	free(depth);
 	free(uniq);
 	free(last);
 	free(order);

@@ -1,11 +1,19 @@
 /*
  * symbolizer.c - see symbolizer.h.
  *
- * Symbols come from the ELF file with libelf: .symtab, or when the file is
- * stripped the .symtab of its separate debug file (found by build-id under
- * /usr/lib/debug/.build-id/, or by .gnu_debuglink next to the file, in its
- * .debug/ directory or under /usr/lib/debug), or else .dynsym.  We read the
- * table ourselves instead of asking libdwfl per address because
+ * Symbols come from the ELF file with libelf: its .symtab, which names
+ * everything; or, when the file is stripped, every table there is, merged
+ * into one (an address named by several takes the first one's name):
+ * .dynsym (the exported functions), the .symtab of .gnu_debugdata
+ * (MiniDebugInfo: an xz-compressed ELF file holding the function symbols
+ * that .dynsym lacks, which Fedora ships and Debian does not) and the
+ * .symtab of its separate debug file (found by build-id under
+ * DEBUG/.build-id/, or by .gnu_debuglink next to the file, in its .debug/
+ * directory or under DEBUG, where DEBUG is /usr/lib/debug or each
+ * directory of VIGIL_DEBUG_DIR).  Code none of them names is named by
+ * the caller after the start of its FDE, else its module
+ * (vgl_symbolizer_place).  We read the tables ourselves instead of asking
+ * libdwfl per address because
  * dwfl_module_addrinfo scans the whole table on every call: with 100k
  * addresses that is the quadratic cost the reports used to pay.
  *
@@ -25,6 +33,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <limits.h>
+#include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +43,7 @@
 #include "message.h"
 #include "crc32.h"
 #include "symbolizer.h"
+#include "vgl_format.h"
 
 /* errno-like codes of our own for the warning's wording. */
 #define ENOTREG (-1000)         /* not a regular file */
@@ -71,6 +81,8 @@ struct sym_module {
 	int usable;             /* readable, build-id matches */
 	int fd, dbg_fd;
 	Elf *elf, *dbg_elf;
+	Elf *mini_elf;                  /* .gnu_debugdata, decompressed */
+	void *mini_buf;                 /* its bytes, which mini_elf reads */
 	struct vgl_func_sym *funcs;     /* sorted by start */
 	size_t nfuncs;
 
@@ -87,9 +99,20 @@ struct sym_module {
 	size_t nlines;
 };
 
+/* One address's inlined functions: inl_names[first .. first + n). */
+struct inl_entry {
+	size_t mod;             /* SIZE_MAX: empty */
+	uint64_t addr;
+	size_t first, n;
+};
+
 struct vgl_symbolizer {
 	struct sym_module *mods;
 	size_t nmods;
+	struct inl_entry *inl;  /* open addressing, power-of-2 capacity */
+	size_t inl_cap, inl_len;
+	const char **inl_names;
+	size_t inl_nnames, inl_names_cap;
 	char **interned;        /* open addressing, power-of-2 capacity */
 	size_t icap, ilen;
 };
@@ -235,12 +258,17 @@ void vgl_symbolizer_free(struct vgl_symbolizer *s)
 			elf_end(m->elf);
 		if (m->dbg_elf)
 			elf_end(m->dbg_elf);
+		if (m->mini_elf)
+			elf_end(m->mini_elf);
+		free(m->mini_buf);
 		if (m->fd >= 0)
 			close(m->fd);
 		if (m->dbg_fd >= 0)
 			close(m->dbg_fd);
 		free(m->path);
 	}
+	free(s->inl);
+	free(s->inl_names);
 	for (i = 0; i < s->icap; i++)
 		free(s->interned[i]);
 	free(s->interned);
@@ -400,49 +428,145 @@ static const char *debuglink(Elf *elf)
 	return NULL;
 }
 
+/* The section of elf named name, or NULL. */
+static Elf_Scn *section_named(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+const char *vgl_debug_dirs(void)
+{
+	const char *d = getenv("VIGIL_DEBUG_DIR");
+
+	return d && *d ? d : "/usr/lib/debug";
+}
+
+/*
+ * Opens root/.build-id/xx/rest.debug for build-id bid (root: len bytes),
+ * or NULL.
+ */
+static Elf *open_by_build_id(const char *root, size_t len, const uint8_t *bid,
+			     size_t bid_len, int *fdp)
+{
+	char path[PATH_MAX];
+	size_t i;
+	int n;
+
+	n = snprintf(path, sizeof(path), "%.*s/.build-id/%02x/", (int)len, root,
+		     bid[0]);
+	for (i = 1; i < bid_len && n > 0 && (size_t)n < sizeof(path) - 8; i++)
+		n += snprintf(path + n, sizeof(path) - n, "%02x", bid[i]);
+	if (n <= 0 || (size_t)n >= sizeof(path) - 8)
+		return NULL;
+	snprintf(path + n, sizeof(path) - n, ".debug");
+	return open_elf(path, fdp);
+}
+
 /*
  * Finds the separate debug file of m, the way gdb and libdwfl look:
- * /usr/lib/debug/.build-id/xx/rest.debug, then the debuglink name in the
- * file's directory, its .debug/ subdirectory and under /usr/lib/debug.
+ * DEBUG/.build-id/xx/rest.debug, then the debuglink name in the file's
+ * directory, its .debug/ subdirectory and under DEBUG, for each DEBUG
+ * of vgl_debug_dirs() in turn.
  */
 static Elf *open_debug_file(struct sym_module *m, const uint8_t *bid,
 			    size_t bid_len, int *fdp)
 {
 	char path[PATH_MAX], dir[PATH_MAX];
-	const char *link = debuglink(m->elf);
+	const char *link = debuglink(m->elf), *roots = vgl_debug_dirs(), *r;
 	Elf *elf;
-	size_t i;
-	int n;
+	size_t i, len;
 
 	*fdp = -1;
-	if (bid_len > 1) {
-		n = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/",
-			     bid[0]);
-		for (i = 1; i < bid_len && n > 0 && (size_t)n < sizeof(path) - 8; i++)
-			n += snprintf(path + n, sizeof(path) - n, "%02x", bid[i]);
-		snprintf(path + n, sizeof(path) - n, ".debug");
-		elf = open_elf(path, fdp);
-		if (elf)
+	for (r = roots; bid_len > 1 && *r; r += len + (r[len] == ':')) {
+		len = strcspn(r, ":");
+		if (len && (elf = open_by_build_id(r, len, bid, bid_len, fdp)))
 			return elf;
 	}
 	if (!link)
 		return NULL;
 	snprintf(dir, sizeof(dir), "%.*s", (int)(m->name - m->path), m->path);
-	{
-		const char *fmts[] = { "%s%s", "%s.debug/%s", "/usr/lib/debug%s%s" };
-
-		for (i = 0; i < 3; i++) {
-			if (snprintf(path, sizeof(path), fmts[i], dir, link) >=
-			    (int)sizeof(path))
-				continue;
-			if (!strcmp(path, m->path))
-				continue;
-			elf = open_elf(path, fdp);
-			if (elf)
-				return elf;
-		}
+	for (i = 0; i < 2; i++) {
+		if (snprintf(path, sizeof(path), i ? "%s.debug/%s" : "%s%s", dir,
+			     link) >= (int)sizeof(path) || !strcmp(path, m->path))
+			continue;
+		if ((elf = open_elf(path, fdp)))
+			return elf;
+	}
+	for (r = roots; *r; r += len + (r[len] == ':')) {
+		len = strcspn(r, ":");
+		if (!len || snprintf(path, sizeof(path), "%.*s%s%s", (int)len, r,
+				     dir, link) >= (int)sizeof(path))
+			continue;
+		if ((elf = open_elf(path, fdp)))
+			return elf;
 	}
 	return NULL;
+}
+
+/*
+ * MiniDebugInfo: the xz-compressed ELF file in m's .gnu_debugdata,
+ * decompressed into m->mini_buf and opened as m->mini_elf.  Nothing when
+ * there is none or it does not decompress (at most 256 MiB).
+ */
+static void open_mini_debuginfo(struct sym_module *m)
+{
+	Elf_Scn *scn = section_named(m->elf, ".gnu_debugdata");
+	lzma_stream z = LZMA_STREAM_INIT;
+	size_t cap = 1 << 16;
+	unsigned char *out = NULL, *g;
+	Elf_Data *d;
+	lzma_ret ret;
+
+	if (!scn || !(d = elf_rawdata(scn, NULL)) || !d->d_buf || !d->d_size)
+		return;
+	if (lzma_stream_decoder(&z, 256u << 20, 0) != LZMA_OK)
+		return;
+	z.next_in = d->d_buf;
+	z.avail_in = d->d_size;
+	do {
+		if (!z.avail_out) {
+			if (out && cap >= (256u << 20))
+				goto fail;
+			cap = out ? cap * 2 : cap;
+			g = realloc(out, cap);
+			if (!g)
+				goto fail;
+			out = g;
+			z.next_out = out + z.total_out;
+			z.avail_out = cap - z.total_out;
+		}
+		ret = lzma_code(&z, LZMA_FINISH);
+	} while (ret == LZMA_OK);
+	if (ret != LZMA_STREAM_END)
+		goto fail;
+	m->mini_elf = elf_memory((char *)out, z.total_out);
+	if (!m->mini_elf || elf_kind(m->mini_elf) != ELF_K_ELF) {
+		if (m->mini_elf)
+			elf_end(m->mini_elf);
+		m->mini_elf = NULL;
+		goto fail;
+	}
+	m->mini_buf = out;
+	lzma_end(&z);
+	return;
+fail:
+	free(out);
+	lzma_end(&z);
 }
 
 static int bind_rank(unsigned char bind)
@@ -452,7 +576,14 @@ static int bind_rank(unsigned char bind)
 
 struct raw_sym {
 	struct vgl_func_sym f;
+	int source;             /* the table's rank: first named wins */
 	int rank;
+};
+
+/* Function symbols of the tables read so far. */
+struct raw_syms {
+	struct raw_sym *v;
+	size_t n, cap;
 };
 
 static int cmp_raw_sym(const void *a, const void *b)
@@ -461,6 +592,8 @@ static int cmp_raw_sym(const void *a, const void *b)
 
 	if (x->f.start != y->f.start)
 		return x->f.start < y->f.start ? -1 : 1;
+	if (x->source != y->source)
+		return x->source - y->source;
 	if (x->rank != y->rank)
 		return x->rank - y->rank;
 	if (x->f.size != y->f.size)
@@ -468,24 +601,31 @@ static int cmp_raw_sym(const void *a, const void *b)
 	return strcmp(x->f.name, y->f.name);
 }
 
-/* Copies the function symbols of table scn into m->funcs, sorted. */
-static int read_symbols(struct sym_module *m, Elf *elf, Elf_Scn *scn)
+/* Adds the function symbols of table scn of elf, of rank source. */
+static int add_symbols(struct raw_syms *raw, Elf *elf, Elf_Scn *scn,
+		       int source)
 {
 	GElf_Shdr sh;
 	Elf_Data *d;
-	struct raw_sym *raw;
-	size_t n, i, kept = 0;
+	size_t n, i;
 
-	if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+	if (!scn || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
 		return 0;
 	d = elf_getdata(scn, NULL);
 	if (!d)
 		return 0;
 	n = d->d_size / sh.sh_entsize;
-	raw = malloc((n ? n : 1) * sizeof(*raw));
-	if (!raw)
-		return -ENOMEM;
+	if (raw->n + n > raw->cap) {
+		size_t cap = raw->n + n;
+		struct raw_sym *g = realloc(raw->v, (cap ? cap : 1) * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		raw->v = g;
+		raw->cap = cap;
+	}
 	for (i = 0; i < n; i++) {
+		struct raw_sym *r = &raw->v[raw->n];
 		GElf_Sym sym;
 		const char *name;
 		int type;
@@ -499,25 +639,31 @@ static int read_symbols(struct sym_module *m, Elf *elf, Elf_Scn *scn)
 		name = elf_strptr(elf, sh.sh_link, sym.st_name);
 		if (!name || !*name)
 			continue;
-		raw[kept].f.start = sym.st_value;
-		raw[kept].f.size = sym.st_size;
-		raw[kept].f.name = name;
-		raw[kept].f.demangled = NULL;
-		raw[kept].rank = bind_rank(GELF_ST_BIND(sym.st_info));
-		kept++;
+		r->f.start = sym.st_value;
+		r->f.size = sym.st_size;
+		r->f.name = name;
+		r->f.demangled = NULL;
+		r->source = source;
+		r->rank = bind_rank(GELF_ST_BIND(sym.st_info));
+		raw->n++;
 	}
-	qsort(raw, kept, sizeof(*raw), cmp_raw_sym);
-	m->funcs = malloc((kept ? kept : 1) * sizeof(*m->funcs));
-	if (!m->funcs) {
-		free(raw);
+	return 0;
+}
+
+/* Sorts the symbols into m->funcs, one per address: the first of each
+ * run, which the sort made the first table's, then the global, then the
+ * largest, then the first by name. */
+static int finish_symbols(struct sym_module *m, struct raw_syms *raw)
+{
+	size_t i;
+
+	qsort(raw->v, raw->n, sizeof(*raw->v), cmp_raw_sym);
+	m->funcs = malloc((raw->n ? raw->n : 1) * sizeof(*m->funcs));
+	if (!m->funcs)
 		return -ENOMEM;
-	}
-	/* One function per address: the first of each run, which the sort
-	 * made the global, then the largest, then the first by name. */
-	for (i = 0; i < kept; i++)
-		if (!m->nfuncs || m->funcs[m->nfuncs - 1].start != raw[i].f.start)
-			m->funcs[m->nfuncs++] = raw[i].f;
-	free(raw);
+	for (i = 0; i < raw->n; i++)
+		if (!m->nfuncs || m->funcs[m->nfuncs - 1].start != raw->v[i].f.start)
+			m->funcs[m->nfuncs++] = raw->v[i].f;
 	return 0;
 }
 
@@ -630,9 +776,11 @@ static int pseudo_file(const char *path)
 static void load_module(struct sym_module *m)
 {
 	uint8_t bid[sizeof(m->build_id)];
+	struct raw_syms raw = { NULL, 0, 0 };
 	const char *what;
 	size_t bid_len;
 	Elf_Scn *scn;
+	int err;
 
 	m->loaded = 1;
 	if (pseudo_file(m->path))
@@ -655,23 +803,27 @@ static void load_module(struct sym_module *m)
 			    m->path, m->path, what);
 		return;
 	}
+	/* A .symtab names everything; a stripped file has what its other
+	 * tables together name. */
 	scn = find_section(m->elf, SHT_SYMTAB);
 	if (scn) {
-		if (read_symbols(m, m->elf, scn) < 0)
-			goto nomem;
+		err = add_symbols(&raw, m->elf, scn, 0);
 	} else {
+		open_mini_debuginfo(m);
 		m->dbg_elf = open_debug_file(m, bid, bid_len, &m->dbg_fd);
-		scn = m->dbg_elf ? find_section(m->dbg_elf, SHT_SYMTAB) : NULL;
-		if (scn && read_symbols(m, m->dbg_elf, scn) < 0)
-			goto nomem;
-		if (!m->nfuncs) {
-			free(m->funcs);
-			m->funcs = NULL;
-			scn = find_section(m->elf, SHT_DYNSYM);
-			if (scn && read_symbols(m, m->elf, scn) < 0)
-				goto nomem;
-		}
+		err = add_symbols(&raw, m->elf, find_section(m->elf, SHT_DYNSYM), 1);
+		if (!err && m->mini_elf)
+			err = add_symbols(&raw, m->mini_elf,
+					  find_section(m->mini_elf, SHT_SYMTAB), 2);
+		if (!err && m->dbg_elf)
+			err = add_symbols(&raw, m->dbg_elf,
+					  find_section(m->dbg_elf, SHT_SYMTAB), 3);
 	}
+	if (!err)
+		err = finish_symbols(m, &raw);
+	free(raw.v);
+	if (err)
+		goto nomem;
 	m->usable = 1;
 	return;
 nomem:
@@ -808,6 +960,62 @@ int vgl_symbolizer_fde_start(struct vgl_symbolizer *s, size_t mod,
 	return 0;
 }
 
+void vgl_symbolizer_place(struct vgl_symbolizer *s, size_t mod, uint64_t addr,
+			  struct vgl_place *out)
+{
+	int e;
+
+	memset(out, 0, sizeof(*out));
+	out->module = mod;
+	if (mod >= s->nmods) {
+		out->kind = VGL_PLACE_ADDRESS;
+		out->addr = addr;
+		return;
+	}
+	out->sym = vgl_symbolizer_func(s, mod, addr);
+	if (out->sym) {
+		out->kind = VGL_PLACE_SYMBOL;
+		out->addr = out->sym->start;
+		return;
+	}
+	e = vgl_symbolizer_fde_start(s, mod, addr, &out->addr);
+	if (!e) {
+		out->kind = VGL_PLACE_FDE;
+	} else if (e == -ENOENT) {
+		out->kind = VGL_PLACE_MODULE;
+		out->addr = 0;
+	} else {
+		/* Nothing is known of its functions: the warning about it
+		 * says its addresses are shown as offsets. */
+		out->kind = VGL_PLACE_OFFSET;
+		out->addr = addr - s->mods[mod].bias;
+	}
+}
+
+const char *vgl_place_name(struct vgl_symbolizer *s, const struct vgl_place *p,
+			   char *buf, size_t len)
+{
+	const char *mod = p->kind == VGL_PLACE_ADDRESS ? NULL :
+			  vgl_symbolizer_module_name(s, p->module);
+
+	if (p->inlined) {
+		snprintf(buf, len, "%s (inlined)", p->inlined);
+		return buf;
+	}
+	if (p->kind == VGL_PLACE_SYMBOL)
+		return vgl_func_sym_name(p->sym);
+	if (p->kind == VGL_PLACE_ADDRESS && p->addr == VGL_KERNEL_ADDR)
+		/* Time in the kernel, under the user frames that entered it. */
+		snprintf(buf, len, "[kernel]");
+	else if (p->kind == VGL_PLACE_MODULE && mod)
+		snprintf(buf, len, "[%s]", mod);
+	else if (mod)
+		snprintf(buf, len, "%s+0x%llx", mod, (unsigned long long)p->addr);
+	else
+		snprintf(buf, len, "0x%llx", (unsigned long long)p->addr);
+	return buf;
+}
+
 const char *vgl_func_sym_name(struct vgl_func_sym *f)
 {
 	if (!f->demangled) {
@@ -828,10 +1036,15 @@ const char *vgl_func_sym_name(struct vgl_func_sym *f)
 
 /* ---- lines --------------------------------------------------------------- */
 
+/* libdwfl's search path for debug files (lines, inlined frames): its
+ * default with vgl_debug_dirs() for /usr/lib/debug. */
+static char *debuginfo_path;
+
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
 };
 
 static int cmp_line(const void *a, const void *b)
@@ -903,6 +1116,9 @@ static Dwfl_Module *module_dwarf(struct sym_module *m)
 	m->dwfl_tried = 1;
 	if (!m->usable)
 		return NULL;
+	if (!debuginfo_path &&
+	    asprintf(&debuginfo_path, ":.debug:%s", vgl_debug_dirs()) < 0)
+		debuginfo_path = NULL;
 	m->dwfl = dwfl_begin(&offline_callbacks);
 	if (!m->dwfl)
 		return NULL;
@@ -1093,6 +1309,194 @@ int vgl_symbolizer_inlines(struct vgl_symbolizer *s, size_t mod,
 			found = holds_inline(&scopes[i], name, 0) ? 1 : -1;
 	free(scopes);
 	return found > 0;
+}
+
+/* ---- inlined frames ------------------------------------------------------ */
+
+/* The name of the function die is an instance of, demangled, interned;
+ * NULL when it has none. */
+static const char *origin_name(struct vgl_symbolizer *s, Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	const char *n = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &at) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at))
+		n = dwarf_formstring(&at);
+	if (n && n[0] == '_' && n[1] == 'Z') {
+		int status = -1;
+		char *dem = __cxa_demangle(n, NULL, NULL, &status);
+
+		if (status == 0 && dem) {
+			n = vgl_symbolizer_intern(s, dem);
+			free(dem);
+			return n;
+		}
+		free(dem);
+	}
+	/* DW_AT_name through DW_AT_abstract_origin. */
+	n = dwarf_diename(die);
+	return n ? vgl_symbolizer_intern(s, n) : NULL;
+}
+
+/*
+ * Walks down from die through the scopes that hold pc, writing the
+ * inlined instances on the way, outermost first, into out[*n .. max).
+ * Returns 1 when a function holding pc was found below die.
+ */
+static int inline_path(struct vgl_symbolizer *s, Dwarf_Die *die, Dwarf_Addr pc,
+		       const char **out, size_t *n, size_t max, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 256 || dwarf_child(die, &child) != 0)
+		return 0;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+			if (dwarf_haspc(&child, pc) != 1)
+				break;
+			if (dwarf_tag(&child) == DW_TAG_inlined_subroutine &&
+			    *n < max) {
+				const char *name = origin_name(s, &child);
+
+				if (name)
+					out[(*n)++] = name;
+			}
+			inline_path(s, &child, pc, out, n, max, depth + 1);
+			return 1;
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			/* C++ member functions may be defined inside. */
+			if (inline_path(s, &child, pc, out, n, max, depth + 1))
+				return 1;
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+/* Looks the inlined functions at ELF address a of m up in its DWARF,
+ * innermost first. */
+static size_t lookup_inlined(struct vgl_symbolizer *s, struct sym_module *m,
+			     uint64_t a, const char **names, size_t max)
+{
+	Dwfl_Module *dm = module_dwarf(m);
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias = 0;
+	size_t n = 0, i;
+
+	if (!dm)
+		return 0;
+	cu = dwfl_module_addrdie(dm, a, &bias);
+	if (!cu) {
+		/* No .debug_aranges (Clang): ask every CU. */
+		while ((cu = dwfl_module_nextcu(dm, cu, &bias)))
+			if (dwarf_haspc(cu, a - bias) == 1)
+				break;
+		if (!cu)
+			return 0;
+	}
+	inline_path(s, cu, a - bias, names, &n, max, 0);
+	for (i = 0; i < n / 2; i++) {
+		const char *t = names[i];
+
+		names[i] = names[n - 1 - i];
+		names[n - 1 - i] = t;
+	}
+	return n;
+}
+
+static size_t inl_hash(size_t mod, uint64_t addr)
+{
+	uint64_t h = (addr ^ ((uint64_t)mod << 48)) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* Makes room for one more entry in the table of looked-up addresses. */
+static int inl_grow(struct vgl_symbolizer *s)
+{
+	size_t cap = s->inl_cap ? s->inl_cap * 2 : 1024, i, j;
+	struct inl_entry *t;
+
+	if ((s->inl_len + 1) * 2 <= s->inl_cap)
+		return 0;
+	t = malloc(cap * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < cap; i++)
+		t[i].mod = SIZE_MAX;
+	for (i = 0; i < s->inl_cap; i++) {
+		if (s->inl[i].mod == SIZE_MAX)
+			continue;
+		for (j = inl_hash(s->inl[i].mod, s->inl[i].addr) & (cap - 1);
+		     t[j].mod != SIZE_MAX; j = (j + 1) & (cap - 1))
+			;
+		t[j] = s->inl[i];
+	}
+	free(s->inl);
+	s->inl = t;
+	s->inl_cap = cap;
+	return 0;
+}
+
+size_t vgl_symbolizer_inlined(struct vgl_symbolizer *s, size_t mod,
+			      uint64_t addr, const char **names, size_t max)
+{
+	const char *found[64];
+	struct sym_module *m;
+	struct inl_entry *e;
+	size_t j, n, i;
+
+	if (mod >= s->nmods)
+		return 0;
+	m = &s->mods[mod];
+	if (!m->loaded)
+		load_module(m);
+	if (!m->usable || inl_grow(s))
+		return 0;
+	for (j = inl_hash(mod, addr) & (s->inl_cap - 1); s->inl[j].mod != SIZE_MAX;
+	     j = (j + 1) & (s->inl_cap - 1)) {
+		e = &s->inl[j];
+		if (e->mod == mod && e->addr == addr)
+			goto have;
+	}
+	n = lookup_inlined(s, m, addr - m->bias, found,
+			   sizeof(found) / sizeof(found[0]));
+	if (s->inl_nnames + n > s->inl_names_cap) {
+		size_t cap = s->inl_names_cap ? s->inl_names_cap : 256;
+		const char **g;
+
+		while (cap < s->inl_nnames + n)
+			cap *= 2;
+		g = realloc(s->inl_names, cap * sizeof(*g));
+		if (!g)
+			return 0;
+		s->inl_names = g;
+		s->inl_names_cap = cap;
+	}
+	e = &s->inl[j];
+	e->mod = mod;
+	e->addr = addr;
+	e->first = s->inl_nnames;
+	e->n = n;
+	memcpy(s->inl_names + s->inl_nnames, found, n * sizeof(*found));
+	s->inl_nnames += n;
+	s->inl_len++;
+have:
+	for (i = 0; i < e->n && i < max; i++)
+		names[i] = s->inl_names[e->first + i];
+	return i;
 }
 
 /* ---- /proc/PID/maps ------------------------------------------------------ */

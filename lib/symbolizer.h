@@ -108,6 +108,70 @@ struct vgl_func_sym *vgl_symbolizer_func(struct vgl_symbolizer *s,
 int vgl_symbolizer_fde_start(struct vgl_symbolizer *s, size_t mod,
 			     uint64_t addr, uint64_t *start);
 
+/*
+ * How a code address is named: by the first of these that knows it.  A
+ * name is one per function (or per module), never one per address.
+ */
+enum vgl_place_kind {
+	VGL_PLACE_SYMBOL,       /* a function symbol covers it: sym */
+	VGL_PLACE_FDE,          /* no symbol; its function's FDE (.eh_frame)
+	                         * starts at ELF address addr */
+	VGL_PLACE_MODULE,       /* no symbol, no FDE: the module's code as one
+	                         * function */
+	VGL_PLACE_OFFSET,       /* the module cannot be read (or is not the one
+	                         * profiled): addr is the address's own ELF
+	                         * address in it */
+	VGL_PLACE_ADDRESS,      /* in no module: addr is the runtime address */
+};
+
+struct vgl_place {
+	enum vgl_place_kind kind;
+	size_t module;          /* symbolizer index; unused for ADDRESS */
+	uint64_t addr;          /* SYMBOL: sym->start; MODULE: 0 */
+	struct vgl_func_sym *sym;   /* SYMBOL only */
+	/* Not NULL: the frame is an inlined copy of the function so named
+	 * (interned), inside the function the fields above place; it is
+	 * named "NAME (inlined)", as perf names it. */
+	const char *inlined;
+};
+
+/* No module holds the address (a module argument). */
+#define VGL_SYMBOLIZER_NO_MODULE ((size_t)-1)
+
+/*
+ * Where runtime address addr of module mod is (mod may be
+ * VGL_SYMBOLIZER_NO_MODULE), as above.  Two addresses of one function
+ * give equal places (kind, module, addr).
+ */
+void vgl_symbolizer_place(struct vgl_symbolizer *s, size_t mod, uint64_t addr,
+			  struct vgl_place *out);
+
+/*
+ * The one spelling of a place's name, for every output: the demangled
+ * symbol, "MODULE+0xSTART" (FDE), "[MODULE]", "MODULE+0xOFF" (offset) or
+ * "0xADDR"; "NAME (inlined)" for an inlined copy.  Returns the symbol's
+ * name (lives as long as s), or buf holding the others (cut at len).
+ */
+const char *vgl_place_name(struct vgl_symbolizer *s, const struct vgl_place *p,
+			   char *buf, size_t len);
+
+/*
+ * The functions inlined at runtime address addr of module mod, from its
+ * DWARF inline scopes (DW_TAG_inlined_subroutine, named after their
+ * DW_AT_abstract_origin, demangled): names[0] is the innermost, the one
+ * whose code addr is, names[n - 1] the one inlined straight into the
+ * out-of-line function holding addr.  Names are interned.  Returns n
+ * (0: not in an inlined copy, or no DWARF), at most max; each address is
+ * looked up once.
+ */
+size_t vgl_symbolizer_inlined(struct vgl_symbolizer *s, size_t mod,
+			      uint64_t addr, const char **names, size_t max);
+
+/* The directories searched for separate debug files instead of
+ * /usr/lib/debug, as perf's --symfs: VIGIL_DEBUG_DIR (a colon-separated
+ * list) when set and not empty, else "/usr/lib/debug". */
+const char *vgl_debug_dirs(void);
+
 /* f's name for people: demangled when it is a C++ name (done once). */
 const char *vgl_func_sym_name(struct vgl_func_sym *f);
 

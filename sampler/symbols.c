@@ -139,36 +139,18 @@ struct sampler_symbols *sampler_symbols_open(pid_t pid)
 	return sy;
 }
 
-/* Names addr; NULL when no module maps it. */
+/* Names addr as every output names it (vgl_place_name); NULL when no
+ * module maps it. */
 static char *lookup(struct sampler_symbols *sy, uint64_t addr)
 {
 	const struct range *r = find(sy, addr);
-	struct vgl_func_sym *fn;
-	char *out = NULL;
-	uint64_t start;
-	int e;
+	char buf[4096 + 32];
+	struct vgl_place pl;
 
 	if (!r)
 		return NULL;
-	fn = vgl_symbolizer_func(sy->sym, r->mod, addr);
-	if (fn)
-		return strdup(vgl_func_sym_name(fn));
-	/* No symbol: the function its FDE starts, else the module - one
-	 * name per function, not one per address. */
-	e = vgl_symbolizer_fde_start(sy->sym, r->mod, addr, &start);
-	if (e == -ENOENT) {
-		if (asprintf(&out, "[%s]",
-			     vgl_symbolizer_module_name(sy->sym, r->mod)) < 0)
-			out = NULL;
-		return out;
-	}
-	/* Unreadable module: its offsets are all there is. */
-	if (e)
-		start = addr - vgl_symbolizer_module_bias(sy->sym, r->mod);
-	if (asprintf(&out, "%s+0x%" PRIx64,
-		     vgl_symbolizer_module_name(sy->sym, r->mod), start) < 0)
-		out = NULL;
-	return out;
+	vgl_symbolizer_place(sy->sym, r->mod, addr, &pl);
+	return strdup(vgl_place_name(sy->sym, &pl, buf, sizeof(buf)));
 }
 
 const char *sampler_symbols_name(struct sampler_symbols *sy, uint64_t addr,

@@ -17,6 +17,7 @@ group=${1:-check}
 build_pkgs=(
 	make gcc libc6-dev
 	libdw-dev libelf-dev          # symbolization in the vigil tool
+	liblzma-dev                   # MiniDebugInfo (.gnu_debugdata) in the vigil tool
 	libcapstone-dev               # call-site analysis in the vigil tool
 	libstdc++-12-dev              # C++ demangling
 	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev  # convert --to pprof
@@ -27,6 +28,7 @@ check_pkgs=(
 	llvm-14-tools                 # lit and FileCheck
 	python3 python3-psutil        # lit, and lit --timeout
 	libdw-dev libelf-dev          # symbolization in the vigil tool
+	liblzma-dev                   # MiniDebugInfo (.gnu_debugdata) in the vigil tool
 	libcapstone-dev               # call-site analysis in the vigil tool
 	libstdc++-12-dev              # C++ demangling
 	binutils pkg-config util-linux diffutils  # readelf; unshare and mount
