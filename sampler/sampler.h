@@ -18,7 +18,10 @@
  * Threading: every function but the callback may be called from any
  * thread of the caller, one at a time per sampler.  The callback runs on
  * the sampler thread and must not call sampler functions on its own
- * sampler (it runs with the sampler's lock held).
+ * sampler (it runs with the sampler's lock held).  Nor may it wait for a
+ * consumer (a write to a pipe a reader may not read): sampler_stop() waits
+ * for a callback running, so it is as prompt as the callback.  Hand the
+ * data to a bounded queue, as `vigil attach` does (src/out-queue.h).
  */
 #ifndef VIGIL_SAMPLER_H
 #define VIGIL_SAMPLER_H
