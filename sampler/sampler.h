@@ -138,6 +138,9 @@ struct sampler_sample {
 	uint64_t time_ns;          /* CLOCK_REALTIME */
 	uint64_t mono_ns;          /* CLOCK_MONOTONIC */
 	uint64_t interval_ns;      /* the interval in force */
+	uint64_t missed_ticks;     /* intervals since the previous sample that
+	                            * ended with no sample (the sampler was
+	                            * late: a loaded machine, a stopped vigil) */
 	unsigned scan;             /* scans whose fields are filled */
 
 	/* Always: the process's state letter (of its first live thread), and

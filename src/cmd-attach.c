@@ -350,10 +350,11 @@ static void write_json_sample(struct attach *a, const struct sampler_sample *s)
 
 	fprintf(f, "{\"type\":\"sample\",\"seq\":%" PRIu64 ",\"pid\":%d,"
 		"\"time_ns\":%" PRIu64 ",\"elapsed_us\":%" PRIu64
-		",\"interval_us\":%" PRIu64 ",\"state\":\"%s\",\"stopped\":%s,"
-		"\"exe\":",
+		",\"interval_us\":%" PRIu64 ",\"missed_ticks\":%" PRIu64
+		",\"state\":\"%s\",\"stopped\":%s,\"exe\":",
 		s->seq, (int)a->pid, s->time_ns,
 		(s->mono_ns - a->start_mono) / 1000, s->interval_ns / 1000,
+		s->missed_ticks,
 		state_name(s->state, st), s->stopped ? "true" : "false");
 	vgl_json_string(f, s->exe);
 	fprintf(f, ",\"exe_changed\":%s,\"scan\":[",
@@ -464,6 +465,8 @@ static void write_text_sample(struct attach *a, const struct sampler_sample *s)
 		s->stopped ? " (stopped)" : "");
 	if (s->exe_changed)
 		fprintf(f, " exec %s", s->exe ? s->exe : "?");
+	if (s->missed_ticks)
+		fprintf(f, " (%" PRIu64 " ticks missed)", s->missed_ticks);
 	if (s->scan & SAMPLER_SCAN_CPU)
 		fprintf(f, " usr %.1f%% sys %.1f%%",
 			100.0 * (double)s->cpu_user_delta_us * 1000 / (double)span,

@@ -65,6 +65,15 @@ behaviour checked is time itself (an end within 0.5 s).
                     long line of 2-byte characters is echoed whole, every
                     record is valid JSON, a last line without a newline
                     is run at EOF.
+  frequency TARGET  stacks at 999 Hz for 1 s, then 'frequency 99' for
+                    1 s, then 'scan cpu', at an interval longer than the
+                    run: the samples taken before each change are not
+                    lost with the old events (stack samples = 999 x CPU
+                    time before + 99 x after, within 0.6 to 1.3).
+  missed TARGET     vigil attach at 10 ms, itself SIGSTOPped for 0.5 s:
+                    the sample after it counts the ticks it missed (30 or
+                    more), and the samples plus the ticks missed cover
+                    the run (within 20%).
   slow-reader TARGET  stdout a pipe nobody reads (a reader that sleeps):
                     SIGTERM ends vigil within 1 s, and every sample taken
                     is either written whole or counted as not written in
@@ -760,7 +769,8 @@ def cmd_counts_reload(target, alpha, beta):
 
 # ---- the records' schema --------------------------------------------------
 
-BASE = ["type", "seq", "pid", "time_ns", "elapsed_us", "interval_us", "state",
+BASE = ["type", "seq", "pid", "time_ns", "elapsed_us", "interval_us",
+        "missed_ticks", "state",
         "stopped", "exe", "exe_changed", "scan"]
 BY_SCAN = {
     "cpu": ["cpu_user_us", "cpu_sys_us", "cpu_user_delta_us", "cpu_sys_delta_us",
@@ -1303,6 +1313,87 @@ def cmd_lines(target):
     tg.kill()
 
 
+# ---- no stack sample lost at a frequency change ------------------------------
+
+def run_ns(pid):
+    """The CPU time of every thread of pid, from schedstat."""
+    total = 0
+    for t in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, t)) as f:
+                total += int(f.read().split()[0])
+        except OSError:
+            pass
+    return total
+
+
+def cmd_frequency(target):
+    what = "frequency"
+    tg = Target(target, "hot")
+    tg.expect("ready")
+    a = Attach(tg.p.pid, "--interval", "1h", "--scan", "cpu,stacks",
+               "--frequency", "999")
+    _, first = a.next()
+    time.sleep(1.0)
+    cpu_change = run_ns(tg.p.pid)
+    a.send("frequency 99")
+    a.next("control", 3)
+    time.sleep(1.0)
+    # Stacks off: the 99 Hz samples since the last sample are not lost
+    # with the events either.
+    cpu_off = run_ns(tg.p.pid)
+    a.send("scan cpu")
+    a.next("control", 3)
+    time.sleep(0.3)
+    a.send("stop")
+    end = a.exit_within(now(), 0.5, what)
+    check_end(end, what, reason="stop")
+    samples = [r for r in a.rec.all if r["type"] == "sample"]
+    if first is None or len(samples) < 2:
+        fail("%s: %d samples" % (what, len(samples)))
+        tg.kill()
+        return
+    before = (cpu_change - first["cpu_run_ns"]) / 1e9
+    after = (cpu_off - cpu_change) / 1e9
+    want = 999 * before + 99 * after
+    got = sum(r.get("stack_samples", 0) + r.get("stack_lost", 0)
+              for r in samples)
+    if not (before > 0.2 and 0.6 * want <= got <= 1.3 * want):
+        fail("%s: %d stack samples, want about %.0f (999 Hz x %.2f s CPU + "
+             "99 Hz x %.2f s CPU)" % (what, got, want, before, after))
+    tg.kill()
+
+
+# ---- missed ticks --------------------------------------------------------------
+
+def cmd_missed(target):
+    what = "missed"
+    tg = Target(target, "loop")
+    tg.expect("ready")
+    t0 = now()
+    a = Attach(tg.p.pid, "--interval", "10ms", "--scan", "cpu")
+    a.next()
+    time.sleep(0.3)
+    os.kill(a.p.pid, signal.SIGSTOP)
+    time.sleep(0.5)
+    os.kill(a.p.pid, signal.SIGCONT)
+    time.sleep(0.3)
+    a.send("stop")
+    end = a.exit_within(now(), 0.5, what)
+    check_end(end, what, reason="stop")
+    samples = [r for r in a.rec.all if r["type"] == "sample"]
+    missed = [r.get("missed_ticks", 0) for r in samples]
+    if not missed or max(missed) < 30:
+        fail("%s: most ticks missed in one sample %s, want >= 30 after 0.5 s "
+             "stopped at 10 ms" % (what, max(missed or [0])))
+    ticks = len(samples) - 1 + sum(missed)
+    span = (samples[-1]["elapsed_us"] - samples[0]["elapsed_us"]) / 1e4
+    if not (0.8 * span <= ticks <= 1.2 * span + 2):
+        fail("%s: %d samples + %d missed ticks over %.0f intervals"
+             % (what, len(samples) - 1, sum(missed), span))
+    tg.kill()
+
+
 # ---- a reader that does not read ---------------------------------------------
 
 def cmd_slow_reader(target):
@@ -1374,7 +1465,8 @@ def main():
             "exec": cmd_exec, "main-exit": cmd_main_exit, "records": cmd_records, "counts": cmd_counts,
             "stdin": cmd_stdin, "lines": cmd_lines,
             "counts-reload": cmd_counts_reload,
-            "slow-reader": cmd_slow_reader}
+            "slow-reader": cmd_slow_reader,
+            "frequency": cmd_frequency, "missed": cmd_missed}
     if len(sys.argv) < 3 or sys.argv[1] not in cmds:
         print("usage: attach.py {%s} TARGET [PLAIN]" % "|".join(cmds),
               file=sys.stderr)
