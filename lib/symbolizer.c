@@ -40,6 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "maps.h"
 #include "message.h"
 #include "crc32.h"
 #include "symbolizer.h"
@@ -1530,26 +1531,18 @@ int vgl_symbolizer_from_pid(struct vgl_symbolizer **out, pid_t pid)
 {
 	struct vgl_symbolizer_module *mods = NULL, *g;
 	size_t n = 0, cap = 0, i;
-	char path[64], line[PATH_MAX + 128];
-	FILE *f;
-	int err = 0;
+	struct vgl_maps maps;
+	struct vgl_map m;
+	int err;
 
 	*out = NULL;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off;
-		char *file;
-		int pos = 0;
+	err = vgl_maps_open(&maps, pid);
+	if (err)
+		return err;
+	while (vgl_maps_next(&maps, &m)) {
+		const char *file = m.path;
 
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &start, &end,
-			   &off, &pos) < 3 || !pos || line[pos] != '/')
-			continue;
-		file = line + pos;
-		file[strcspn(file, "\n")] = '\0';
-		if (off)
+		if (file[0] != '/' || m.offset)
 			continue;
 		for (i = 0; i < n; i++)
 			if (!strcmp(mods[i].path, file))
@@ -1566,7 +1559,7 @@ int vgl_symbolizer_from_pid(struct vgl_symbolizer **out, pid_t pid)
 			mods = g;
 		}
 		memset(&mods[n], 0, sizeof(mods[n]));
-		if (bias_of(file, start, &mods[n].bias) < 0)
+		if (bias_of(file, m.lo, &mods[n].bias) < 0)
 			continue;
 		mods[n].path = strdup(file);
 		if (!mods[n].path) {
@@ -1577,7 +1570,7 @@ int vgl_symbolizer_from_pid(struct vgl_symbolizer **out, pid_t pid)
 	}
 	err = vgl_symbolizer_new(out, mods, n);
 out:
-	fclose(f);
+	vgl_maps_close(&maps);
 	for (i = 0; i < n; i++)
 		free((char *)mods[i].path);
 	free(mods);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "maps.h"
 #include "vgl_reader.h"
 
 int counts_init(struct counts_state *c, int procfd)
@@ -32,49 +33,24 @@ int counts_init(struct counts_state *c, int procfd)
  * Returns 0, or -ENOENT when there is none. */
 static int find_profile(struct counts_state *c)
 {
-	size_t cap = 65536, len = 0;
-	char *buf = malloc(cap), *line, *save = NULL, *path;
-	ssize_t n;
-	int ret = -ENOENT;
+	struct vgl_maps maps;
+	struct vgl_map m;
+	int ret = vgl_maps_read_fd(&maps, c->mapsfd);
 
-	if (!buf)
-		return -ENOMEM;
-	/* maps is generated a page at a time: read to the end. */
-	for (;;) {
-		if (len + 4096 > cap) {
-			char *p = realloc(buf, cap * 2);
+	if (ret)
+		return ret;
+	ret = -ENOENT;
+	while (vgl_maps_next(&maps, &m)) {
+		size_t l = strlen(m.path);
 
-			if (!p) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = p;
-			cap *= 2;
-		}
-		n = pread(c->mapsfd, buf + len, cap - len - 1, (off_t)len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = 0;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		size_t l;
-
-		path = strchr(line, '/');
-		if (!path)
-			continue;
-		l = strlen(path);
-		if (l > 4 && !strcmp(path + l - 4, ".vgl") &&
+		if (m.path[0] == '/' && l > 4 && !strcmp(m.path + l - 4, ".vgl") &&
 		    l < sizeof(c->path)) {
-			memcpy(c->path, path, l + 1);
+			memcpy(c->path, m.path, l + 1);
 			ret = 0;
 			break;
 		}
 	}
-	free(buf);
+	vgl_maps_close(&maps);
 	return ret;
 }
 

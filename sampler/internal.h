@@ -142,6 +142,10 @@ uint64_t stacks_waiting(struct stacks_state *st);
 /* Drains, then fills s->stacks from the table and empties it (the arrays
  * stay valid until the next call). */
 void stacks_take(struct stacks_state *st, struct sampler_sample *s);
+/* Drains old's rings and moves what it holds into st's table, so that
+ * samples taken before a switch of events (a new frequency) come in the
+ * next sample instead of being closed with old. */
+void stacks_adopt(struct stacks_state *st, struct stacks_state *old);
 void stacks_close(struct stacks_state *st);
 
 #endif

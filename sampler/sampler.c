@@ -54,8 +54,11 @@ struct sampler {
 	unsigned scan, frequency;
 	enum sampler_unwind unwind;
 	struct stacks_state *stacks;  /* open while scan has STACKS */
+	int stacks_closing;           /* stacks left to hand out after the
+	                               * scan dropped STACKS */
 	/* The thread's own. */
 	uint64_t seq;
+	uint64_t missed;              /* timer expirations with no sample */
 	struct process_state proc;
 	struct threads_state threads;
 	struct host_state host;
@@ -203,6 +206,7 @@ static void arm_timer(int tfd, uint64_t ns)
 static void take_sample(struct sampler *s, int final)
 {
 	struct sampler_sample smp;
+	struct stacks_state *closing = NULL;
 	unsigned scan = s->scan;
 
 	memset(&smp, 0, sizeof(smp));
@@ -211,6 +215,8 @@ static void take_sample(struct sampler *s, int final)
 	smp.time_ns = clock_ns(CLOCK_REALTIME);
 	smp.mono_ns = clock_ns(CLOCK_MONOTONIC);
 	smp.interval_ns = s->interval_ns;
+	smp.missed_ticks = s->missed;
+	s->missed = 0;
 	smp.final = final;
 	if (final)
 		scan &= SAMPLER_SCAN_COUNTS | SAMPLER_SCAN_STACKS;
@@ -245,7 +251,13 @@ static void take_sample(struct sampler *s, int final)
 	if ((scan & SAMPLER_SCAN_HOST_MEMORY) &&
 	    host_scan_memory(&s->host, &smp))
 		scan &= ~(unsigned)SAMPLER_SCAN_HOST_MEMORY;
-	if ((scan & SAMPLER_SCAN_STACKS) && s->stacks)
+	if (s->stacks_closing && s->stacks) {
+		scan |= SAMPLER_SCAN_STACKS;
+		closing = s->stacks;
+		s->stacks = NULL;
+		s->stacks_closing = 0;
+		stacks_take(closing, &smp);
+	} else if ((scan & SAMPLER_SCAN_STACKS) && s->stacks)
 		stacks_take(s->stacks, &smp);
 	else
 		scan &= ~(unsigned)SAMPLER_SCAN_STACKS;
@@ -253,6 +265,7 @@ static void take_sample(struct sampler *s, int final)
 		scan &= ~(unsigned)SAMPLER_SCAN_COUNTS;
 	smp.scan = scan;
 	s->fn(&smp, s->arg);
+	stacks_close(closing);
 }
 
 /* The target has ended: one last call with its exit status. */
@@ -275,7 +288,8 @@ static void report_end(struct sampler *s)
  * ending, and they would be lost without one more sample. */
 static int stacks_pending(struct sampler *s)
 {
-	if (!s->stacks || !(s->scan & SAMPLER_SCAN_STACKS))
+	if (!s->stacks ||
+	    !((s->scan & SAMPLER_SCAN_STACKS) || s->stacks_closing))
 		return 0;
 	stacks_drain(s->stacks);
 	return stacks_waiting(s->stacks);
@@ -335,8 +349,12 @@ static void *run(void *arg)
 				stacks_drain(s->stacks);
 		}
 		if (pfd[1].revents & POLLIN) {
+			/* v: expirations since the last read; all but one
+			 * were missed. */
 			if (read(s->tfd, &v, sizeof(v)) < 0)
 				v = 0;
+			if (v > 1)
+				s->missed += v - 1;
 			take_sample(s, 0);
 		} else if (s->now) {
 			take_sample(s, 0);
@@ -539,11 +557,23 @@ int sampler_set_scan(struct sampler *s, unsigned scan, unsigned frequency,
 		if (ret)
 			goto out;
 		old = s->stacks;
+		/* No sample thrown away with the old events (issue 16). */
+		if (old)
+			stacks_adopt(st, old);
 		s->stacks = st;
-	} else if (!(scan & SAMPLER_SCAN_STACKS)) {
-		old = s->stacks;
-		s->stacks = NULL;
+	} else if (!(scan & SAMPLER_SCAN_STACKS) && s->stacks) {
+		/* Stacks off: those taken since the last sample still come,
+		 * in the next one, which closes the events. */
+		stacks_drain(s->stacks);
+		if (stacks_waiting(s->stacks))
+			s->stacks_closing = 1;
+		else {
+			old = s->stacks;
+			s->stacks = NULL;
+		}
 	}
+	if (scan & SAMPLER_SCAN_STACKS)
+		s->stacks_closing = 0;
 	s->scan = scan;
 	s->frequency = frequency;
 out:

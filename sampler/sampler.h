@@ -18,7 +18,10 @@
  * Threading: every function but the callback may be called from any
  * thread of the caller, one at a time per sampler.  The callback runs on
  * the sampler thread and must not call sampler functions on its own
- * sampler (it runs with the sampler's lock held).
+ * sampler (it runs with the sampler's lock held).  Nor may it wait for a
+ * consumer (a write to a pipe a reader may not read): sampler_stop() waits
+ * for a callback running, so it is as prompt as the callback.  Hand the
+ * data to a bounded queue, as `vigil attach` does (src/out-queue.h).
  */
 #ifndef VIGIL_SAMPLER_H
 #define VIGIL_SAMPLER_H
@@ -140,6 +143,9 @@ struct sampler_sample {
 	uint64_t time_ns;          /* CLOCK_REALTIME */
 	uint64_t mono_ns;          /* CLOCK_MONOTONIC */
 	uint64_t interval_ns;      /* the interval in force */
+	uint64_t missed_ticks;     /* intervals since the previous sample that
+	                            * ended with no sample (the sampler was
+	                            * late: a loaded machine, a stopped vigil) */
 	unsigned scan;             /* scans whose fields are filled */
 
 	/* Always: the process's state letter (of its first live thread), and

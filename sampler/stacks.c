@@ -697,6 +697,18 @@ void stacks_take(struct stacks_state *st, struct sampler_sample *s)
 	st->samples = st->lost = 0;
 }
 
+void stacks_adopt(struct stacks_state *st, struct stacks_state *old)
+{
+	size_t i;
+
+	stacks_drain(old);
+	for (i = 0; i < old->ncur; i++)
+		add_sample(st, old->cur[i].tid, old->cur[i].truncated,
+			   old->cur[i].ips, old->cur[i].nips, old->cur[i].count);
+	st->lost += old->lost;
+	old->samples = old->lost = 0;
+}
+
 void stacks_forget_maps(struct stacks_state *st)
 {
 	unwind_forget(st->unwinder);

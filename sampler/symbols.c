@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "maps.h"
 #include "sampler.h"
 #include "symbolizer.h"
 #include "symbols.h"
@@ -70,9 +71,9 @@ static long module_of_path(struct vgl_symbolizer *sym, const char *path)
 /* (Re)reads the process's modules and where they are mapped. */
 static void load(struct sampler_symbols *sy)
 {
-	char path[64], line[4096 + 128];
 	size_t cap = 0;
-	FILE *f;
+	struct vgl_maps maps;
+	struct vgl_map m;
 
 	vgl_symbolizer_free(sy->sym);
 	sy->sym = NULL;
@@ -82,21 +83,15 @@ static void load(struct sampler_symbols *sy)
 	sy->loaded_ns = mono_ns();
 	if (vgl_symbolizer_from_pid(&sy->sym, sy->pid) < 0)
 		return;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)sy->pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (vgl_maps_open(&maps, sy->pid))
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long lo, hi;
+	while (vgl_maps_next(&maps, &m)) {
 		struct range *g;
-		int pos = 0;
 		long mod;
 
-		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &lo, &hi,
-			   &pos) < 2 || !pos || line[pos] != '/')
+		if (m.path[0] != '/')
 			continue;
-		line[pos + strcspn(line + pos, "\n")] = 0;
-		mod = module_of_path(sy->sym, line + pos);
+		mod = module_of_path(sy->sym, m.path);
 		if (mod < 0)
 			continue;
 		if (sy->nranges == cap) {
@@ -106,9 +101,9 @@ static void load(struct sampler_symbols *sy)
 				break;
 			sy->ranges = g;
 		}
-		sy->ranges[sy->nranges++] = (struct range){ lo, hi, (size_t)mod };
+		sy->ranges[sy->nranges++] = (struct range){ m.lo, m.hi, (size_t)mod };
 	}
-	fclose(f);
+	vgl_maps_close(&maps);
 	qsort(sy->ranges, sy->nranges, sizeof(*sy->ranges), cmp_range);
 }
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "attach-vgl.h"
+#include "maps.h"
 #include "procid.h"
 #include "symbolizer.h"
 #include "vgl_writer.h"
@@ -109,27 +110,21 @@ static struct attach_vgl_module *module_at(struct attach_vgl *av,
 static void refresh_modules(struct attach_vgl *av)
 {
 	struct vgl_symbolizer *sym = NULL;
-	char path[64], *line = NULL;
-	size_t cap = 0, i, k;
-	FILE *f;
+	struct vgl_maps maps;
+	struct vgl_map mp;
+	size_t i, k;
 
-	vgl_proc_path(path, (uint64_t)av->pid, "maps");
-	f = fopen(path, "re");
-	if (!f)
+	if (vgl_maps_open(&maps, av->pid))
 		return;
 	if (vgl_symbolizer_from_pid(&sym, av->pid))
 		sym = NULL;
-	while (getline(&line, &cap, f) > 0) {
-		unsigned long long lo, hi;
+	while (vgl_maps_next(&maps, &mp)) {
+		uint64_t lo = mp.lo, hi = mp.hi;
 		struct attach_vgl_module *m = NULL, *grown;
-		int at = 0;
-		char *file;
+		const char *file = mp.path;
 
-		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &lo, &hi, &at) < 2 ||
-		    !at || line[at] != '/')
+		if (file[0] != '/')
 			continue;
-		file = line + at;
-		file[strcspn(file, "\n")] = 0;
 		for (i = 0; i < av->nmods; i++)
 			if (!av->mods[i].retired && !strcmp(av->mods[i].path, file))
 				m = &av->mods[i];
@@ -163,7 +158,8 @@ static void refresh_modules(struct attach_vgl *av)
 			int n;
 
 			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx",
-				 (int)av->pid, lo, hi);
+				 (int)av->pid, (unsigned long long)lo,
+				 (unsigned long long)hi);
 			n = vgl_elf_file_build_id(mf, m->build_id,
 						  sizeof(m->build_id));
 			if (n < 0)
@@ -178,8 +174,7 @@ static void refresh_modules(struct attach_vgl *av)
 			}
 		av->nmods++;
 	}
-	free(line);
-	fclose(f);
+	vgl_maps_close(&maps);
 	vgl_symbolizer_free(sym);
 }
 

@@ -7,9 +7,12 @@
  * Three threads of control meet here: the sampler thread delivers samples
  * (and the target's end) through a callback; this thread waits in poll()
  * on stdin, a signalfd (SIGINT, SIGTERM), an eventfd the callback writes
- * when the run must end, and a timerfd for --duration.  Output lines are
- * written whole under one lock and flushed, so a reader of the pipe never
- * sees half a record.  The target is only read: never stopped, never
+ * when the run must end, and a timerfd for --duration.  Records are made
+ * whole in memory under one lock and handed to a bounded queue whose own
+ * thread writes them (out-queue.h): a reader of the pipe never sees half
+ * a record, and one who does not read blocks only that thread, never the
+ * sampler's callback (which holds the sampler's lock, so sampler_stop
+ * would wait for it) nor the end of the run.  The target is only read: never stopped, never
  * ptraced, nothing written into it.
  */
 #include <errno.h>
@@ -32,6 +35,7 @@
 #include "attach-vgl.h"
 #include "duration.h"
 #include "json.h"
+#include "out-queue.h"
 #include "outfile.h"
 #include "sampler.h"
 #include "symbols.h"
@@ -121,9 +125,19 @@ struct control_input {
 	int skipping;            /* in a refused over-long line */
 };
 
+/* How much output may wait for a slow reader before samples are dropped
+ * (counted in the end record); 8 MiB is minutes of 1 ms samples without
+ * stacks, seconds with. */
+#define QUEUE_MAX_BYTES (8u << 20)
+/* How long the end of a run waits for a reader who does not read. */
+#define END_WAIT_NS 300000000ull
+
 struct attach {
 	pthread_mutex_t out_lock;
-	FILE *out;
+	FILE *out;               /* the record being made (a memstream) */
+	char *rec;
+	size_t rec_len;
+	struct out_queue q;
 	enum format format;
 	pid_t pid;
 	struct sampler *sampler;
@@ -337,10 +351,11 @@ static void write_json_sample(struct attach *a, const struct sampler_sample *s)
 
 	fprintf(f, "{\"type\":\"sample\",\"seq\":%" PRIu64 ",\"pid\":%d,"
 		"\"time_ns\":%" PRIu64 ",\"elapsed_us\":%" PRIu64
-		",\"interval_us\":%" PRIu64 ",\"state\":\"%s\",\"stopped\":%s,"
-		"\"exe\":",
+		",\"interval_us\":%" PRIu64 ",\"missed_ticks\":%" PRIu64
+		",\"state\":\"%s\",\"stopped\":%s,\"exe\":",
 		s->seq, (int)a->pid, s->time_ns,
 		(s->mono_ns - a->start_mono) / 1000, s->interval_ns / 1000,
+		s->missed_ticks,
 		state_name(s->state, st), s->stopped ? "true" : "false");
 	vgl_json_string(f, s->exe);
 	fprintf(f, ",\"exe_changed\":%s,\"scan\":[",
@@ -451,6 +466,8 @@ static void write_text_sample(struct attach *a, const struct sampler_sample *s)
 		s->stopped ? " (stopped)" : "");
 	if (s->exe_changed)
 		fprintf(f, " exec %s", s->exe ? s->exe : "?");
+	if (s->missed_ticks)
+		fprintf(f, " (%" PRIu64 " ticks missed)", s->missed_ticks);
 	if (s->scan & SAMPLER_SCAN_CPU)
 		fprintf(f, " usr %.1f%% sys %.1f%%",
 			100.0 * (double)s->cpu_user_delta_us * 1000 / (double)span,
@@ -518,7 +535,46 @@ static void signal_end(struct attach *a)
 	}
 }
 
-/* The sampler's callback: on the sampler thread, with its lock held. */
+/* Starts a record in memory (a->out); returns 0, or -ENOMEM when there
+ * is no memory for it (the record is then not made). */
+static int rec_begin(struct attach *a)
+{
+	a->rec = NULL;
+	a->rec_len = 0;
+	a->out = open_memstream(&a->rec, &a->rec_len);
+	return a->out ? 0 : -ENOMEM;
+}
+
+/* Hands the record to the writer's queue. */
+static void rec_end(struct attach *a, int droppable)
+{
+	if (fclose(a->out)) {
+		free(a->rec);
+		a->rec = NULL;
+		a->rec_len = 0;
+	}
+	a->out = NULL;
+	if (a->rec)
+		out_queue_put(&a->q, a->rec, a->rec_len, droppable);
+	else if (droppable)
+		out_queue_drop(&a->q);
+	a->rec = NULL;
+}
+
+/* The writer could not write (the reader went away): end as if our
+ * stdin had ended.  On the writer's thread. */
+static void on_output_failed(void *arg)
+{
+	struct attach *a = arg;
+
+	pthread_mutex_lock(&a->out_lock);
+	a->output_failed = 1;
+	pthread_mutex_unlock(&a->out_lock);
+	signal_end(a);
+}
+
+/* The sampler's callback: on the sampler thread, with its lock held.  It
+ * never writes: the record goes to the queue. */
 static void on_sample(const struct sampler_sample *s, void *arg)
 {
 	struct attach *a = arg;
@@ -548,15 +604,14 @@ static void on_sample(const struct sampler_sample *s, void *arg)
 	}
 	if (a->vgl)
 		attach_vgl_sample(a->vgl, s);
-	if (a->format == FORMAT_JSONL)
-		write_json_sample(a, s);
-	else
-		write_text_sample(a, s);
-	a->prev_mono = s->mono_ns;
-	if (fflush(a->out) || ferror(a->out)) {
-		a->output_failed = 1;
-		signal_end(a);
+	if (!rec_begin(a)) {
+		if (a->format == FORMAT_JSONL)
+			write_json_sample(a, s);
+		else
+			write_text_sample(a, s);
 	}
+	rec_end(a, 1);
+	a->prev_mono = s->mono_ns;
 	if (++a->nsamples == a->count_max) {
 		a->cb_reason = REASON_COUNT;
 		signal_end(a);
@@ -570,6 +625,8 @@ static void write_record(struct attach *a, const char *type, const char *line,
 			 const char *key, const char *value)
 {
 	pthread_mutex_lock(&a->out_lock);
+	if (rec_begin(a))
+		goto out;
 	if (a->format == FORMAT_JSONL) {
 		fprintf(a->out, "{\"type\":\"%s\",\"line\":", type);
 		vgl_json_string(a->out, line);
@@ -579,7 +636,8 @@ static void write_record(struct attach *a, const char *type, const char *line,
 	} else {
 		fprintf(a->out, "# %s: %s: %s\n", type, line, value);
 	}
-	fflush(a->out);
+	rec_end(a, 0);
+out:
 	pthread_mutex_unlock(&a->out_lock);
 }
 
@@ -765,15 +823,23 @@ static enum reason control_eof(struct attach *a, struct control_input *in)
 	return r == REASON_STOP ? REASON_STOP : REASON_EOF;
 }
 
+/* The end record: samples written (all before it in the queue) and not
+ * written (dropped while the reader did not keep up). */
 static void write_end(struct attach *a, enum reason why, int sig)
 {
-	FILE *f = a->out;
+	uint64_t dropped;
+	FILE *f;
 
 	pthread_mutex_lock(&a->out_lock);
+	if (rec_begin(a))
+		goto out;
+	f = a->out;
+	dropped = out_queue_dropped(&a->q);
 	if (a->format == FORMAT_JSONL) {
 		fprintf(f, "{\"type\":\"end\",\"reason\":\"%s\",\"pid\":%d,"
-			"\"samples\":%" PRIu64, reason_names[why], (int)a->pid,
-			a->nsamples);
+			"\"samples\":%" PRIu64 ",\"dropped\":%" PRIu64,
+			reason_names[why], (int)a->pid, a->nsamples - dropped,
+			dropped);
 		if (why == REASON_SIGNAL)
 			fprintf(f, ",\"signal\":\"%s\"",
 				sig == SIGINT ? "SIGINT" : "SIGTERM");
@@ -796,9 +862,14 @@ static void write_end(struct attach *a, enum reason why, int sig)
 			else
 				fprintf(f, " (exit %d)", WEXITSTATUS(a->exit_status));
 		}
-		fprintf(f, ", %" PRIu64 " samples\n", a->nsamples);
+		fprintf(f, ", %" PRIu64 " samples", a->nsamples - dropped);
+		if (dropped)
+			fprintf(f, " (%" PRIu64 " not written: the reader did not keep up)",
+				dropped);
+		fputc('\n', f);
 	}
-	fflush(f);
+	rec_end(a, 0);
+out:
 	pthread_mutex_unlock(&a->out_lock);
 }
 
@@ -1017,11 +1088,11 @@ int cmd_attach(int argc, char **argv)
 	sigset_t set;
 	uint64_t duration;
 	enum reason why;
-	int ret, sigfd = -1, durfd = -1, sig = 0;
+	uint64_t written, dropped;
+	int ret, sigfd = -1, durfd = -1, sig = 0, queued = 0;
 
 	memset(&a, 0, sizeof(a));
 	a.controller = stdin_is_controller();
-	a.out = stdout;
 	a.endfd = -1;
 	ret = parse(argc, argv, &a, &cfg, &duration);
 	if (ret)
@@ -1047,6 +1118,13 @@ int cmd_attach(int argc, char **argv)
 		goto out;
 	}
 	pthread_mutex_init(&a.out_lock, NULL);
+	ret = out_queue_start(&a.q, 1, QUEUE_MAX_BYTES, on_output_failed, &a);
+	if (ret) {
+		fprintf(stderr, "vigil: attach: %s\n", strerror(-ret));
+		ret = EXIT_BAD_FILE;
+		goto out;
+	}
+	queued = 1;
 	a.pid = cfg.pid;
 	a.start_mono = a.prev_mono = vigil_now_ns();
 	a.syms = sampler_symbols_open(cfg.pid);
@@ -1067,12 +1145,12 @@ int cmd_attach(int argc, char **argv)
 		goto out;
 	}
 	scan_list(cfg.scan, scans, sizeof(scans));
-	if (a.format == FORMAT_JSONL) {
+	if (a.format == FORMAT_JSONL && !rec_begin(&a)) {
 		fprintf(a.out, "{\"type\":\"attach\",\"pid\":%d,\"interval_us\":%"
 			PRIu64 ",\"scan\":\"%s\",\"frequency_hz\":%u}\n",
 			(int)cfg.pid, cfg.interval_ns / 1000, scans,
 			cfg.frequency);
-		fflush(a.out);
+		rec_end(&a, 0);
 	}
 	pthread_mutex_unlock(&a.out_lock);
 	durfd = duration_fd(duration);
@@ -1091,7 +1169,18 @@ int cmd_attach(int argc, char **argv)
 		}
 	}
 	write_end(&a, why, sig);
+	queued = 0;
+	if (out_queue_finish(&a.q, END_WAIT_NS, &written, &dropped) < 0) {
+		/* A reader who does not read: what it has not taken is
+		 * lost, and said here since the end record cannot be. */
+		fprintf(stderr, "vigil: stdout: blocked at the end: %" PRIu64
+			" samples taken, %" PRIu64 " written, %" PRIu64
+			" not written\n", a.nsamples, written, dropped);
+		ret = EXIT_BAD_FILE;
+	}
 out:
+	if (queued)
+		out_queue_finish(&a.q, END_WAIT_NS, &written, &dropped);
 	if (a.vgl)
 		attach_vgl_release(a.vgl);
 	sampler_symbols_close(a.syms);

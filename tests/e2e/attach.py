@@ -65,6 +65,19 @@ behaviour checked is time itself (an end within 0.5 s).
                     long line of 2-byte characters is echoed whole, every
                     record is valid JSON, a last line without a newline
                     is run at EOF.
+  frequency TARGET  stacks at 999 Hz for 1 s, then 'frequency 99' for
+                    1 s, then 'scan cpu', at an interval longer than the
+                    run: the samples taken before each change are not
+                    lost with the old events (stack samples = 999 x CPU
+                    time before + 99 x after, within 0.6 to 1.3).
+  missed TARGET     vigil attach at 10 ms, itself SIGSTOPped for 0.5 s:
+                    the sample after it counts the ticks it missed (30 or
+                    more), and the samples plus the ticks missed cover
+                    the run (within 20%).
+  slow-reader TARGET  stdout a pipe nobody reads (a reader that sleeps):
+                    SIGTERM ends vigil within 1 s, and every sample taken
+                    is either written whole or counted as not written in
+                    one stderr line (the end record cannot be written).
   records TARGET    the exact keys of every kind of record and scan, the
                     answers to good and bad control lines, --count,
                     --duration, --format text.
@@ -756,7 +769,8 @@ def cmd_counts_reload(target, alpha, beta):
 
 # ---- the records' schema --------------------------------------------------
 
-BASE = ["type", "seq", "pid", "time_ns", "elapsed_us", "interval_us", "state",
+BASE = ["type", "seq", "pid", "time_ns", "elapsed_us", "interval_us",
+        "missed_ticks", "state",
         "stopped", "exe", "exe_changed", "scan"]
 BY_SCAN = {
     "cpu": ["cpu_user_us", "cpu_sys_us", "cpu_user_delta_us", "cpu_sys_delta_us",
@@ -853,8 +867,8 @@ def cmd_records(target):
              % (what, s["interval_us"], s["frequency_hz"]))
     a.send("stop")
     end = a.exit_within(now(), 0.5, what)
-    check_keys(what + " end", end, ["type", "reason", "pid", "samples"])
-    check_end(end, what, reason="stop", pid=pid, samples=11)
+    check_keys(what + " end", end, ["type", "reason", "pid", "samples", "dropped"])
+    check_end(end, what, reason="stop", pid=pid, samples=11, dropped=0)
 
     # --count 3 at 10 ms: exactly three samples, reason count.
     a = Attach(pid, "--interval", "10ms", "--count", "3")
@@ -1299,13 +1313,160 @@ def cmd_lines(target):
     tg.kill()
 
 
+# ---- no stack sample lost at a frequency change ------------------------------
+
+def run_ns(pid):
+    """The CPU time of every thread of pid, from schedstat."""
+    total = 0
+    for t in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, t)) as f:
+                total += int(f.read().split()[0])
+        except OSError:
+            pass
+    return total
+
+
+def cmd_frequency(target):
+    what = "frequency"
+    tg = Target(target, "hot")
+    tg.expect("ready")
+    a = Attach(tg.p.pid, "--interval", "1h", "--scan", "cpu,stacks",
+               "--frequency", "999")
+    _, first = a.next()
+    time.sleep(1.0)
+    cpu_change = run_ns(tg.p.pid)
+    a.send("frequency 99")
+    a.next("control", 3)
+    time.sleep(1.0)
+    # Stacks off: the 99 Hz samples since the last sample are not lost
+    # with the events either.
+    cpu_off = run_ns(tg.p.pid)
+    a.send("scan cpu")
+    a.next("control", 3)
+    time.sleep(0.3)
+    a.send("stop")
+    end = a.exit_within(now(), 0.5, what)
+    check_end(end, what, reason="stop")
+    samples = [r for r in a.rec.all if r["type"] == "sample"]
+    if first is None or len(samples) < 2:
+        fail("%s: %d samples" % (what, len(samples)))
+        tg.kill()
+        return
+    before = (cpu_change - first["cpu_run_ns"]) / 1e9
+    after = (cpu_off - cpu_change) / 1e9
+    want = 999 * before + 99 * after
+    got = sum(r.get("stack_samples", 0) + r.get("stack_lost", 0)
+              for r in samples)
+    if not (before > 0.2 and 0.6 * want <= got <= 1.3 * want):
+        fail("%s: %d stack samples, want about %.0f (999 Hz x %.2f s CPU + "
+             "99 Hz x %.2f s CPU)" % (what, got, want, before, after))
+    tg.kill()
+
+
+# ---- missed ticks --------------------------------------------------------------
+
+def cmd_missed(target):
+    what = "missed"
+    tg = Target(target, "loop")
+    tg.expect("ready")
+    t0 = now()
+    a = Attach(tg.p.pid, "--interval", "10ms", "--scan", "cpu")
+    a.next()
+    time.sleep(0.3)
+    os.kill(a.p.pid, signal.SIGSTOP)
+    time.sleep(0.5)
+    os.kill(a.p.pid, signal.SIGCONT)
+    time.sleep(0.3)
+    a.send("stop")
+    end = a.exit_within(now(), 0.5, what)
+    check_end(end, what, reason="stop")
+    samples = [r for r in a.rec.all if r["type"] == "sample"]
+    missed = [r.get("missed_ticks", 0) for r in samples]
+    if not missed or max(missed) < 30:
+        fail("%s: most ticks missed in one sample %s, want >= 30 after 0.5 s "
+             "stopped at 10 ms" % (what, max(missed or [0])))
+    ticks = len(samples) - 1 + sum(missed)
+    span = (samples[-1]["elapsed_us"] - samples[0]["elapsed_us"]) / 1e4
+    if not (0.8 * span <= ticks <= 1.2 * span + 2):
+        fail("%s: %d samples + %d missed ticks over %.0f intervals"
+             % (what, len(samples) - 1, sum(missed), span))
+    tg.kill()
+
+
+# ---- a reader that does not read ---------------------------------------------
+
+def cmd_slow_reader(target):
+    import re
+    what = "slow-reader"
+    tg = Target(target, "hot")
+    tg.expect("ready")
+    rfd, wfd = os.pipe()
+    p = subprocess.Popen([VIGIL, "attach", "-p", str(tg.p.pid), "--interval",
+                          "1ms", "--scan", "cpu,threads,memory,stacks",
+                          "--frequency", "999"],
+                         stdin=subprocess.DEVNULL, stdout=wfd,
+                         stderr=subprocess.PIPE, text=True)
+    os.close(wfd)
+    # 64 KiB of pipe fill in well under a second at 1 ms; then vigil's
+    # writes block for as long as nobody reads.
+    time.sleep(1.5)
+    t0 = now()
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        fail("%s: vigil attach still running 20 s after SIGTERM" % what)
+        p.kill()
+        p.wait()
+    took = now() - t0
+    if took > 1.0:
+        fail("%s: vigil attach took %.3f s to end after SIGTERM, want <= 1 s"
+             % (what, took))
+    err = p.stderr.read().splitlines()
+    with os.fdopen(rfd, "rb") as f:
+        data = f.read()
+    lines = data.split(b"\n")
+    whole = []
+    for line in lines[:-1]:
+        try:
+            whole.append(json.loads(line))
+        except ValueError:
+            fail("%s: not a JSON record: %r" % (what, line[:100]))
+    samples = [r for r in whole if r.get("type") == "sample"]
+    seqs = [r["seq"] for r in samples]
+    if seqs != list(range(1, len(seqs) + 1)):
+        fail("%s: sample records out of order or missing: %s..." % (what, seqs[:10]))
+    if any(r.get("type") == "end" for r in whole):
+        fail("%s: an end record got through a pipe that was never read" % what)
+    want = re.compile(r"^vigil: stdout: blocked at the end: (\d+) samples taken, "
+                      r"(\d+) written, (\d+) not written$")
+    m = want.match(err[0]) if len(err) == 1 else None
+    if not m:
+        fail("%s: stderr %r, want one line like %r" % (what, err, want.pattern))
+    else:
+        taken, written, lost = (int(x) for x in m.groups())
+        if written != len(samples):
+            fail("%s: %d written says stderr, %d whole sample records in the pipe"
+                 % (what, written, len(samples)))
+        if taken != written + lost or taken < 100:
+            fail("%s: %d taken != %d written + %d not written (or too few)"
+                 % (what, taken, written, lost))
+    if p.returncode != 1:
+        fail("%s: exit status %d, want 1 (no end record written)"
+             % (what, p.returncode))
+    tg.kill()
+
+
 def main():
     cmds = {"vgl": cmd_vgl, "loop": cmd_loop, "zombie": cmd_zombie,
             "pthread-exit": cmd_pthread_exit, "sigstop": cmd_sigstop,
             "threads": cmd_threads, "stacks": cmd_stacks, "churn": cmd_churn,
             "exec": cmd_exec, "main-exit": cmd_main_exit, "records": cmd_records, "counts": cmd_counts,
             "stdin": cmd_stdin, "lines": cmd_lines,
-            "counts-reload": cmd_counts_reload}
+            "counts-reload": cmd_counts_reload,
+            "slow-reader": cmd_slow_reader,
+            "frequency": cmd_frequency, "missed": cmd_missed}
     if len(sys.argv) < 3 or sys.argv[1] not in cmds:
         print("usage: attach.py {%s} TARGET [PLAIN]" % "|".join(cmds),
               file=sys.stderr)
