@@ -1327,6 +1327,13 @@ def run_ns(pid):
     return total
 
 
+def wait_cpu(pid, ns, timeout=60):
+    """Sleeps until the target's threads have run ns of CPU in all."""
+    end = time.monotonic() + timeout
+    while run_ns(pid) < ns and time.monotonic() < end:
+        time.sleep(0.05)
+
+
 def cmd_frequency(target):
     what = "frequency"
     tg = Target(target, "hot")
@@ -1334,11 +1341,13 @@ def cmd_frequency(target):
     a = Attach(tg.p.pid, "--interval", "1h", "--scan", "cpu,stacks",
                "--frequency", "999")
     _, first = a.next()
-    time.sleep(1.0)
+    # Each phase lasts until the target has run 0.3 s of CPU, not for a
+    # wall-clock time: on a loaded machine 1 s may give it 0.1 s.
+    wait_cpu(tg.p.pid, first["cpu_run_ns"] + 300e6)
     cpu_change = run_ns(tg.p.pid)
     a.send("frequency 99")
     a.next("control", 3)
-    time.sleep(1.0)
+    wait_cpu(tg.p.pid, cpu_change + 300e6)
     # Stacks off: the 99 Hz samples since the last sample are not lost
     # with the events either.
     cpu_off = run_ns(tg.p.pid)

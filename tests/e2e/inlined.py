@@ -64,9 +64,13 @@ def main():
     for stack, n in folded.items():
         f = stack.split(";")
         for i, name in enumerate(f):
+            # Under a function: the workload's host, or any named one
+            # (the loader's own inlined frames, seen with kernel time), or
+            # another inlined frame; never a module, [kernel] or address.
             if name.endswith(" (inlined)") and \
-                    (i == 0 or not (f[i - 1] == HOST or
-                                    f[i - 1].endswith(" (inlined)"))):
+                    (i == 0 or f[i - 1].startswith(("[", "0x")) or
+                     (name in (OUTER, INNER) and
+                      f[i - 1] not in (HOST, OUTER))):
                 fail("%r: an inlined frame under no host" % stack)
         # Innermost out-of-line frame.
         out_of_line = [x for x in f if not x.endswith(" (inlined)")]
