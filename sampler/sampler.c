@@ -245,9 +245,15 @@ static void take_sample(struct sampler *s, int final)
 	if ((scan & SAMPLER_SCAN_HOST_MEMORY) &&
 	    host_scan_memory(&s->host, &smp))
 		scan &= ~(unsigned)SAMPLER_SCAN_HOST_MEMORY;
-	if ((scan & SAMPLER_SCAN_STACKS) && s->stacks)
-		stacks_take(s->stacks, &smp);
-	else
+	if ((scan & SAMPLER_SCAN_STACKS) && s->stacks) {
+		/* An exec the rings saw, which /proc/PID/exe did not show
+		 * (it came meanwhile, or the same file was exec'd). */
+		if (stacks_take(s->stacks, &smp) && !smp.exe_changed) {
+			process_scan_exe(&s->proc, &smp);
+			smp.exe_changed = 1;
+			counts_forget_file(&s->counts);
+		}
+	} else
 		scan &= ~(unsigned)SAMPLER_SCAN_STACKS;
 	if ((scan & SAMPLER_SCAN_COUNTS) && counts_scan(&s->counts, &smp, final))
 		scan &= ~(unsigned)SAMPLER_SCAN_COUNTS;

@@ -128,6 +128,9 @@ struct attach {
 	pid_t pid;
 	struct sampler *sampler;
 	struct sampler_symbols *syms;
+	/* The image's before the exec of this sample: for its stacks taken
+	 * before it (before_exec); NULL otherwise. */
+	struct sampler_symbols *old_syms;
 	unsigned scan, frequency;
 	uint64_t count_max, nsamples;
 	uint64_t start_mono, prev_mono;
@@ -213,6 +216,8 @@ static void fold_stacks(struct attach *a, const struct sampler_sample *s,
 		fputs(",\"stacks\":[", f);
 	for (i = 0; i < s->nstacks; i++) {
 		const struct sampler_stack *st = &s->stacks[i];
+		struct sampler_symbols *sy = st->before_exec && a->old_syms ?
+					     a->old_syms : a->syms;
 
 		if (f)
 			fprintf(f, "%s{\"tid\":%d,\"count\":%" PRIu64
@@ -222,7 +227,7 @@ static void fold_stacks(struct attach *a, const struct sampler_sample *s,
 		for (j = 0; j < st->nips; j++) {
 			struct tally *t;
 
-			sampler_symbols_name(a->syms, st->ips[j], j > 0, name,
+			sampler_symbols_name(sy, st->ips[j], j > 0, name,
 					     sizeof(name));
 			if (f && j < MAX_FRAMES_OUT) {
 				if (j)
@@ -536,8 +541,10 @@ static void on_sample(const struct sampler_sample *s, void *arg)
 	if (a->cb_reason != REASON_NONE)
 		goto out;
 	if (s->exe_changed && a->syms) {
-		/* A new image: the old names mean nothing now. */
-		sampler_symbols_close(a->syms);
+		/* A new image: the old names are for the stacks taken before
+		 * the exec only, and its maps are gone (no re-read). */
+		a->old_syms = a->syms;
+		sampler_symbols_hold(a->old_syms);
 		a->syms = sampler_symbols_open(a->pid);
 	}
 	if (a->vgl)
@@ -547,6 +554,8 @@ static void on_sample(const struct sampler_sample *s, void *arg)
 	else
 		write_text_sample(a, s);
 	a->prev_mono = s->mono_ns;
+	sampler_symbols_close(a->old_syms);
+	a->old_syms = NULL;
 	if (fflush(a->out) || ferror(a->out)) {
 		a->output_failed = 1;
 		signal_end(a);
