@@ -571,10 +571,11 @@ static void parse_sample(struct stacks_state *st, const unsigned char *rec,
 	}
 }
 
-/* Copies the record at tail of r into st->rec; 0 with *hdr, or -1 when
- * no whole record is there. */
+/* Reads the header of the record at tail of r into *hdr and, when body
+ * is not 0, copies the record into st->rec; 0, or -1 when no whole record
+ * is there. */
 static int peek(struct stacks_state *st, struct ring *r, uint64_t tail,
-		uint64_t head, struct perf_event_header *hdr)
+		uint64_t head, struct perf_event_header *hdr, int body)
 {
 	unsigned char *data = (unsigned char *)r->base + getpagesize();
 	size_t off, first;
@@ -593,6 +594,8 @@ static int peek(struct stacks_state *st, struct ring *r, uint64_t tail,
 	}
 	if (hdr->size < sizeof(*hdr) || tail + hdr->size > head)
 		return -1;
+	if (!body)
+		return 0;
 	if (first >= hdr->size) {
 		memcpy(st->rec, data + off, hdr->size);
 	} else {
@@ -652,7 +655,7 @@ static void drain_ring(struct stacks_state *st, struct ring *r, uint64_t limit)
 
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	tail = pg->data_tail;
-	while (!peek(st, r, tail, head, &hdr)) {
+	while (!peek(st, r, tail, head, &hdr, 1)) {
 		if (limit != UINT64_MAX && rec_time(st->rec, &hdr) >= limit &&
 		    !(is_exec(st, st->rec, &hdr) &&
 		      rec_time(st->rec, &hdr) == limit))
@@ -688,9 +691,13 @@ static uint64_t find_exec(struct stacks_state *st)
 		if (!pg)
 			continue;
 		head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-		for (tail = pg->data_tail; !peek(st, r, tail, head, &hdr);
+		/* Headers only (samples are 8 KiB with DWARF), then the
+		 * body of a comm record. */
+		for (tail = pg->data_tail; !peek(st, r, tail, head, &hdr, 0);
 		     tail += hdr.size) {
-			if (!is_exec(st, st->rec, &hdr))
+			if (hdr.type != PERF_RECORD_COMM ||
+			    peek(st, r, tail, head, &hdr, 1) ||
+			    !is_exec(st, st->rec, &hdr))
 				continue;
 			t = rec_time(st->rec, &hdr);
 			if (t && (!best || t < best))
@@ -742,6 +749,9 @@ int stacks_take(struct stacks_state *st, struct sampler_sample *s)
 	int exec = 0;
 	size_t i;
 
+	/* The first sample comes as sampling starts: the image's maps now,
+	 * before any exec. */
+	unwind_ready(st->unwinder);
 	stacks_drain(st);
 	free_entries(st->prev, st->nprev);
 	st->prev = st->cur;

@@ -134,11 +134,15 @@ struct sampler_symbols *sampler_symbols_open(pid_t pid)
 {
 	struct sampler_symbols *sy = calloc(1, sizeof(*sy));
 
-	if (sy) {
+	if (sy)
 		sy->pid = pid;
-		load(sy);
-	}
 	return sy;
+}
+
+void sampler_symbols_ready(struct sampler_symbols *sy)
+{
+	if (sy && !sy->loaded_ns && !sy->hold)
+		load(sy);
 }
 
 void sampler_symbols_hold(struct sampler_symbols *sy)

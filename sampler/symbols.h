@@ -12,10 +12,14 @@
 struct sampler_symbols;
 
 /* Prepares to name addresses of pid's mappings (read from /proc/PID/maps
- * now, so that addresses taken before an exec can be named after it, and
- * again when an address falls outside them, e.g. after dlopen).  Returns
- * NULL when out of memory. */
+ * at the first name or sampler_symbols_ready, and again when an address
+ * falls outside them, e.g. after dlopen or exec).  Returns NULL when out
+ * of memory. */
 struct sampler_symbols *sampler_symbols_open(pid_t pid);
+
+/* Reads the maps now if they are not read yet: at the first sample, so
+ * that addresses taken before an exec can be named after it. */
+void sampler_symbols_ready(struct sampler_symbols *sy);
 
 /* The process has exec'd since: sy names the old image's addresses only,
  * and never reads the (new) maps again. */

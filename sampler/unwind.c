@@ -209,11 +209,14 @@ int unwind_open(struct unwinder **out, pid_t pid, int dwarf)
 		return -ENOMEM;
 	u->pid = pid;
 	u->dwarf = dwarf;
-	/* Now: an exec before the first sample is read would leave us only
-	 * the new image's mappings for the samples taken before it. */
-	load(u);
 	*out = u;
 	return 0;
+}
+
+void unwind_ready(struct unwinder *u)
+{
+	if (u && !u->loaded_ns && !u->hold)
+		load(u);
 }
 
 void unwind_forget(struct unwinder *u)

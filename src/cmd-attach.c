@@ -547,6 +547,10 @@ static void on_sample(const struct sampler_sample *s, void *arg)
 		sampler_symbols_hold(a->old_syms);
 		a->syms = sampler_symbols_open(a->pid);
 	}
+	/* The maps now (the first sample comes as sampling starts), so
+	 * that stacks taken before an exec can be named after it. */
+	if (s->scan & SAMPLER_SCAN_STACKS)
+		sampler_symbols_ready(a->syms);
 	if (a->vgl)
 		attach_vgl_sample(a->vgl, s);
 	if (a->format == FORMAT_JSONL)
