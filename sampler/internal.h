@@ -128,7 +128,8 @@ struct stacks_state;
 int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
 		unsigned frequency, enum sampler_unwind unwind, char *err,
 		size_t errlen);
-/* The target exec'd: its mappings are all new. */
+/* The target exec'd: its mappings are all new (when the exec was not
+ * seen in the rings, where it is placed among the samples). */
 void stacks_forget_maps(struct stacks_state *st);
 /* The ring buffers' descriptors, to poll (readable when half full). */
 size_t stacks_fds(struct stacks_state *st, int *fds, size_t max);
@@ -140,8 +141,10 @@ void stacks_drain(struct stacks_state *st);
  * stacks_take. */
 uint64_t stacks_waiting(struct stacks_state *st);
 /* Drains, then fills s->stacks from the table and empties it (the arrays
- * stay valid until the next call). */
-void stacks_take(struct stacks_state *st, struct sampler_sample *s);
+ * stay valid until the next call).  Returns 1 when the target exec'd
+ * since the last call (the exec's record was in the rings; stacks of the
+ * image before it are marked before_exec), else 0. */
+int stacks_take(struct stacks_state *st, struct sampler_sample *s);
 /* Drains old's rings and moves what it holds into st's table, so that
  * samples taken before a switch of events (a new frequency) come in the
  * next sample instead of being closed with old. */

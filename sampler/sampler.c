@@ -207,6 +207,7 @@ static void take_sample(struct sampler *s, int final)
 {
 	struct sampler_sample smp;
 	struct stacks_state *closing = NULL;
+	int exec_seen = 0;
 	unsigned scan = s->scan;
 
 	memset(&smp, 0, sizeof(smp));
@@ -256,11 +257,18 @@ static void take_sample(struct sampler *s, int final)
 		closing = s->stacks;
 		s->stacks = NULL;
 		s->stacks_closing = 0;
-		stacks_take(closing, &smp);
+		exec_seen = stacks_take(closing, &smp);
 	} else if ((scan & SAMPLER_SCAN_STACKS) && s->stacks)
-		stacks_take(s->stacks, &smp);
+		exec_seen = stacks_take(s->stacks, &smp);
 	else
 		scan &= ~(unsigned)SAMPLER_SCAN_STACKS;
+	/* An exec the rings saw, which /proc/PID/exe did not show (it came
+	 * meanwhile, or the same file was exec'd). */
+	if (exec_seen && !smp.exe_changed) {
+		process_scan_exe(&s->proc, &smp);
+		smp.exe_changed = 1;
+		counts_forget_file(&s->counts);
+	}
 	if ((scan & SAMPLER_SCAN_COUNTS) && counts_scan(&s->counts, &smp, final))
 		scan &= ~(unsigned)SAMPLER_SCAN_COUNTS;
 	smp.scan = scan;

@@ -114,6 +114,10 @@ struct sampler_thread {
 struct sampler_stack {
 	pid_t tid;
 	int truncated;
+	/* Taken before an exec of the target that came since the previous
+	 * sample (placed by the exec's record among the samples): its
+	 * addresses are the old image's, to be named against it. */
+	int before_exec;
 	uint32_t nips;
 	const uint64_t *ips;
 	uint64_t count;

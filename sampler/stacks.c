@@ -15,6 +15,12 @@
  *
  * Samples are folded into a table of distinct (thread, call chain) with a
  * count, which the sampler hands out and empties at each sample.
+ *
+ * An exec of the target is a record among the samples (comm_exec), with
+ * the time samples carry too: the samples before it, still in the rings
+ * when the exec came or not, are unwound against the old image's
+ * mappings (read when the sampler started, and kept until then) and
+ * handed out marked before_exec, so that they are named against it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +53,7 @@
 struct stack_entry {
 	pid_t tid;
 	int truncated;
+	uint32_t gen;           /* st->gen when it was taken */
 	uint32_t nips;
 	uint64_t *ips;
 	uint64_t count;
@@ -84,6 +91,8 @@ struct stacks_state {
 	size_t *index;          /* open addressing into cur; SIZE_MAX empty */
 	size_t index_cap;
 	uint64_t samples, lost;
+	uint32_t gen;           /* execs seen in the rings */
+	int exec_seen;          /* since the last stacks_take */
 	/* what the last stacks_take handed out */
 	struct stack_entry *prev;
 	size_t nprev;
@@ -301,13 +310,18 @@ int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
 	if (st->unwind == SAMPLER_UNWIND_DWARF) {
 		/* The registers and the top of the stack, unwound here
 		 * with the binaries' own tables (unwind.c). */
-		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER |
-				PERF_SAMPLE_STACK_USER;
+		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a.sample_regs_user = REGS_MASK;
 		a.sample_stack_user = STACK_DUMP;
 	} else {
-		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
+		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				PERF_SAMPLE_CALLCHAIN;
 	}
+	/* The exec among the samples, with its time (sample_id_all). */
+	a.comm = 1;
+	a.comm_exec = 1;
+	a.sample_id_all = 1;
 	a.inherit = 1;
 	/* Only the target's new threads, not its forked children (whose
 	 * samples would be reported as the target's): 100% of the samples
@@ -354,7 +368,8 @@ int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
 				ret = -ENOMEM;
 				goto out;
 			}
-			a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
+			a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+					PERF_SAMPLE_CALLCHAIN;
 			a.sample_regs_user = 0;
 			a.sample_stack_user = 0;
 			ret = open_thread(st, &a,
@@ -448,7 +463,7 @@ static int rehash(struct stacks_state *st, size_t cap)
 static void add_sample(struct stacks_state *st, pid_t tid, int truncated,
 		       const uint64_t *ips, uint32_t n, uint64_t count)
 {
-	uint64_t h = hash_stack(tid, truncated, ips, n);
+	uint64_t h = hash_stack(tid, truncated, ips, n) ^ st->gen;
 	struct stack_entry *e;
 	size_t j;
 
@@ -460,7 +475,7 @@ static void add_sample(struct stacks_state *st, pid_t tid, int truncated,
 	     j = (j + 1) & (st->index_cap - 1)) {
 		e = &st->cur[st->index[j]];
 		if (e->hash == h && e->tid == tid && e->nips == n &&
-		    e->truncated == truncated &&
+		    e->truncated == truncated && e->gen == st->gen &&
 		    !memcmp(e->ips, ips, n * sizeof(*ips))) {
 			e->count += count;
 			return;
@@ -482,6 +497,7 @@ static void add_sample(struct stacks_state *st, pid_t tid, int truncated,
 	memcpy(e->ips, ips, n * sizeof(*ips));
 	e->tid = tid;
 	e->truncated = truncated;
+	e->gen = st->gen;
 	e->nips = n;
 	e->count = count;
 	e->hash = h;
@@ -559,7 +575,7 @@ static void parse_sample(struct stacks_state *st, const unsigned char *rec,
 	/* A forked child's, where the kernel has no inherit_thread. */
 	if ((pid_t)pid != st->pid)
 		return;
-	off += 8;
+	off += 16;      /* pid, tid; time */
 	if (st->unwind == SAMPLER_UNWIND_DWARF) {
 		parse_dwarf(st, (pid_t)tid, kernel, rec, len, off);
 		return;
@@ -590,59 +606,163 @@ static void parse_sample(struct stacks_state *st, const unsigned char *rec,
 	}
 }
 
-static void drain_ring(struct stacks_state *st, struct ring *r)
+/* Reads the header of the record at tail of r into *hdr and, when body
+ * is not 0, copies the record into st->rec; 0, or -1 when no whole record
+ * is there. */
+static int peek(struct stacks_state *st, struct ring *r, uint64_t tail,
+		uint64_t head, struct perf_event_header *hdr, int body)
+{
+	unsigned char *data = (unsigned char *)r->base + getpagesize();
+	size_t off, first;
+
+	if (tail + sizeof(*hdr) > head)
+		return -1;
+	off = (size_t)(tail % r->data_size);
+	/* A record may wrap around the end of the buffer: copy it out in
+	 * two pieces. */
+	first = r->data_size - off;
+	if (first >= sizeof(*hdr)) {
+		memcpy(hdr, data + off, sizeof(*hdr));
+	} else {
+		memcpy(hdr, data + off, first);
+		memcpy((char *)hdr + first, data, sizeof(*hdr) - first);
+	}
+	if (hdr->size < sizeof(*hdr) || tail + hdr->size > head)
+		return -1;
+	if (!body)
+		return 0;
+	if (first >= hdr->size) {
+		memcpy(st->rec, data + off, hdr->size);
+	} else {
+		memcpy(st->rec, data + off, first);
+		memcpy(st->rec + first, data, hdr->size - first);
+	}
+	return 0;
+}
+
+/* A record's time: a sample's after its pid and tid, the others' last in
+ * their sample_id; 0 when it has none. */
+static uint64_t rec_time(const unsigned char *rec,
+			 const struct perf_event_header *hdr)
+{
+	uint64_t t = 0;
+
+	if (hdr->type == PERF_RECORD_SAMPLE) {
+		if (hdr->size >= sizeof(*hdr) + 16)
+			memcpy(&t, rec + sizeof(*hdr) + 8, 8);
+	} else if (hdr->size >= sizeof(*hdr) + 16) {
+		memcpy(&t, rec + hdr->size - 8, 8);
+	}
+	return t;
+}
+
+/* Whether the record is the target's exec. */
+static int is_exec(const struct stacks_state *st, const unsigned char *rec,
+		   const struct perf_event_header *hdr)
+{
+	uint32_t pid;
+
+	if (hdr->type != PERF_RECORD_COMM || !(hdr->misc & PERF_RECORD_MISC_COMM_EXEC) ||
+	    hdr->size < sizeof(*hdr) + 8)
+		return 0;
+	memcpy(&pid, rec + sizeof(*hdr), 4);
+	return (pid_t)pid == st->pid;
+}
+
+/* The samples of the new image start here: their mappings are new. */
+static void exec_seen(struct stacks_state *st)
+{
+	st->gen++;
+	st->exec_seen = 1;
+	unwind_forget(st->unwinder);
+}
+
+/*
+ * Takes the records of r until one of time limit or later (left in the
+ * ring), an exec's included (UINT64_MAX: all of them).  An exec met
+ * when taking all of them starts the new image there.
+ */
+static void drain_ring(struct stacks_state *st, struct ring *r, uint64_t limit)
 {
 	struct perf_event_mmap_page *pg = r->base;
-	unsigned char *data = (unsigned char *)r->base + getpagesize();
-	unsigned char *rec = st->rec;   /* 64 KiB: any record */
 	struct perf_event_header hdr;
 	uint64_t head, tail;
-	size_t off, first;
 
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	tail = pg->data_tail;
-	while (tail + sizeof(hdr) <= head) {
-		off = (size_t)(tail % r->data_size);
-		/* A record may wrap around the end of the buffer: copy it
-		 * out in two pieces. */
-		first = r->data_size - off;
-		if (first >= sizeof(hdr)) {
-			memcpy(&hdr, data + off, sizeof(hdr));
-		} else {
-			memcpy(&hdr, data + off, first);
-			memcpy((char *)&hdr + first, data, sizeof(hdr) - first);
-		}
-		if (hdr.size < sizeof(hdr) || tail + hdr.size > head)
+	while (!peek(st, r, tail, head, &hdr, 1)) {
+		if (limit != UINT64_MAX && rec_time(st->rec, &hdr) >= limit &&
+		    !(is_exec(st, st->rec, &hdr) &&
+		      rec_time(st->rec, &hdr) == limit))
 			break;
-		{
-			if (first >= hdr.size) {
-				memcpy(rec, data + off, hdr.size);
-			} else {
-				memcpy(rec, data + off, first);
-				memcpy(rec + first, data, hdr.size - first);
-			}
-			if (hdr.type == PERF_RECORD_SAMPLE) {
-				parse_sample(st, rec, hdr.size);
-			} else if (hdr.type == PERF_RECORD_LOST &&
-				   hdr.size >= sizeof(hdr) + 16) {
-				uint64_t lost;
+		if (hdr.type == PERF_RECORD_SAMPLE) {
+			parse_sample(st, st->rec, hdr.size);
+		} else if (hdr.type == PERF_RECORD_LOST &&
+			   hdr.size >= sizeof(hdr) + 16) {
+			uint64_t lost;
 
-				memcpy(&lost, rec + sizeof(hdr) + 8, 8);
-				st->lost += lost;
-			}
+			memcpy(&lost, st->rec + sizeof(hdr) + 8, 8);
+			st->lost += lost;
+		} else if (limit == UINT64_MAX && is_exec(st, st->rec, &hdr)) {
+			exec_seen(st);
 		}
 		tail += hdr.size;
 	}
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
 }
 
-void stacks_drain(struct stacks_state *st)
+/* The time of the earliest exec of the target waiting in the rings, or
+ * 0. */
+static uint64_t find_exec(struct stacks_state *st)
 {
+	struct perf_event_header hdr;
+	uint64_t best = 0, head, tail, t;
 	size_t i;
 
+	for (i = 0; i < st->nrings; i++) {
+		struct ring *r = &st->rings[i];
+		struct perf_event_mmap_page *pg = r->base;
+
+		if (!pg)
+			continue;
+		head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+		/* Headers only (samples are 8 KiB with DWARF), then the
+		 * body of a comm record. */
+		for (tail = pg->data_tail; !peek(st, r, tail, head, &hdr, 0);
+		     tail += hdr.size) {
+			if (hdr.type != PERF_RECORD_COMM ||
+			    peek(st, r, tail, head, &hdr, 1) ||
+			    !is_exec(st, st->rec, &hdr))
+				continue;
+			t = rec_time(st->rec, &hdr);
+			if (t && (!best || t < best))
+				best = t;
+			break;
+		}
+	}
+	return best;
+}
+
+void stacks_drain(struct stacks_state *st)
+{
+	uint64_t t;
+	size_t i;
+	int k;
+
+	/* Each exec waiting in the rings: every ring's samples from before
+	 * it first, unwound against the old mappings, then the new image
+	 * starts.  (A few rounds at most: execs are rare.) */
+	for (k = 0; k < 4 && (t = find_exec(st)); k++) {
+		unwind_hold(st->unwinder, 1);
+		for (i = 0; i < st->nrings; i++)
+			if (st->rings[i].base)
+				drain_ring(st, &st->rings[i], t);
+		unwind_hold(st->unwinder, 0);
+		exec_seen(st);
+	}
 	for (i = 0; i < st->nrings; i++)
 		if (st->rings[i].base)
-			drain_ring(st, &st->rings[i]);
+			drain_ring(st, &st->rings[i], UINT64_MAX);
 }
 
 uint64_t stacks_waiting(struct stacks_state *st)
@@ -659,10 +779,14 @@ static void free_entries(struct stack_entry *e, size_t n)
 	free(e);
 }
 
-void stacks_take(struct stacks_state *st, struct sampler_sample *s)
+int stacks_take(struct stacks_state *st, struct sampler_sample *s)
 {
+	int exec = 0;
 	size_t i;
 
+	/* The first sample comes as sampling starts: the image's maps now,
+	 * before any exec. */
+	unwind_ready(st->unwinder);
 	stacks_drain(st);
 	free_entries(st->prev, st->nprev);
 	st->prev = st->cur;
@@ -685,6 +809,7 @@ void stacks_take(struct stacks_state *st, struct sampler_sample *s)
 		st->out[i].tid = st->prev[i].tid;
 		st->out[i].nips = st->prev[i].nips;
 		st->out[i].truncated = st->prev[i].truncated;
+		st->out[i].before_exec = st->prev[i].gen != st->gen;
 		st->out[i].ips = st->prev[i].ips;
 		st->out[i].count = st->prev[i].count;
 	}
@@ -695,6 +820,9 @@ void stacks_take(struct stacks_state *st, struct sampler_sample *s)
 	s->unwind = st->unwind;
 	s->stack_kernel_off = st->kernel_off;
 	st->samples = st->lost = 0;
+	exec = st->exec_seen;
+	st->exec_seen = 0;
+	return exec;
 }
 
 void stacks_adopt(struct stacks_state *st, struct stacks_state *old)

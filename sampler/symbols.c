@@ -39,6 +39,7 @@ struct sampler_symbols {
 	struct range *ranges;    /* sorted by lo */
 	size_t nranges;
 	uint64_t loaded_ns;      /* when the maps were read; 0: never */
+	int hold;                /* an old image's: never read again */
 	struct cached cache[CACHE];
 };
 
@@ -134,6 +135,18 @@ struct sampler_symbols *sampler_symbols_open(pid_t pid)
 	return sy;
 }
 
+void sampler_symbols_ready(struct sampler_symbols *sy)
+{
+	if (sy && !sy->loaded_ns && !sy->hold)
+		load(sy);
+}
+
+void sampler_symbols_hold(struct sampler_symbols *sy)
+{
+	if (sy)
+		sy->hold = 1;
+}
+
 /* Names addr as every output names it (vgl_place_name); NULL when no
  * module maps it. */
 static char *lookup(struct sampler_symbols *sy, uint64_t addr)
@@ -163,10 +176,10 @@ const char *sampler_symbols_name(struct sampler_symbols *sy, uint64_t addr,
 		snprintf(buf, len, "%s", c->name);
 		return buf;
 	}
-	if (!sy->loaded_ns)
+	if (!sy->loaded_ns && !sy->hold)
 		load(sy);
 	name = lookup(sy, a);
-	if (!name && mono_ns() - sy->loaded_ns > RELOAD_NS) {
+	if (!name && !sy->hold && mono_ns() - sy->loaded_ns > RELOAD_NS) {
 		/* New mappings since we read the maps (dlopen, exec). */
 		load(sy);
 		name = lookup(sy, a);

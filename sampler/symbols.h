@@ -12,9 +12,18 @@
 struct sampler_symbols;
 
 /* Prepares to name addresses of pid's mappings (read from /proc/PID/maps
- * now and again when an address falls outside them, e.g. after dlopen or
- * exec).  Returns NULL when out of memory. */
+ * at the first name or sampler_symbols_ready, and again when an address
+ * falls outside them, e.g. after dlopen or exec).  Returns NULL when out
+ * of memory. */
 struct sampler_symbols *sampler_symbols_open(pid_t pid);
+
+/* Reads the maps now if they are not read yet: at the first sample, so
+ * that addresses taken before an exec can be named after it. */
+void sampler_symbols_ready(struct sampler_symbols *sy);
+
+/* The process has exec'd since: sy names the old image's addresses only,
+ * and never reads the (new) maps again. */
+void sampler_symbols_hold(struct sampler_symbols *sy);
 
 /*
  * Writes the name of the function containing addr into buf: "name",

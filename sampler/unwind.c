@@ -40,6 +40,7 @@ struct unwinder {
 	struct xmap *x;          /* executable mappings, sorted */
 	size_t nx, capx;
 	uint64_t loaded_ns;      /* 0: read at the next sample */
+	int hold;                /* samples of a replaced image: no re-read */
 	/* The sample being unwound. */
 	const uint64_t *regs;    /* DWARF order, UNWIND_NREGS */
 	uint64_t sp;
@@ -212,10 +213,22 @@ int unwind_open(struct unwinder **out, pid_t pid, int dwarf)
 	return 0;
 }
 
+void unwind_ready(struct unwinder *u)
+{
+	if (u && !u->loaded_ns && !u->hold)
+		load(u);
+}
+
 void unwind_forget(struct unwinder *u)
 {
 	if (u)
 		u->loaded_ns = 0;
+}
+
+void unwind_hold(struct unwinder *u, int hold)
+{
+	if (u)
+		u->hold = hold;
 }
 
 static int frame_cb(Dwfl_Frame *frame, void *arg)
@@ -248,9 +261,10 @@ uint32_t unwind_sample(struct unwinder *u, pid_t tid, const uint64_t *regs,
 	uint64_t ip = regs[UNWIND_REG_IP], t;
 	int ret;
 
-	if (!u->loaded_ns)
+	if (!u->loaded_ns && !u->hold)
 		load(u);
-	if (!in_xmap(u, ip) && (t = mono_ns()) - u->loaded_ns > RELOAD_NS)
+	if (!in_xmap(u, ip) && !u->hold &&
+	    (t = mono_ns()) - u->loaded_ns > RELOAD_NS)
 		load(u);    /* a mapping new since we read them: dlopen */
 	*truncated = 1;
 	if (!in_xmap(u, ip) || !max)
@@ -281,8 +295,8 @@ uint32_t unwind_check(struct unwinder *u, const uint64_t *ips, uint32_t n,
 {
 	uint32_t i;
 
-	if (!u->loaded_ns || (n && !in_xmap(u, ips[0]) &&
-			      mono_ns() - u->loaded_ns > RELOAD_NS))
+	if (!u->hold && (!u->loaded_ns || (n && !in_xmap(u, ips[0]) &&
+					     mono_ns() - u->loaded_ns > RELOAD_NS)))
 		load(u);
 	for (i = 0; i < n; i++)
 		if (!in_xmap(u, i && ips[i] ? ips[i] - 1 : ips[i]))

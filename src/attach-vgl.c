@@ -8,7 +8,11 @@
  * module known, as after a dlopen.  An address that no module holds even
  * then (a broken frame-pointer chain) is remembered, so that junk does
  * not make every sample re-read the maps and ELF headers.  After an exec the old modules stay
- * in the file (ids are never reused) but no longer take addresses.
+ * in the file (ids are never reused) but no longer take addresses, except
+ * those of the stacks taken before it (before_exec), which are placed
+ * first, without a re-read.  With stacks, the maps are read at the first
+ * sample too (taken as the sampler starts), so that the image before an
+ * exec is known even when no stack came before it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -72,6 +76,8 @@ static void read_cmdline(struct attach_vgl *av)
 		av->argc++;
 	}
 }
+
+static void refresh_modules(struct attach_vgl *av);
 
 int attach_vgl_init(struct attach_vgl *av, pid_t pid)
 {
@@ -178,9 +184,10 @@ static void refresh_modules(struct attach_vgl *av)
 	vgl_symbolizer_free(sym);
 }
 
-/* The frame of address addr (a return address when caller). */
+/* The frame of address addr (a return address when caller); old: of the
+ * image before an exec, whose maps are gone (no re-read). */
 static struct vgl_frame frame_of(struct attach_vgl *av, uint64_t addr,
-				 int caller, uint64_t seq)
+				 int caller, uint64_t seq, int old)
 {
 	uint64_t look = caller && addr ? addr - 1 : addr;
 	struct attach_vgl_module *m = module_at(av, look);
@@ -191,7 +198,7 @@ static struct vgl_frame frame_of(struct attach_vgl *av, uint64_t addr,
 		fr.addr = VGL_KERNEL_ADDR;
 		return fr;
 	}
-	if (!m && *miss != look && av->refreshed_seq != seq) {
+	if (!m && !old && *miss != look && av->refreshed_seq != seq) {
 		av->refreshed_seq = seq;
 		refresh_modules(av);
 		m = module_at(av, look);
@@ -203,12 +210,41 @@ static struct vgl_frame frame_of(struct attach_vgl *av, uint64_t addr,
 	return fr;
 }
 
+/* Adds the stacks of s taken before an exec (old 1) or after it. */
+static int add_stacks(struct attach_vgl *av, const struct sampler_sample *s,
+		      int old)
+{
+	struct vgl_frame *frames = NULL;
+	size_t i, j;
+
+	for (i = 0; i < s->nstacks; i++) {
+		const struct sampler_stack *st = &s->stacks[i];
+		size_t n = st->nips > VGL_STACK_MAX_FRAMES ?
+			   VGL_STACK_MAX_FRAMES : st->nips;
+
+		if (!st->before_exec != !old)
+			continue;
+		free(frames);
+		frames = malloc((n ? n : 1) * sizeof(*frames));
+		if (!frames)
+			return -ENOMEM;
+		for (j = 0; j < n; j++)
+			frames[j] = frame_of(av, st->ips[j], j > 0, s->seq, old);
+		if (vgl_sampled_add_stack(&av->rec, (uint32_t)st->tid,
+					  frames, n, st->count)) {
+			free(frames);
+			return -ENOMEM;
+		}
+	}
+	free(frames);
+	return 0;
+}
+
 void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
 {
 	struct vgl_sample rec;
 	struct vgl_sample_thread *th = NULL;
-	struct vgl_frame *frames = NULL;
-	size_t i, j;
+	size_t i;
 
 	if (s->kind != SAMPLER_SAMPLE || av->failed)
 		return;
@@ -216,6 +252,13 @@ void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
 		free(av->exe);
 		av->exe = strdup(s->exe);
 	}
+	if ((s->scan & SAMPLER_SCAN_STACKS) && !av->modules_read) {
+		av->modules_read = 1;
+		refresh_modules(av);
+	}
+	/* The old image's stacks against its modules, before they retire. */
+	if ((s->scan & SAMPLER_SCAN_STACKS) && add_stacks(av, s, 1))
+		goto fail;
 	if (s->exe_changed) {
 		for (i = 0; i < av->nmods; i++)
 			av->mods[i].retired = 1;
@@ -261,28 +304,13 @@ void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
 	if (s->scan & SAMPLER_SCAN_STACKS) {
 		av->rec.stack_lost += s->stack_lost;
 		av->rec.frequency = s->frequency;
-		for (i = 0; i < s->nstacks; i++) {
-			const struct sampler_stack *st = &s->stacks[i];
-			size_t n = st->nips > VGL_STACK_MAX_FRAMES ?
-				   VGL_STACK_MAX_FRAMES : st->nips;
-
-			free(frames);
-			frames = malloc((n ? n : 1) * sizeof(*frames));
-			if (!frames)
-				goto fail;
-			for (j = 0; j < n; j++)
-				frames[j] = frame_of(av, st->ips[j], j > 0, s->seq);
-			if (vgl_sampled_add_stack(&av->rec, (uint32_t)st->tid,
-						  frames, n, st->count))
-				goto fail;
-		}
+		if (add_stacks(av, s, 0))
+			goto fail;
 	}
 	free(th);
-	free(frames);
 	return;
 fail:
 	free(th);
-	free(frames);
 	av->failed = 1;
 }
 

@@ -27,6 +27,7 @@ struct attach_vgl {
 	size_t nmods;
 	uint64_t proc_start;        /* its start time, read at the attach */
 	uint64_t refreshed_seq;     /* sample that last re-read the maps */
+	int modules_read;           /* at the first sample with stacks */
 	uint64_t missed[256];       /* addresses no module held even after
 	                             * a re-read (by hash; 0 = none) */
 	int failed;                 /* out of memory: the file would lie */

@@ -142,6 +142,9 @@ struct attach {
 	pid_t pid;
 	struct sampler *sampler;
 	struct sampler_symbols *syms;
+	/* The image's before the exec of this sample: for its stacks taken
+	 * before it (before_exec); NULL otherwise. */
+	struct sampler_symbols *old_syms;
 	unsigned scan, frequency;
 	uint64_t count_max, nsamples;
 	uint64_t start_mono, prev_mono;
@@ -228,6 +231,8 @@ static void fold_stacks(struct attach *a, const struct sampler_sample *s,
 		fputs(",\"stacks\":[", f);
 	for (i = 0; i < s->nstacks; i++) {
 		const struct sampler_stack *st = &s->stacks[i];
+		struct sampler_symbols *sy = st->before_exec && a->old_syms ?
+					     a->old_syms : a->syms;
 
 		if (f)
 			fprintf(f, "%s{\"tid\":%d,\"count\":%" PRIu64
@@ -237,7 +242,7 @@ static void fold_stacks(struct attach *a, const struct sampler_sample *s,
 		for (j = 0; j < st->nips; j++) {
 			struct tally *t;
 
-			sampler_symbols_name(a->syms, st->ips[j], j > 0, name,
+			sampler_symbols_name(sy, st->ips[j], j > 0, name,
 					     sizeof(name));
 			if (f && j < MAX_FRAMES_OUT) {
 				if (j)
@@ -548,7 +553,7 @@ static int rec_begin(struct attach *a)
 /* Hands the record to the writer's queue. */
 static void rec_end(struct attach *a, int droppable)
 {
-	if (fclose(a->out)) {
+	if (!a->out || fclose(a->out)) {
 		free(a->rec);
 		a->rec = NULL;
 		a->rec_len = 0;
@@ -593,8 +598,10 @@ static void on_sample(const struct sampler_sample *s, void *arg)
 	if (a->cb_reason != REASON_NONE)
 		goto out;
 	if (s->exe_changed && a->syms) {
-		/* A new image: the old names mean nothing now. */
-		sampler_symbols_close(a->syms);
+		/* A new image: the old names are for the stacks taken before
+		 * the exec only, and its maps are gone (no re-read). */
+		a->old_syms = a->syms;
+		sampler_symbols_hold(a->old_syms);
 		a->syms = sampler_symbols_open(a->pid);
 	}
 	if (s->stack_kernel_off && !a->kernel_said) {
@@ -602,6 +609,10 @@ static void on_sample(const struct sampler_sample *s, void *arg)
 		fprintf(stderr, "vigil: warning: stack sampling: %s\n",
 			s->stack_kernel_off);
 	}
+	/* The maps now (the first sample comes as sampling starts), so
+	 * that stacks taken before an exec can be named after it. */
+	if (s->scan & SAMPLER_SCAN_STACKS)
+		sampler_symbols_ready(a->syms);
 	if (a->vgl)
 		attach_vgl_sample(a->vgl, s);
 	if (!rec_begin(a)) {
@@ -612,6 +623,9 @@ static void on_sample(const struct sampler_sample *s, void *arg)
 	}
 	rec_end(a, 1);
 	a->prev_mono = s->mono_ns;
+	/* The stacks taken before an exec are written: their names go. */
+	sampler_symbols_close(a->old_syms);
+	a->old_syms = NULL;
 	if (++a->nsamples == a->count_max) {
 		a->cb_reason = REASON_COUNT;
 		signal_end(a);
