@@ -7,7 +7,9 @@
 #                           perf record
 #   bench/attach/unwind.py  stacks of code without frame pointers (a -O2
 #                           tree, Debian's python3 and xz) beside perf
-#                           record --call-graph dwarf: reach, depth, CPU
+#                           record --call-graph dwarf: reach, junk, depth,
+#                           CPU, top 10 inclusive functions; sampler CPU
+#                           on 16 threads; target slow-down at 999 Hz
 #   bench/runtime.py        the runtime's one-time and structural costs: 1M
 #                           distinct edges, fork + exec, instructions per
 #                           known call

@@ -1,29 +1,49 @@
 #!/usr/bin/python3
 """Stacks of programs built without frame pointers: `vigil attach --scan
 stacks` beside `perf record --call-graph dwarf`, both on the same target
-at the same time (issue 16).
+at the same time (issue 16's figures).
 
 Part of `make bench`; a measurement, not a test: exits 0 whatever the
 numbers, non-zero only if something could not be built or run.  For each
 target (a 4-level call tree built -O2 -fomit-frame-pointer; Debian's
-python3 running a recursive function; Debian's xz -9), both tools sample
-at 999 Hz for BENCH_SECONDS (default 5) and the script prints, per tool:
+python3 running a recursive function; Debian's xz -9 compressing 50 MB),
+both tools sample at 999 Hz for BENCH_SECONDS (default 5) and the script
+prints, per tool:
 
   samples        stack samples taken
-  reach          % of samples whose chain reaches the program's entry
-                 (__libc_start_call_main is in it)
+  reach          % of samples whose chain reaches the program's entry or
+                 a thread's start (__libc_start_call_main, start_thread)
+  junk           % of samples with a frame outside every mapping (vigil:
+                 a name 0xADDR; perf: dso [unknown])
   depth          mean frames per sample
   CPU            the tool's CPU time (user + system), in % of the
-                 target's; for perf, `perf record` plus the `perf script`
-                 that unwinds its samples (where perf's DWARF work is done)
+                 target's; for perf, `perf record` plus the `perf report`
+                 of its data (where perf's DWARF unwinding is done)
 
-With --unwind fp for vigil as a third row: the frame-pointer chain, the
-old way.  Needs perf (linux-perf, `scripts/install-deps.sh bench`).
+then, per target, the top 10 functions by inclusive share (samples with
+the function anywhere in the chain) of each tool: how many are in both,
+and the largest difference of share, in points, among those.
+
+Then two costs, each beside perf --call-graph dwarf in the same run:
+
+  sampler CPU    a 16-thread target (bench/threads.c, -O2 without frame
+                 pointers) sampled at 999 Hz by both at once: vigil
+                 attach's CPU time against perf record's plus perf
+                 report's for the same samples
+  slow-down      the CPU time of a fixed amount of work
+                 (bench/attach/spin.c, -O2 -fomit-frame-pointer) alone,
+                 under vigil attach at 999 Hz and under perf record
+                 --call-graph dwarf at 999 Hz, median of BENCH_RUNS
+                 (default 3); in % of the plain run, and the difference
+                 in points
+
+Needs perf (linux-perf, `scripts/install-deps.sh bench`).
 """
 
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -44,46 +64,136 @@ def rusage_cpu(before, after):
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def vigil_stats(out):
-    n = depth = reach = 0
+def vigil_stacks(out):
+    """[(frames innermost first, count)] of vigil attach's records."""
+    st = []
     for line in out.splitlines():
         r = json.loads(line)
-        if r["type"] != "sample":
-            continue
-        for s in r["stacks"]:
-            n += s["count"]
-            depth += len(s["frames"]) * s["count"]
-            if "__libc_start_call_main" in s["frames"]:
-                reach += s["count"]
-    return n, reach, depth
+        if r["type"] == "sample":
+            # __libc_start_main@@GLIBC_2.34: perf drops the version.
+            st += [([f.split("@")[0] for f in s["frames"]], s["count"])
+                   for s in r["stacks"]]
+    return st
 
 
-def perf_stats(text):
-    n = depth = reach = 0
+def perf_stacks(text):
+    """[(frames innermost first, 1)] of `perf script -F comm,tid,ip,sym,dso`;
+    a frame outside every mapping is JUNK."""
+    st = []
     frames = None
     for line in text.splitlines() + [""]:
         if not line.strip():
             if frames is not None:
-                n += 1
-                depth += len(frames)
-                if "__libc_start_call_main" in frames:
-                    reach += 1
+                st.append((frames, 1))
             frames = None
         elif not line[0].isspace():
             frames = []
         elif frames is not None:
             parts = line.split()
-            frames.append(parts[1].split("+")[0] if len(parts) > 1 else "?")
-    return n, reach, depth
+            dso = line.rstrip().rsplit("(", 1)[-1].rstrip(")")
+            sym = parts[1].split("+0x")[0] if len(parts) > 2 else "?"
+            if dso == "[unknown]":
+                frames.append(JUNK)
+            elif dso.startswith("[kernel"):
+                # One frame for the kernel, as vigil has it.
+                frames.append("[kernel]")
+            elif sym == "[unknown]":
+                frames.append(UNNAMED)
+            else:
+                frames.append(perf_name(sym, dso))
+    return st
 
 
-def measure(name, pid, tmp):
-    """Both tools on pid at once; their outputs and CPU seconds."""
+UNNAMED = "<no symbol>"
+_aliases = {}
+
+
+def perf_name(sym, dso):
+    """perf names a function from the separate debug files (libc6-dbg's),
+    vigil from the module's own symbols, and of the names at one address
+    they may pick two (__libc_start_main_impl and __libc_start_main,
+    __memmove_avx512_unaligned_erms and __memcpy_...): the names of every
+    module perf saw are read here, and canon() gives one name for all the
+    names at an address, the .dynsym one where there is one."""
+    if dso not in _aliases:
+        _aliases[dso] = 1
+        out = subprocess.run(["readelf", "-n", dso], capture_output=True,
+                             text=True).stdout
+        bid = [x.split(":")[1].strip() for x in out.splitlines()
+               if "Build ID:" in x]
+        dbg = "/usr/lib/debug/.build-id/%s/%s.debug" % (bid[0][:2], bid[0][2:]) \
+            if bid else ""
+
+        def syms(args):
+            out = subprocess.run(["nm", "--defined-only"] + args,
+                                 capture_output=True, text=True).stdout
+            return [(x.split()[0], x.split()[2].split("@")[0])
+                    for x in out.splitlines() if len(x.split()) == 3
+                    and x.split()[1] in "TtWwiI"]
+        at = {}
+        for a, n in syms(["-D", dso]):
+            at.setdefault(a, n)
+        rest = syms([dbg]) if os.path.exists(dbg) else []
+        rest += syms([dso])
+        for a, n in sorted(rest):
+            at.setdefault(a, n)
+        for a, n in rest + syms(["-D", dso]):
+            _canon.setdefault(n, at[a])
+    return sym.split("@")[0]
+
+
+_canon = {}
+
+
+def canon(f):
+    return _canon.get(f.split("@")[0], f.split("@")[0])
+
+
+def unnamed_vigil(f):
+    """vigil's names for code without a symbol: module+0xSTART, [module]."""
+    return "+0x" in f or (f.startswith("[") and f != "[kernel]")
+
+
+JUNK = "<junk>"
+ENTRIES = ("__libc_start_call_main", "start_thread")
+
+
+def figures(stacks, junk):
+    """samples, reach %, junk %, mean depth, {function: inclusive %}."""
+    n = reach = bad = depth = 0
+    incl = {}
+    for frames, c in stacks:
+        frames = [canon(f) for f in frames]
+        n += c
+        depth += len(frames) * c
+        if any(e in frames for e in ENTRIES):
+            reach += c
+        if any(junk(f) for f in frames):
+            bad += c
+        for f in set(frames):
+            incl[f] = incl.get(f, 0) + c
+    m = max(n, 1)
+    return n, 100.0 * reach / m, 100.0 * bad / m, depth / m, \
+        {f: 100.0 * c / m for f, c in incl.items()}
+
+
+def top10(incl):
+    """The 10 named functions of most inclusive share (both tools name
+    code without a symbol differently, which cannot be matched)."""
+    named = [f for f in incl if f not in (UNNAMED, JUNK) and
+             not unnamed_vigil(f)]
+    return sorted(named, key=lambda f: (-incl[f], f))[:10]
+
+
+def measure(name, pid, tmp, perf_lead=0.0):
+    """Both tools on pid at once (perf first by perf_lead seconds); their
+    outputs and CPU seconds."""
     perf_data = os.path.join(tmp, name + ".perf.data")
     t0 = cpu_s(pid)
     perf = subprocess.Popen(["perf", "record", "-q", "--call-graph", "dwarf",
                              "-F", "999", "-p", str(pid), "-o", perf_data],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(perf_lead)
     vig = subprocess.Popen([VIGIL, "attach", "-p", str(pid), "--scan", "stacks",
                             "--frequency", "999", "--interval", "1s",
                             "--duration", "%gs" % SECONDS],
@@ -97,15 +207,103 @@ def measure(name, pid, tmp):
     _, _, pru = os.wait4(perf.pid, 0)
     perf.returncode = 0
     t1 = os.times()
-    script = subprocess.run(["perf", "script", "-i", perf_data, "-F",
-                             "comm,tid,ip,sym"], capture_output=True,
-                            text=True)
+    subprocess.run(["perf", "report", "-i", perf_data, "--stdio"],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     t2 = os.times()
-    script_cpu = (t2.children_user - t1.children_user) + \
+    report_cpu = (t2.children_user - t1.children_user) + \
         (t2.children_system - t1.children_system)
+    # Without inlined frames: vigil's chains are of real frames.
+    script = subprocess.run(["perf", "script", "--no-inline", "-i", perf_data,
+                             "-F", "comm,tid,ip,sym,dso"],
+                            capture_output=True, text=True)
     return (vout, script.stdout, target_cpu,
             vru.ru_utime + vru.ru_stime, pru.ru_utime + pru.ru_stime,
-            script_cpu)
+            report_cpu)
+
+
+def build(tmp, name, src, *extra):
+    out = os.path.join(tmp, name)
+    subprocess.run(["gcc", "-g", "-O2", "-fomit-frame-pointer", "-pthread",
+                    os.path.join(ROOT, src), "-o", out] + list(extra),
+                   check=True)
+    return out
+
+
+def sampler_cpu(tmp):
+    """vigil attach's CPU beside perf record + report's, on 16 threads,
+    per 1000 stack samples.  perf record -p of 16 threads took 13 s to
+    take its first sample (of a 15 s run, all 428 samples came in the last
+    1.8 s; measured on the 2-CPU bench machine), so it starts 15 s first
+    and samples longer."""
+    threads = build(tmp, "threads", "bench/threads.c")
+    p = subprocess.Popen([threads, "16", "100000000000"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
+    vout, pout, tcpu, vcpu, rcpu, rep = measure("threads", p.pid, tmp,
+                                                perf_lead=15.0)
+    p.kill()
+    p.wait()
+    vn = sum(c for _, c in vigil_stacks(vout))
+    pn = len(perf_stacks(pout))
+    vk = 1e6 * vcpu / max(vn, 1)
+    pk = 1e6 * (rcpu + rep) / max(pn, 1)
+    print("sampler CPU at 999 Hz with stacks, 16 threads (vigil %gs, perf "
+          "15 s longer):" % SECONDS)
+    print("  vigil attach %.2f s for %d samples: %.1f ms per 1000"
+          % (vcpu, vn, vk))
+    print("  perf dwarf   %.2f s = record %.2f s + report %.2f s for %d "
+          "samples: %.1f ms per 1000" % (rcpu + rep, rcpu, rep, pn, pk))
+    print("  ratio vigil / perf dwarf %.3f; target <= 1: %s"
+          % (vk / max(pk, 0.001), "met" if vk <= pk else "NOT met"))
+
+
+# About 2 s of work: shorter runs measure the attach more than the sampling.
+SPIN_ITERS = os.environ.get("BENCH_SPIN_ITERS", "1500000000")
+RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+
+
+def spin_once(spin, how, tmp):
+    """The CPU time in ns of spin's fixed work, under `how` at 999 Hz."""
+    p = subprocess.Popen([spin, SPIN_ITERS], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True)
+    w = None
+    if how == "vigil":
+        w = subprocess.Popen(
+            [VIGIL, "attach", "-p", str(p.pid), "--scan", "stacks",
+             "--frequency", "999", "--interval", "1s"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        w.stdout.readline()           # attach
+        w.stdout.readline()           # first sample: events are open
+    elif how == "perf":
+        w = subprocess.Popen(
+            ["perf", "record", "-q", "--call-graph", "dwarf", "-F", "999",
+             "-p", str(p.pid), "-o", os.path.join(tmp, "spin.perf.data")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.5)               # perf says nothing when ready
+    out, _ = p.communicate("go\n", timeout=300)
+    if w:
+        if how == "vigil":
+            w.stdout.read()
+            w.stdin.close()
+        w.wait(timeout=60)
+    return int(out.strip())
+
+
+def slowdown(tmp):
+    spin = build(tmp, "spin", "bench/attach/spin.c")
+    t = {"plain": [], "vigil": [], "perf": []}
+    for _ in range(RUNS):
+        for how in t:
+            t[how].append(spin_once(spin, how, tmp))
+    base = statistics.median(t["plain"])
+    v = (statistics.median(t["vigil"]) / base - 1) * 100
+    p = (statistics.median(t["perf"]) / base - 1) * 100
+    print("target slow-down at 999 Hz (spin.c -O2 -fomit-frame-pointer, "
+          "median of %d, %% of its work's CPU time; plain %.0f ms):"
+          % (RUNS, base / 1e6))
+    print("  vigil attach %+.2f%%   perf dwarf %+.2f%%   difference %+.2f "
+          "points; target <= +1.5: %s" % (v, p, v - p,
+                                          "met" if v - p <= 1.5 else "NOT met"))
 
 
 def main():
@@ -121,15 +319,19 @@ def main():
     with open(script, "w") as f:
         f.write("def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n"
                 "while True:\n    fib(20)\n")
+    data = os.path.join(tmp, "50mb")
+    with open(data, "wb") as f:
+        f.write(os.urandom(50 << 20))
     targets = [
         ("tree -O2 -fomit-frame-pointer", [tree, "tree"], None),
         ("Debian python3", ["/usr/bin/python3", script], None),
-        ("Debian xz -9", ["/usr/bin/xz", "-9", "-c"], "/dev/urandom"),
+        ("Debian xz -9, 50 MB", ["/usr/bin/xz", "-9", "-c"], data),
     ]
     print("stacks at 999 Hz for %gs, vigil attach and perf record "
           "--call-graph dwarf on the same target at once" % SECONDS)
-    print("%-30s %-12s %8s %8s %7s %10s" % ("target", "tool", "samples",
-                                            "reach%", "depth", "CPU%target"))
+    print("%-30s %-12s %8s %8s %7s %7s %10s" % (
+        "target", "tool", "samples", "reach%", "junk%", "depth", "CPU%target"))
+    tops = []
     for name, cmd, stdin in targets:
         p = subprocess.Popen(cmd, stdin=open(stdin, "rb") if stdin else
                              subprocess.DEVNULL, stdout=subprocess.DEVNULL)
@@ -138,16 +340,39 @@ def main():
             cmd[0].split("/")[-1], p.pid, tmp)
         p.kill()
         p.wait()
-        vn, vr, vd = vigil_stats(vout)
-        pn, pr, pd = perf_stats(pout)
-        print("%-30s %-12s %8d %8.1f %7.2f %10.2f" % (
-            name, "vigil dwarf", vn, 100.0 * vr / max(vn, 1),
-            vd / max(vn, 1), 100.0 * vcpu / max(tcpu, 0.001)))
-        print("%-30s %-12s %8d %8.1f %7.2f %10.2f" % (
-            "", "perf dwarf", pn, 100.0 * pr / max(pn, 1), pd / max(pn, 1),
+        pst = perf_stacks(pout)      # reads the modules' names first
+        vn, vr, vj, vd, vi = figures(vigil_stacks(vout),
+                                     lambda f: f.startswith("0x"))
+        pn, pr, pj, pd, pi = figures(pst, lambda f: f == JUNK)
+        print("%-30s %-12s %8d %8.1f %7.1f %7.2f %10.2f" % (
+            name, "vigil dwarf", vn, vr, vj, vd,
+            100.0 * vcpu / max(tcpu, 0.001)))
+        print("%-30s %-12s %8d %8.1f %7.1f %7.2f %10.2f" % (
+            "", "perf dwarf", pn, pr, pj, pd,
             100.0 * (rcpu + scpu) / max(tcpu, 0.001)))
-        print("%-30s %-12s (vigil %.2f s; perf record %.2f s + perf script "
+        print("%-30s %-12s (vigil %.2f s; perf record %.2f s + perf report "
               "%.2f s; target %.2f s of CPU)" % ("", "", vcpu, rcpu, scpu, tcpu))
+        tops.append((name, vi, pi))
+    print("top 10 named functions by inclusive share, vigil vs perf dwarf "
+          "(same run; kernel frames as one [kernel]):")
+    for name, vi, pi in tops:
+        vt, pt = top10(vi), top10(pi)
+        both = [f for f in vt if f in pt]
+        diff = max([abs(vi[f] - pi[f]) for f in both] or [0.0])
+        print("  %-30s %2d of 10 in common, largest difference %.1f points; "
+              "target 10 within 2: %s" % (
+                  name, len(both), diff,
+                  "met" if len(both) == 10 and diff <= 2 else "NOT met"))
+        for f in vt:
+            print("      vigil %5.1f%%  perf %5.1f%%  %s" % (
+                vi[f], pi.get(f, 0.0), f))
+        for f in pt:
+            if f not in vt:
+                print("      vigil %5.1f%%  perf %5.1f%%  %s (perf's top 10)"
+                      % (vi.get(f, 0.0), pi[f], f))
+    sampler_cpu(tmp)
+    slowdown(tmp)
+    shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 
