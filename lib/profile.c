@@ -655,9 +655,13 @@ int vgl_profile_build(struct vgl_profile *p, const struct vgl_reader *r,
 			}
 		}
 	}
-	err = find_hosts(p, cs, ek, hk, has_host);
-	if (err)
-		goto out;
+	/* Entry mode counts no inlined copy: a site whose call targets
+	 * another function is a tail call of the callee from there. */
+	if (vgl_reader_modes(r) != VGL_META_MODE_ENTRY) {
+		err = find_hosts(p, cs, ek, hk, has_host);
+		if (err)
+			goto out;
+	}
 	memcpy(keys, ek, 2 * n * sizeof(*keys));
 	nkeys = 2 * n;
 	for (i = 0; i < n; i++)
