@@ -19,7 +19,8 @@ Files go to build/bench-run/ (never committed).  BENCH_MERGE_FILES and
 BENCH_MERGE_EDGES change the merge's size.
 3. A real test suite: xz-utils' `make check` (Debian 12's source package,
    through scripts/debian-source.sh, built with pkg-config's flags as
-   tests/lit/run/xz.test builds it), under `vigil run` against the same
+   tests/lit/run/xz.test built it before it took the default, shared
+   configuration: static liblzma, -O1), under `vigil run` against the same
    `make check` alone with VIGIL_FILE pointing into a directory, runs
    alternating, BENCH_XZ_REPEAT times each (default 3); medians of wall
    and CPU time.  The build is kept in build/bench-run/xz/ and redone

@@ -374,7 +374,9 @@ def cmd_pthread_exit(target):
     a = Attach(tg.p.pid, "--interval", "100ms", "--scan", "threads")
     t0 = now()
     n = 0
-    while now() - t0 < 1.0:
+    # At least 1 s and 3 samples: under load vigil attach took over 1 s
+    # to start (0 samples in the first second at load 45).
+    while (now() - t0 < 1.0 or n < 3) and now() - t0 < 60:
         _, r = a.rec.next(None, 0.5)
         if r and r["type"] == "end":
             fail("%s: reported ended while a thread still runs: %s"
@@ -388,7 +390,7 @@ def cmd_pthread_exit(target):
                 fail("%s: %d threads listed, want 2 (the zombie main thread too)"
                      % (what, len(r["threads"])))
     if n < 3:
-        fail("%s: only %d samples in 1 s at 100 ms" % (what, n))
+        fail("%s: only %d samples in %.0f s at 100 ms" % (what, n, now() - t0))
     t_exit = now()
     tg.send("exit")
     t_end, end = a.next("end", timeout=3)
@@ -434,7 +436,8 @@ def cmd_threads(target):
     a = Attach(tg.p.pid, "--interval", "2s", "--scan", "threads,cpu")
     _, first = a.next()
     tg.send("go")
-    tg.expect("done", timeout=30)
+    # 800 ms of busy3's own CPU time: at load 45 that took over 30 s.
+    tg.expect("done", timeout=300)
     _, s = a.fresh_sample()
     if s:
         by_name = {t["name"]: t for t in s["threads"]}
@@ -505,6 +508,8 @@ def cmd_stacks(target):
     what = "stacks"
     tg = Target(target, "hot")
     tg.expect("ready")
+    hz = os.sysconf("SC_CLK_TCK")
+    c0, t0 = cpu_ticks(tg.p.pid), now()
     a = Attach(tg.p.pid, "--interval", "500ms", "--scan", "stacks",
                "--frequency", "999")
     _, att = a.next("attach")
@@ -514,9 +519,23 @@ def cmd_stacks(target):
     tg.send("go")
     _, line = tg.expect("late")
     late = int(line.split()[1])
-    time.sleep(1.5)
+    # Sample for at least 2 s, and on until there are 300 stack samples,
+    # 50 of them of the late thread: the event is the threads' own CPU
+    # clock, so a loaded machine, which gives the target less CPU time,
+    # gives fewer samples a second (at load 15 on 2 cores, under 300 in
+    # 2 s).  The rate is checked against the CPU time the target had.
+    total = late_count = 0
+    while now() - t0 < 2 or (total < 300 or late_count < 50) and now() - t0 < 60:
+        _, r = a.rec.next("sample", timeout=max(t0 + 60 - now(), 0.01))
+        if r is None:
+            break
+        total += r.get("stack_samples", 0)
+        late_count += sum(s["count"] for s in r.get("stacks", []) if s["tid"] == late)
     a.send("stop")
-    a.exit_within(now(), 0.5, what)
+    # The stop is timed by the loop check; here vigil symbolizes the
+    # last interval's stacks first, which takes longer under load.
+    a.exit_within(now(), 5, what)
+    cpu = (cpu_ticks(tg.p.pid) - c0) / hz
     samples = [r for r in a.rec.all if r["type"] == "sample"]
     self_ = {}
     total = 0
@@ -540,7 +559,17 @@ def cmd_stacks(target):
                 if "middle" in f and ("outer" in f or "late_worker" in f):
                     hot_with_callers += s["count"]
     if total < 300:
-        fail("%s: only %d stack samples in about 2 s at 999 Hz" % (what, total))
+        fail("%s: only %d stack samples in %.1f s at 999 Hz"
+             % (what, total, now() - t0))
+    # 999 a second of the CPU time the target's threads had while they
+    # were sampled (from before the attach to after the last sample: a
+    # little more than the samples cover, in 10 ms ticks); a wrong rate,
+    # or samples lost, is off by far more than this.
+    print("stacks: %d stack samples, %.2f s of the target's CPU time"
+          % (total, cpu), file=sys.stderr)
+    if not 0.7 * 999 * cpu <= total <= 1.1 * 999 * cpu + 20:
+        fail("%s: %d stack samples for %.2f s of the target's CPU time at"
+             " 999 Hz" % (what, total, cpu))
     best = max(self_, key=self_.get) if self_ else None
     if best != "hot":
         fail("%s: the largest self share is %s, want hot: %s"
@@ -579,13 +608,24 @@ def cmd_main_exit(target):
     if used > 0.10:
         fail("%s: vigil attach used %.0f%% of a CPU after the main thread "
              "ended" % (what, used * 100))
+    # The spinning thread is sampled on: 50 stack samples in the samples
+    # that came after the main thread ended, waited for (60 s at most;
+    # at load 45 the last two samples held 20: the thread had little CPU
+    # time, and the event is its CPU clock).
+    late = 0
+    while late < 50:
+        t, r = a.rec.next("sample", timeout=max(t0 + 60 - now(), 0.01))
+        if r is None:
+            break
+        if t >= t0:
+            late += r["stack_samples"]
     a.send("stop")
-    a.exit_within(now(), 0.5, what)
-    samples = [r for r in a.rec.all if r["type"] == "sample"]
-    late = sum(r["stack_samples"] for r in samples[-2:])
+    # The stop is timed by the loop check; here vigil symbolizes the
+    # last interval's stacks first, which takes longer under load.
+    a.exit_within(now(), 5, what)
     if late < 50:
-        fail("%s: %d stack samples in the last two samples, want the "
-             "spinning thread sampled on" % (what, late))
+        fail("%s: %d stack samples in 60 s after the main thread ended,"
+             " want the spinning thread sampled on" % (what, late))
     tg.kill()
 
 

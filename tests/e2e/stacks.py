@@ -182,7 +182,14 @@ def sample_run(pid, seconds, *args):
     a = Attach(pid, "--interval", "500ms", "--scan", "stacks", "--frequency",
                "999", *args)
     a.next()
+    t0 = now()
     time.sleep(seconds)
+    # The event is the target's CPU clock: on a loaded machine it has
+    # less CPU time, so fewer samples a second (23 in 2 s at load 45).
+    # Go on, 60 s at most, until there are the 30 that share() wants.
+    while (sum(r["stack_samples"] for r in samples_of(a)) < 30
+           and now() - t0 < 60):
+        a.rec.next("sample", timeout=1.0)
     a.send("stop")
     a.exit_within(now(), 2.0, "sampling %d %s" % (pid, args))
     return samples_of(a)

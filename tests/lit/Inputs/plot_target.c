@@ -2,7 +2,10 @@
  * plot_target.c - the process `vigil plot`'s test watches: a thread named
  * "busy" that spins on the CPU and one named "sleeper" that sleeps, both
  * named (pthread_setname_np) before "ready" is printed; the process ends
- * argv[1] seconds later (default 2), so nothing is left running.
+ * when it has had argv[1] seconds of CPU time (default 2; "busy" spins,
+ * so as many seconds later on an idle machine), so nothing is left
+ * running.  CPU time, not wall time: on a loaded machine `vigil attach`
+ * took longer to start than 0.5 s of wall time, and found it gone.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -38,8 +41,7 @@ static void *sleeper(void *arg)
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 2.0;
-	struct timespec ts = { (time_t)secs,
-			       (long)((secs - (double)(time_t)secs) * 1e9) };
+	struct timespec tick = { 0, 5000000 }, cpu;
 	pthread_t a, b;
 
 	pthread_barrier_init(&named, NULL, 3);
@@ -48,7 +50,10 @@ int main(int argc, char **argv)
 	pthread_barrier_wait(&named);
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
-	nanosleep(&ts, NULL);
+	do {
+		nanosleep(&tick, NULL);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+	} while ((double)cpu.tv_sec + (double)cpu.tv_nsec / 1e9 < secs);
 	stop = 1;
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);

@@ -1,6 +1,9 @@
 /*
- * spin.c - one thread on a CPU: prints "ready PID", spins for argv[1]
- * seconds (default 1) and exits, so nothing is left running.
+ * spin.c - one thread on a CPU: prints "ready PID", spins until it has
+ * had argv[1] seconds of CPU time (default 1) and exits, so nothing is
+ * left running.  CPU time, not wall time: on a loaded machine `vigil
+ * attach` took longer to start than 1 s of wall time, and found the
+ * target gone.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +16,7 @@ static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
