@@ -31,9 +31,14 @@ B       := build
 # static), with local-exec TLS, so the hook reads its thread's index with
 # one %fs-relative operand; for libvigil.so with initial-exec TLS.
 RT_SRC  := $(wildcard runtime/*.c)
+# __fentry__ (-pg -mfentry), in assembly: its fast path may touch only
+# what the ABI leaves free before a function's prologue.
+RT_ASM  := $(wildcard runtime/*.S)
 RT_LIB  := lib/crc32.c lib/duration.c lib/pattern.c lib/procid.c
-RT_OBJ  := $(patsubst %.c,$(B)/rt/%.o,$(RT_SRC) $(RT_LIB))
-RT_PIC_OBJ := $(patsubst %.c,$(B)/rt-pic/%.o,$(RT_SRC) $(RT_LIB))
+RT_OBJ  := $(patsubst %.c,$(B)/rt/%.o,$(RT_SRC) $(RT_LIB)) \
+	$(patsubst %.S,$(B)/rt/%.o,$(RT_ASM))
+RT_PIC_OBJ := $(patsubst %.c,$(B)/rt-pic/%.o,$(RT_SRC) $(RT_LIB)) \
+	$(patsubst %.S,$(B)/rt-pic/%.o,$(RT_ASM))
 RT_CFLAGS := $(CFLAGS) $(WARN) -fvisibility=hidden \
 	-fno-instrument-functions -pthread \
 	-fno-stack-protector -Iinclude -Ilib -D_GNU_SOURCE
@@ -80,6 +85,14 @@ $(B)/rt/%.o: %.c $(wildcard lib/*.h runtime/*.h include/*.h)
 $(B)/rt-pic/%.o: %.c $(wildcard lib/*.h runtime/*.h include/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) -fPIC -ftls-model=initial-exec -DVGL_RT_SHARED -c $< -o $@
+
+$(B)/rt/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) -c $< -o $@
+
+$(B)/rt-pic/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) -DVGL_RT_SHARED -c $< -o $@
 
 $(B)/libvigil.a: $(RT_OBJ) Makefile
 	rm -f $@

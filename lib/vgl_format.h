@@ -118,6 +118,17 @@ enum vgl_state {
                                    * stopped (stop, signal, --duration,
                                    * --count) while the process ran on:
                                    * exit_status is 0 */
+/*
+ * Which hook counted (LIVE and WINDOW files, and merges of them): the
+ * enter hook of -finstrument-functions, which counts every inlined copy of
+ * a function too, or __fentry__ (-pg -mfentry), which counts real calls
+ * only.  Both bits: one process used both (an entry-mode program that
+ * loaded an enter/exit-mode library).  Neither: a file from before these
+ * bits, which only the enter hook wrote, or one with no call counted.
+ */
+#define VGL_META_MODE_ENTER 0x8u
+#define VGL_META_MODE_ENTRY 0x10u
+#define VGL_META_MODES (VGL_META_MODE_ENTER | VGL_META_MODE_ENTRY)
 
 #define VGL_NO_STRING UINT32_MAX  /* a string offset that names nothing */
 

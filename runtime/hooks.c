@@ -60,6 +60,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "rt.h"
@@ -80,6 +81,39 @@ struct rt_thread {
 	                            * fork child rebuilds it before writing */
 	struct vgl_block **blocks; /* every block of edges it appended to */
 	uint64_t nblocks, blocks_cap;
+	struct rt_ent *ents;       /* __fentry__'s table (fentry.S) */
+	uint64_t ents_used;
+};
+
+/*
+ * Entry tables: __fentry__'s index (fentry.S), one per thread beside the
+ * enter hook's.  Keyed on the raw return addresses (R into the callee,
+ * site into the caller), so that its fast path computes no callee start;
+ * each entry leads to the same edge record, keyed (callee start, site),
+ * that the enter hook counts into, so both hooks count one edge once and
+ * a process that mixes them (an entry-mode program that dlopens an
+ * enter/exit plugin) keeps one record per edge.  The same rules as the
+ * index: private memory marked MADV_WIPEONFORK, never unmapped, entries
+ * published key last, and a table only ever replaced by a larger one
+ * while a hook of its thread may be probing it (the fast path reads the
+ * mask before the base).
+ */
+struct rt_ent {
+	uint64_t key;              /* R; ENT_EMPTY, ENT_DEAD, or ENT_WRAP */
+	uint64_t site;
+	struct vgl_edge *edge;     /* ENT_WRAP: the table's first entry */
+	uint64_t pad;
+};
+
+#define ENT_EMPTY 0u
+#define ENT_DEAD 1u
+#define ENT_WRAP 2u
+
+/* What fentry.S reads: the byte mask of a home entry's offset, then the
+ * table's base. */
+struct rt_ent_tls {
+	uint64_t mask;
+	struct rt_ent *base;
 };
 
 /* An empty slot leads to the header's first word; a purged one to its
@@ -115,6 +149,22 @@ static __thread struct rt_thread *vgl_self;
 static __thread int vgl_in_slow;
 
 static pthread_key_t thread_key;
+
+/* A thread's entry table before it has one: one empty entry, then the
+ * wrap. */
+static struct rt_ent empty_ents[2] = {
+	{ ENT_EMPTY, 0, NULL, 0 },
+	{ ENT_WRAP, 0, (struct vgl_edge *)empty_ents, 0 },
+};
+
+__thread struct rt_ent_tls vgl_ent_tls
+	__attribute__((visibility("hidden"))) = { 0, empty_ents };
+
+/* fentry.S's entry points and the pointer its exported hook jumps through
+ * (early, hot or check, as enter_fn). */
+extern char __wrap___fentry__[], vgl_fentry_hot[], vgl_fentry_early[],
+	vgl_fentry_check[];
+void *vgl_fentry_fn __attribute__((visibility("hidden"))) = vgl_fentry_early;
 
 /* Calls made before TLS could be used (IFUNC resolvers). */
 static uint64_t skipped_calls;
@@ -238,6 +288,24 @@ enter_resolve(void)
 
 void __cyg_profile_func_enter(void *this_fn, void *call_site)
 	__attribute__((ifunc("enter_resolve"), visibility("default")));
+
+/* The same for __fentry__: a new object's calls to it go through the
+ * check stub first (fentry.S), which drops unloaded objects' edges. */
+typedef void fentry_fn(void);
+
+__attribute__((no_instrument_function, no_stack_protector, used)) static fentry_fn *
+fentry_resolve(void)
+{
+	void *hot = vgl_fentry_hot;
+
+	__atomic_add_fetch(&binds, 1, __ATOMIC_RELEASE);
+	__atomic_compare_exchange_n(&vgl_fentry_fn, &hot, vgl_fentry_check, 0,
+				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	return (fentry_fn *)(void *)__wrap___fentry__;
+}
+
+void __fentry__(void)
+	__attribute__((ifunc("fentry_resolve"), visibility("default")));
 
 /* For `vigil check` of a stripped program, which has only the dynamic
  * symbol table: the exported IFUNC names the resolver, and this allocated
@@ -427,6 +495,176 @@ static struct vgl_edge *RT index_find(uint64_t *slots, uintptr_t fn,
 	}
 }
 
+#define ENT_FIRST_BITS 8
+
+/* The home entry of (ret, site) in a table of `mask / 32 + 1` entries, as
+ * fentry.S computes it. */
+static inline uint64_t RT ent_home(uintptr_t ret, uintptr_t site, uint64_t mask)
+{
+	return (((uint64_t)ret + 8 * (uint64_t)site) & mask) / sizeof(struct rt_ent);
+}
+
+static inline uint64_t RT ent_mask(unsigned bits)
+{
+	return ((1ull << bits) - 1) * sizeof(struct rt_ent);
+}
+
+/* The table's size is kept in the word before it, on the kept page. */
+static inline unsigned RT ent_bits(struct rt_ent *t)
+{
+	return (unsigned)((uint64_t *)t)[-1];
+}
+
+/* A table of 1 << bits empty entries and the wrap, as index_alloc. */
+static struct rt_ent *RT ent_alloc(unsigned bits)
+{
+	uint64_t n = 1ull << bits;
+	uint64_t bytes = ((n + 1) * sizeof(struct rt_ent) + PAGE - 1) &
+			 ~(uint64_t)(PAGE - 1);
+	char *p = mmap(NULL, PAGE + bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct rt_ent *t;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	t = (struct rt_ent *)(p + PAGE);
+	((uint64_t *)t)[-1] = bits;
+	if (madvise(t, bytes, MADV_WIPEONFORK) < 0)
+		__atomic_store_n(&wipe_fails, 1, __ATOMIC_RELAXED);
+	t[n].edge = (struct vgl_edge *)t;
+	t[n].key = ENT_WRAP;
+	return t;
+}
+
+static void RT ent_put(struct rt_ent *t, uintptr_t ret, uintptr_t site,
+		       struct vgl_edge *e)
+{
+	uint64_t n = 1ull << ent_bits(t);
+	uint64_t i = ent_home(ret, site, ent_mask(ent_bits(t)));
+
+	while (t[i].key != ENT_EMPTY)
+		i = (i + 1) & (n - 1);
+	t[i].site = site;
+	t[i].edge = e;
+	/* Key last: a probe that a signal handler interrupted sees a whole
+	 * entry or none. */
+	__atomic_store_n(&t[i].key, ret, __ATOMIC_RELEASE);
+}
+
+static struct rt_ent *RT ent_find(struct rt_ent *t, unsigned bits,
+				  uintptr_t ret, uintptr_t site)
+{
+	uint64_t n = 1ull << bits;
+	uint64_t i = ent_home(ret, site, ent_mask(bits));
+
+	for (;; i = (i + 1) & (n - 1)) {
+		if (t[i].key == ENT_EMPTY)
+			return NULL;
+		if (t[i].key == ret && t[i].site == site)
+			return &t[i];
+	}
+}
+
+/* Publishes t's table to the fast path: the base first, so that the mask
+ * the fast path reads first is never larger than the base's table. */
+static void RT ent_publish(struct rt_thread *t)
+{
+	__atomic_store_n(&vgl_ent_tls.base, t->ents, __ATOMIC_RELEASE);
+	__atomic_store_n(&vgl_ent_tls.mask, ent_mask(ent_bits(t->ents)),
+			 __ATOMIC_RELEASE);
+}
+
+/* Adds (ret, site) -> e to t's table, doubling it once half full (the old
+ * one stays mapped, as the index's).  With vgl_rt.lock held. */
+static void RT ent_add(struct rt_thread *t, uintptr_t ret, uintptr_t site,
+		       struct vgl_edge *e)
+{
+	struct rt_ent *old = t->ents, *s;
+	unsigned bits;
+	uint64_t n, i;
+
+	if (!old) {
+		if (!(t->ents = ent_alloc(ENT_FIRST_BITS)))
+			return;
+		t->ents_used = 0;
+		old = t->ents;
+	}
+	bits = ent_bits(old);
+	n = 1ull << bits;
+	if ((t->ents_used + 1) * 2 > n) {
+		if (bits >= 26 || !(s = ent_alloc(bits + 1)))
+			return; /* counted by the slow path each time */
+		t->ents_used = 0;
+		for (i = 0; i < n; i++)
+			if (old[i].key != ENT_EMPTY && old[i].key != ENT_DEAD) {
+				ent_put(s, old[i].key, old[i].site, old[i].edge);
+				t->ents_used++;
+			}
+		t->ents = s;
+	}
+	ent_put(t->ents, ret, site, e);
+	t->ents_used++;
+}
+
+/* Marks the entries of edges of unloaded objects dead, one word each. */
+static void RT ent_purge(struct rt_ent *t)
+{
+	uint64_t n, i;
+
+	if (!t)
+		return;
+	n = 1ull << ent_bits(t);
+	for (i = 0; i < n; i++)
+		if (t[i].key != ENT_EMPTY && t[i].key != ENT_DEAD &&
+		    (module_dead(t[i].edge->callee_mod) ||
+		     module_dead(t[i].edge->site_mod)))
+			__atomic_store_n(&t[i].key, ENT_DEAD, __ATOMIC_RELEASE);
+}
+
+/*
+ * Reads n bytes at addr without faulting where they may not be mapped:
+ * process_vm_readv of this process fails with EFAULT instead.
+ */
+static int RT read_code(uintptr_t addr, void *buf, size_t n)
+{
+	struct iovec local = { buf, n }, remote = { (void *)addr, n };
+
+	return syscall(SYS_process_vm_readv, (long)syscall(SYS_getpid), &local,
+		       1ul, &remote, 1ul, 0ul) == (long)n ? 0 : -1;
+}
+
+/*
+ * The callee's start from R, the return address of its call of
+ * __fentry__: the call is `e8 rel32` (5 bytes), or 6 bytes in a PIE or a
+ * shared library (GCC calls *__fentry__@GOTPCREL(%rip), `ff 15 disp32`,
+ * which the linker may relax to `addr32 call`, `67 e8 rel32`); with CET an
+ * endbr64 (f3 0f 1e fa) comes before it.  The ten bytes before R are read
+ * directly when they are on R's page (the call is there, executing), else
+ * through read_code: the function may start a mapping.
+ */
+static uintptr_t RT fentry_callee(uintptr_t ret)
+{
+	unsigned char b[10];
+	uintptr_t call;
+
+	if ((ret & (PAGE - 1)) >= sizeof(b))
+		__builtin_memcpy(b, (const void *)(ret - sizeof(b)), sizeof(b));
+	else if (read_code(ret - sizeof(b), b, sizeof(b)) < 0)
+		return ret - 5;
+	/* b[k] is the byte at ret - 10 + k. */
+	if ((b[4] == 0x67 && b[5] == 0xe8) || (b[4] == 0xff && b[5] == 0x15))
+		call = ret - 6;
+	else
+		call = ret - 5;
+	{
+		const unsigned char *e = b + (call - 4 - (ret - sizeof(b)));
+
+		if (e[0] == 0xf3 && e[1] == 0x0f && e[2] == 0x1e && e[3] == 0xfa)
+			return call - 4;
+	}
+	return call;
+}
+
 /*
  * States of ended threads, for new threads to take over: index, blocks
  * and counts.  Counts are added up by readers anyway, so a thread that
@@ -461,6 +699,9 @@ static void RT thread_free(void *arg)
 	 * starts with another state: this one is no longer its own. */
 	vgl_self = NULL;
 	vgl_slots = EMPTY_SLOTS;
+	/* The mask first (see ent_publish), read by the fast path first. */
+	__atomic_store_n(&vgl_ent_tls.mask, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&vgl_ent_tls.base, empty_ents, __ATOMIC_RELEASE);
 	free_push(t, t);
 }
 
@@ -660,8 +901,10 @@ static void RT purge_unloaded(void)
 		return;
 	for (t = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); t;
 	     t = t->all)
-		if (t->pid == vgl_rt.pid)
+		if (t->pid == vgl_rt.pid) {
 			index_purge(t->slots);
+			ent_purge(t->ents);
+		}
 	__atomic_store_n(&purged_deaths, deaths, __ATOMIC_RELAXED);
 }
 
@@ -699,6 +942,18 @@ static int RT index_own(struct rt_thread *t)
 	t->slots = s;
 	t->used = used;
 	t->pid = vgl_rt.pid;
+	/* The entry table (wiped too) starts empty, as large as it was: its
+	 * thread's fast path may be probing it with the old mask.  Its
+	 * entries come back one slow call each, finding their records in
+	 * the index. */
+	if (t->ents) {
+		struct rt_ent *e = ent_alloc(ent_bits(t->ents));
+
+		if (!e)
+			return -ENOMEM;
+		t->ents = e;
+		t->ents_used = 0;
+	}
 	return 0;
 }
 
@@ -709,14 +964,29 @@ void RT thread_detach_index(void)
 	__atomic_store_n(&vgl_slots, EMPTY_SLOTS, __ATOMIC_RELEASE);
 }
 
+/* Notes in the file which hook counted (VGL_META_MODE_*); with
+ * vgl_rt.lock held.  A new file (fork, vigil_set_file) starts with the
+ * modes of vgl_rt.modes. */
+static void RT note_mode(uint32_t mode)
+{
+	struct vgl_meta *m = vgl_rt.meta;
+
+	vgl_rt.modes |= mode;
+	if (m && !(__atomic_load_n(&m->flags, __ATOMIC_RELAXED) & mode))
+		__atomic_fetch_or(&m->flags, mode, __ATOMIC_RELAXED);
+}
+
 /*
- * The first call of the process, of this thread, or of this edge.  Saves
- * errno, and counts every call exactly unless no memory at all can be had
- * (then it tallies it in META.lost_calls).  The module map is brought up
- * to date before the lock is taken: it asks the loader, and a thread in
- * the loader's lock (a dl_iterate_phdr callback) may be waiting for ours.
+ * The first call of the process, of this thread, or of this edge, from
+ * either hook: fn is the callee's start, and ret, for __fentry__, the
+ * return address into the callee (0 for the enter hook), whose entry
+ * table then gets the edge too.  Saves errno, and counts every call
+ * exactly unless no memory at all can be had (then it tallies it in
+ * META.lost_calls).  The module map is brought up to date before the lock
+ * is taken: it asks the loader, and a thread in the loader's lock (a
+ * dl_iterate_phdr callback) may be waiting for ours.
  */
-void RT thread_slow_enter(uintptr_t fn, uintptr_t site)
+static void RT slow_count(uintptr_t fn, uintptr_t site, uintptr_t ret)
 {
 	int saved_errno = errno;
 	struct rt_thread *t;
@@ -741,6 +1011,8 @@ void RT thread_slow_enter(uintptr_t fn, uintptr_t site)
 		rt_check_fork();
 	if (!t)
 		t = thread_new();
+	if (ret)
+		fn = fentry_callee(ret);
 	module_prepare(fn, site);
 
 	pthread_mutex_lock(&vgl_rt.lock);
@@ -748,27 +1020,79 @@ void RT thread_slow_enter(uintptr_t fn, uintptr_t site)
 		pthread_mutex_unlock(&vgl_rt.lock);
 		goto unblock;
 	}
+	note_mode(ret ? VGL_META_MODE_ENTRY : VGL_META_MODE_ENTER);
 	purge_unloaded();
 	if (t && t->pid != vgl_rt.pid && index_own(t) < 0)
 		t = NULL;
 	if (t && !(e = index_find(t->slots, fn, site)))
 		e = edge_new(t, fn, site);
-	if (e)
+	if (e) {
 		count_inc(e);
-	else
+		if (ret && (!t->ents || !ent_find(t->ents, ent_bits(t->ents),
+						  ret, site)))
+			ent_add(t, ret, site, e);
+	} else {
 		count_lost();
+	}
 	pthread_mutex_unlock(&vgl_rt.lock);
 
 	vgl_self = t;
 	if (t && __atomic_load_n(&vgl_rt.state, __ATOMIC_RELAXED) == RT_READY &&
-	    !vgl_rt.fork_pending)
+	    !vgl_rt.fork_pending) {
 		__atomic_store_n(&vgl_slots, t->slots, __ATOMIC_RELEASE);
+		if (t->ents)
+			ent_publish(t);
+	}
 	rt_start_interval();
 unblock:
 	vgl_in_slow = 0;
 	rt_restore_signals(&old);
 out:
 	errno = saved_errno;
+}
+
+void RT thread_slow_enter(uintptr_t fn, uintptr_t site)
+{
+	slow_count(fn, site, 0);
+}
+
+/* fentry.S's slow path: (ret, site) is not in this thread's table. */
+void RT thread_slow_fentry(uintptr_t ret, uintptr_t site)
+{
+	slow_count(0, site, ret);
+}
+
+/* fentry.S's first target: until TLS is usable (see enter_early), calls
+ * are skipped and tallied; then the hook goes to the fast path. */
+void RT thread_fentry_early(uintptr_t ret, uintptr_t site)
+{
+	void *early = vgl_fentry_early;
+
+	if (!thread_pointer() || !vgl_slots) {
+		__atomic_fetch_add(&skipped_calls, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	__atomic_compare_exchange_n(&vgl_fentry_fn, &early, vgl_fentry_hot, 0,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	slow_count(0, site, ret);
+}
+
+/* fentry.S's target after the loader bound an object to __fentry__: drops
+ * the edges of unloaded objects (from every index and table), then counts
+ * this call as the fast path would. */
+void RT thread_fentry_check(uintptr_t ret, uintptr_t site)
+{
+	struct rt_ent_tls tls;
+	struct rt_ent *en;
+
+	thread_check_unloads();
+	tls = vgl_ent_tls;
+	en = tls.base == empty_ents ? NULL
+	     : ent_find(tls.base, ent_bits(tls.base), ret, site);
+	if (en)
+		count_inc(en->edge);
+	else
+		slow_count(0, site, ret);
 }
 
 /*
@@ -798,10 +1122,17 @@ void RT thread_check_unloads(void)
 		purge_unloaded();
 		pthread_mutex_unlock(&vgl_rt.lock);
 	}
-	if (seen == __atomic_load_n(&binds, __ATOMIC_ACQUIRE))
+	if (seen == __atomic_load_n(&binds, __ATOMIC_ACQUIRE)) {
+		void *fcheck = vgl_fentry_check;
+
 		__atomic_compare_exchange_n(&enter_fn, &check, enter_hot, 0,
 					    __ATOMIC_RELEASE,
 					    __ATOMIC_RELAXED);
+		__atomic_compare_exchange_n(&vgl_fentry_fn, &fcheck,
+					    vgl_fentry_hot, 0,
+					    __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED);
+	}
 	vgl_in_slow = 0;
 	rt_restore_signals(&old);
 	errno = saved_errno;

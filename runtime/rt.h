@@ -1,7 +1,7 @@
 /*
  * rt.h - internals shared by the runtime's files.  Nothing here is visible
  * outside libvigil (the runtime is built with -fvisibility=hidden); the
- * only exported symbols are the two hooks and the functions of vigil.h.
+ * only exported symbols are the hooks (hooks.c, fentry.S) and the functions of vigil.h.
  *
  * Where things live:
  *   the store (store.c)   the profile file, mapped shared at a fixed,
@@ -66,6 +66,8 @@ struct rt {
 	uint64_t interval_ns;    /* 0: no window snapshots */
 	uint64_t fork_used;      /* the arena's size when fork was called */
 	uint32_t pid;            /* this process (updated in a fork child) */
+	uint32_t modes;          /* VGL_META_MODE_* of the hooks that counted
+	                          * so far, for each new file's META */
 };
 
 enum { RT_UNINIT = 0, RT_READY = 1, RT_OFF = 2 };
@@ -140,6 +142,10 @@ void module_file_id(const struct dl_phdr_info *info, const char *path,
 
 /* hooks.c */
 void thread_slow_enter(uintptr_t fn, uintptr_t site);
+/* Called by fentry.S with every argument register saved. */
+void thread_slow_fentry(uintptr_t ret, uintptr_t site);
+void thread_fentry_early(uintptr_t ret, uintptr_t site);
+void thread_fentry_check(uintptr_t ret, uintptr_t site);
 void thread_check_unloads(void);
 int thread_key_init(void);
 uint64_t thread_skipped_calls(void);

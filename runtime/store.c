@@ -1036,7 +1036,7 @@ static void RT restart(struct rt *rt, uint64_t used)
 	m->start_ns = rt_now_ns();
 	m->end_ns = 0;
 	m->exit_status = 0;
-	m->flags = rt->no_file ? VGL_META_INCOMPLETE : 0;
+	m->flags = (rt->no_file ? VGL_META_INCOMPLETE : 0) | rt->modes;
 	m->lost_calls = 0;
 	__atomic_store_n(&m->state, VGL_STATE_RUNNING, __ATOMIC_RELEASE);
 }

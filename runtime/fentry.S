@@ -1,0 +1,204 @@
+/*
+ * fentry.S - __fentry__: count one call edge from the first instruction of
+ * a function built with -pg -mfentry (x86-64, GCC and Clang).
+ *
+ * The compiler calls it before the function's prologue, from every
+ * emitted function and never from an inlined copy, so it sees real calls
+ * only.  At its entry (%rsp) is R, the return address into the callee
+ * (the callee's start + 5, or + 9 after an endbr64), and 8(%rsp) is the
+ * call site, the return address into the caller: what the enter hook of
+ * -finstrument-functions gets as call_site.
+ *
+ * Every argument register is live here (rdi rsi rdx rcx r8 r9, xmm0-7
+ * with their ymm/zmm upper halves, %al of a variadic call), so the fast
+ * path uses r10 and r11 only.  r11 is the register the ABI leaves free at
+ * a call.  r10 is GCC's static chain of a nested function, but GCC saves
+ * it itself around the call (push %r10; call __fentry__; pop %r10), as
+ * glibc's own __fentry__ (gprof) relies on; Clang has no nested functions.
+ *
+ * The fast path: this thread's entry table (hooks.c, "entry tables"),
+ * open addressing over 32-byte entries {R, site, edge record, 0}, keyed on
+ * the raw return addresses so that no callee start is computed per call;
+ * the slow path stores the true start in the edge record, which is the
+ * same record, in the same file, that the enter hook counts into.  The
+ * table's byte mask and base are two words of TLS (the mask read first:
+ * a signal handler that grows the table between the two reads leaves a
+ * smaller mask over a larger table), the home slot is (R + 8 site) & mask:
+ * the low bits of the site count, since two calls in one function are
+ * only 5 bytes apart.
+ * An empty entry (key 0) sends the call to the slow path; a purged one
+ * (key 1) is probed past; the entry after the last (key 2) holds the
+ * table's base, so a probe wraps without reading TLS again.
+ *
+ * The exported __wrap___fentry__ jumps through vgl_fentry_fn, which starts
+ * at the early stub (instrumented IFUNC resolvers run before TLS can be
+ * read: see hooks.c) and goes to the check stub when the loader binds a
+ * new object to __fentry__ (its IFUNC resolver, in hooks.c).
+ *
+ * The slow stubs save every argument register and the whole vector state
+ * (XSAVE of x87, SSE, AVX and AVX-512 state, as the CPU has them, or
+ * FXSAVE without XSAVE) before calling C: libc's AVX string functions in
+ * the slow path would clobber ymm upper halves.  They call C with a
+ * 16-byte aligned stack, and restore everything before returning into the
+ * callee's first instruction after the call.
+ */
+
+#define ENT_SIZE 32
+#define KEY_WRAP 2
+#define EDGE_COUNT 16   /* offsetof(struct vgl_edge, count) */
+#define SAVE_AREA 3072  /* XSAVE of components 0-7: 2688 bytes at most */
+
+	.text
+
+/* The executable's calls (through --wrap=__fentry__) and every shared
+ * object's (through the IFUNC __fentry__, hooks.c) land here. */
+	.globl __wrap___fentry__
+	.type __wrap___fentry__, @function
+	.p2align 4
+__wrap___fentry__:
+	jmp *vgl_fentry_fn(%rip)
+	.size __wrap___fentry__, .-__wrap___fentry__
+
+	.globl vgl_fentry_hot
+	.hidden vgl_fentry_hot
+	.type vgl_fentry_hot, @function
+	.p2align 4
+vgl_fentry_hot:
+#ifdef VGL_RT_SHARED
+	/* Initial-exec TLS: the words' offset from the GOT first. */
+	mov 8(%rsp), %r10
+	shl $3, %r10
+	add (%rsp), %r10
+	mov vgl_ent_tls@gottpoff(%rip), %r11
+	and %fs:(%r11), %r10
+	add %fs:8(%r11), %r10
+	mov %r10, %r11
+	mov (%rsp), %r10
+#else
+	mov (%rsp), %r10
+	mov 8(%rsp), %r11
+	lea (%r10,%r11,8), %r11
+	and %fs:vgl_ent_tls@tpoff, %r11
+	add %fs:vgl_ent_tls@tpoff+8, %r11
+#endif
+.Lcmp:
+	cmp %r10, (%r11)
+	jne .Lnext
+	mov 8(%rsp), %r10
+	cmp %r10, 8(%r11)
+	jne .Lnext
+	mov 16(%r11), %r11
+	addq $1, EDGE_COUNT(%r11)
+	ret
+.Lnext:
+	cmpq $0, (%r11)
+	je .Lslow
+	add $ENT_SIZE, %r11
+	cmpq $KEY_WRAP, (%r11)
+	jne 1f
+	mov 16(%r11), %r11
+1:	mov (%rsp), %r10
+	jmp .Lcmp
+.Lslow:
+	lea thread_slow_fentry(%rip), %r11
+	jmp save_call
+	.size vgl_fentry_hot, .-vgl_fentry_hot
+
+/* Before TLS is usable, and after the loader bound a new object. */
+	.globl vgl_fentry_early
+	.hidden vgl_fentry_early
+	.type vgl_fentry_early, @function
+vgl_fentry_early:
+	lea thread_fentry_early(%rip), %r11
+	jmp save_call
+	.size vgl_fentry_early, .-vgl_fentry_early
+
+	.globl vgl_fentry_check
+	.hidden vgl_fentry_check
+	.type vgl_fentry_check, @function
+vgl_fentry_check:
+	lea thread_fentry_check(%rip), %r11
+	jmp save_call
+	.size vgl_fentry_check, .-vgl_fentry_check
+
+/*
+ * Calls the C function in r11 as fn(R, site) with every argument register
+ * and the vector state saved.  The XSAVE mask (XCR0 & 0xe7) is found once,
+ * by CPUID and XGETBV here (C might touch a vector register first), and
+ * kept in vgl_xsave_mask with bit 31 set; its low bits 0 mean FXSAVE.
+ */
+	.type save_call, @function
+save_call:
+	push %rbp
+	mov %rsp, %rbp
+	push %rax
+	push %rcx
+	push %rdx
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	push %r10
+	push %rbx               /* CPUID writes it */
+	sub $SAVE_AREA, %rsp
+	and $-64, %rsp
+	mov vgl_xsave_mask(%rip), %eax
+	test %eax, %eax
+	jnz 2f
+	mov $1, %eax
+	cpuid
+	mov $0x80000000, %eax
+	bt $27, %ecx            /* OSXSAVE: the OS enabled XSAVE */
+	jnc 1f
+	xor %ecx, %ecx
+	xgetbv
+	and $0xe7, %eax
+	or $0x80000000, %eax
+1:	mov %eax, vgl_xsave_mask(%rip)
+2:	and $0x7fffffff, %eax
+	jz 3f
+	xor %edx, %edx
+	/* XRSTOR faults on a header that is not zero where XSAVE leaves it. */
+	movq $0, 512(%rsp)
+	movq $0, 520(%rsp)
+	movq $0, 528(%rsp)
+	movq $0, 536(%rsp)
+	movq $0, 544(%rsp)
+	movq $0, 552(%rsp)
+	movq $0, 560(%rsp)
+	movq $0, 568(%rsp)
+	xsave (%rsp)
+	jmp 4f
+3:	fxsave (%rsp)
+4:	mov 8(%rbp), %rdi
+	mov 16(%rbp), %rsi
+	call *%r11
+	mov vgl_xsave_mask(%rip), %eax
+	and $0x7fffffff, %eax
+	jz 5f
+	xor %edx, %edx
+	xrstor (%rsp)
+	jmp 6f
+5:	fxrstor (%rsp)
+6:	lea -72(%rbp), %rsp
+	pop %rbx
+	pop %r10
+	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	pop %rdx
+	pop %rcx
+	pop %rax
+	pop %rbp
+	ret
+	.size save_call, .-save_call
+
+	.data
+	.p2align 2
+	.hidden vgl_xsave_mask
+	.globl vgl_xsave_mask
+vgl_xsave_mask:
+	.long 0
+
+	.section .note.GNU-stack, "", @progbits
