@@ -501,7 +501,8 @@ static struct vgl_edge *RT index_find(uint64_t *slots, uintptr_t fn,
  * fentry.S computes it. */
 static inline uint64_t RT ent_home(uintptr_t ret, uintptr_t site, uint64_t mask)
 {
-	return (((uint64_t)ret + 8 * (uint64_t)site) & mask) / sizeof(struct rt_ent);
+	return (((uint64_t)ret ^ (uint64_t)site * 0x68e31da5ull) & mask) /
+	       sizeof(struct rt_ent);
 }
 
 static inline uint64_t RT ent_mask(unsigned bits)

@@ -91,3 +91,23 @@ if _can_mount_tmpfs():
     config.available_features.add("tmpfs")
 if os.geteuid() == 0:
     config.available_features.add("root")
+
+# VIGIL_MODE=entry (tests/run.sh's second run of the runtime's tests):
+# tests/e2e/vcc then builds with -pg -mfentry, counted by __fentry__, which
+# sees real calls only.  The few tests whose point is what only one mode
+# counts say so with REQUIRES: entry-mode or UNSUPPORTED: entry-mode.
+mode = os.environ.get("VIGIL_MODE") or "enter"
+if mode not in ("enter", "entry"):
+    lit_config.fatal("VIGIL_MODE must be enter or entry, not %r" % mode)
+config.environment["VIGIL_MODE"] = mode
+config.available_features.add(mode + "-mode")
+
+# CPU features, for tests of what the hook must keep intact.
+try:
+    with open("/proc/cpuinfo") as f:
+        _flags = next((l.split(":", 1)[1].split() for l in f
+                       if l.startswith("flags")), [])
+except OSError:
+    _flags = []
+if "avx2" in _flags:
+    config.available_features.add("avx2")
