@@ -392,6 +392,15 @@ static int verdict(const struct elf_facts *f, char *msg, size_t len)
 			 "`pkg-config --libs vigil-entry`)");
 		return 1;
 	}
+	/* Stripped: __wrap___fentry__, where the program's own calls go, is
+	 * in no symbol table left (the dynamic one has the IFUNC only). */
+	if (f->fentry_defined && !f->fentry_wrap && vigil && !f->calls &&
+	    !f->fentry_calls) {
+		snprintf(msg, len, "stripped of " FENTRY_WRAP ": cannot tell "
+			 "whether it is instrumented for entry counting "
+			 "(vigil's runtime is linked in)");
+		return 1;
+	}
 	if (f->fentry_defined && f->fentry_calls) {
 		snprintf(msg, len, "instrumented for entry counting, but its "
 			 "hook is not vigil's: it has its own __fentry__ (link "
