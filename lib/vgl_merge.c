@@ -46,6 +46,9 @@ struct vgl_merge_group {
 	char **argv;
 	size_t argc;
 	struct vgl_meta meta;    /* accumulated */
+	uint32_t modes;          /* VGL_META_MODE_* of its inputs (all the
+	                          * same but for inputs with no call) */
+	char *modes_from;        /* the first input that has them */
 	int all_finished;
 	/* How its processes ended (the PROCESSES section), by state and
 	 * exit status; an input without the section is one process. */
@@ -90,6 +93,7 @@ static void group_free(struct vgl_merge_group *g)
 	free(g->slots);
 	free(g->key_path);
 	free(g->first);
+	free(g->modes_from);
 	free(g->exe);
 	free(g->host);
 	free(g);
@@ -685,7 +689,17 @@ static int add_reader(struct vgl_merge *m, struct vgl_merge_group *g,
 	long *map = NULL;
 	size_t i;
 	int err = 0, earlier = 0;
+	uint32_t modes = vgl_reader_modes(r);
 
+	/* Entry mode counts real calls, enter/exit mode inlined copies too:
+	 * a sum of both would be neither. */
+	if (modes && g->modes && modes != g->modes)
+		return set_err(m, -EXDEV,
+			       "%s was counted in %s mode and %s in %s mode: "
+			       "their counts mean different calls and cannot "
+			       "be merged", g->modes_from,
+			       vgl_mode_name(g->modes), name,
+			       vgl_mode_name(modes));
 	if (starts_before(r, g)) {
 		/* Copied now, taken once r is added: a failure adds nothing. */
 		if (ident_copy(&id, r))
@@ -755,6 +769,9 @@ static int add_reader(struct vgl_merge *m, struct vgl_merge_group *g,
 	g->meta.skipped_calls = sat_add(g->meta.skipped_calls,
 					r->meta.skipped_calls);
 	g->meta.flags |= r->meta.flags & VGL_META_INCOMPLETE;
+	if (modes && !g->modes && (g->modes_from = strdup(name)))
+		g->modes = modes;
+	g->meta.flags = (g->meta.flags & ~VGL_META_MODES) | g->modes;
 	if (r->meta.start_ns && (!g->meta.start_ns ||
 				 r->meta.start_ns < g->meta.start_ns))
 		g->meta.start_ns = r->meta.start_ns;

@@ -1255,6 +1255,28 @@ const char *vgl_kind_name(uint32_t kind)
 	return "unknown";
 }
 
+uint32_t vgl_reader_modes(const struct vgl_reader *r)
+{
+	uint32_t m = r->meta.flags & VGL_META_MODES;
+
+	if (!m && r->nedges)
+		m = VGL_META_MODE_ENTER;
+	return m;
+}
+
+const char *vgl_mode_name(uint32_t modes)
+{
+	switch (modes & VGL_META_MODES) {
+	case VGL_META_MODE_ENTRY:
+		return "entry";
+	case VGL_META_MODE_ENTER:
+		return "enter-exit";
+	case VGL_META_MODES:
+		return "mixed";
+	}
+	return NULL;
+}
+
 const char *vgl_reader_state(const struct vgl_reader *r, char *buf,
 			     size_t len)
 {

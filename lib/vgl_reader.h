@@ -174,6 +174,19 @@ const char *vgl_liveness_name(enum vgl_liveness l);
 const char *vgl_kind_name(uint32_t kind);
 
 /*
+ * The hooks that counted a file's calls (VGL_META_MODE_*): the mode bits
+ * of META, or VGL_META_MODE_ENTER for a file with edges and no bits (files
+ * from before the bits, which only the enter hook wrote); 0 for a file
+ * with no counted call.
+ */
+uint32_t vgl_reader_modes(const struct vgl_reader *r);
+
+/* "entry" (__fentry__: real calls only), "enter-exit"
+ * (-finstrument-functions: inlined copies counted too), "mixed" (both in
+ * one process), or NULL for modes 0. */
+const char *vgl_mode_name(uint32_t modes);
+
+/*
  * Is the writer META names still there: the process with that pid, start
  * time and boot, not a zombie, and still mapping the file (dev, ino)?
  * Returns 1, 0, or a negative errno when /proc cannot tell.

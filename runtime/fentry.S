@@ -34,7 +34,9 @@
  * The exported __wrap___fentry__ jumps through vgl_fentry_fn, which starts
  * at the early stub (instrumented IFUNC resolvers run before TLS can be
  * read: see hooks.c) and goes to the check stub when the loader binds a
- * new object to __fentry__ (its IFUNC resolver, in hooks.c).
+ * new object to the enter hook (its IFUNC resolver, in hooks.c): in a
+ * process that uses both, the check drops unloaded objects' edges from
+ * both hooks' tables.
  *
  * The slow stubs save every argument register and the whole vector state
  * (XSAVE of x87, SSE, AVX and AVX-512 state, as the CPU has them, or
@@ -51,14 +53,32 @@
 
 	.text
 
-/* The executable's calls (through --wrap=__fentry__) and every shared
- * object's (through the IFUNC __fentry__, hooks.c) land here. */
+/*
+ * The executable's calls (through --wrap=__fentry__, past the PLT slot a
+ * dynamic link may give the exported name) and every shared object's
+ * (through the exported __fentry__) land here.  Unlike the enter hook,
+ * __fentry__ is no IFUNC: shared objects take it through their GOT
+ * (call *__fentry__@GOTPCREL(%rip)), bound while the loader relocates
+ * them, and glibc refuses to start a program whose libraries bind to an
+ * IFUNC of the executable before the executable is relocated.  So the
+ * loader does not tell the runtime when it binds a new object to this
+ * hook (see docs/entry-mode-runtime.md for what that costs).
+ */
 	.globl __wrap___fentry__
 	.type __wrap___fentry__, @function
 	.p2align 4
 __wrap___fentry__:
 	jmp *vgl_fentry_fn(%rip)
 	.size __wrap___fentry__, .-__wrap___fentry__
+
+	/* The same jump, under a name of its own (vigil check and objdump
+	 * then tell the two apart). */
+	.globl __fentry__
+	.type __fentry__, @function
+	.p2align 4
+__fentry__:
+	jmp *vgl_fentry_fn(%rip)
+	.size __fentry__, .-__fentry__
 
 	.globl vgl_fentry_hot
 	.hidden vgl_fentry_hot

@@ -164,6 +164,8 @@ static void print_head(const struct vgl_profile *p, const char *path)
 	printf("file: %s\n", path);
 	printf("state: %s\n", vgl_reader_state(p->r, state, sizeof(state)));
 	printf("total calls: %llu\n", (unsigned long long)p->total_calls);
+	if (vgl_reader_modes(p->r))
+		printf("mode: %s\n", vgl_mode_name(vgl_reader_modes(p->r)));
 }
 
 /*
@@ -320,7 +322,7 @@ int report_json(const struct vgl_profile *p, const char *path, FILE *f)
 
 	vgl_json_init(&j, f);
 	vgl_json_begin_object(&j, NULL);
-	vgl_json_u64(&j, "schema_version", 2);
+	vgl_json_u64(&j, "schema_version", 3);
 	vgl_json_str(&j, "file", path);
 	vgl_json_str(&j, "state", vgl_liveness_name(r->liveness));
 	if (r->liveness == VGL_LIVENESS_FINISHED)
@@ -336,6 +338,8 @@ int report_json(const struct vgl_profile *p, const char *path, FILE *f)
 	vgl_json_u64(&j, "end_time_ns", r->meta.end_ns);
 	vgl_json_u64(&j, "total_calls", p->total_calls);
 	vgl_json_u64(&j, "lost_calls", r->meta.lost_calls);
+	/* NULL (no call counted): null. */
+	vgl_json_str(&j, "mode", vgl_mode_name(vgl_reader_modes(r)));
 	report_json_merged(&j, r);
 
 	vgl_json_begin_array(&j, "modules");

@@ -148,6 +148,9 @@ static void show(const struct vgl_reader *r, const char *path)
 	printf("threads: %zu\n", r->nthreads);
 	printf("edges: %zu\n", r->nedges);
 	printf("calls: %llu\n", (unsigned long long)r->total_calls);
+	/* Which hook counted: real calls only, or inlined copies too. */
+	printf("mode: %s\n", vgl_mode_name(vgl_reader_modes(r)) ?
+				    vgl_mode_name(vgl_reader_modes(r)) : "-");
 	if (m->flags & VGL_META_INCOMPLETE)
 		printf("incomplete: %llu calls not stored\n",
 		       (unsigned long long)m->lost_calls);

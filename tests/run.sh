@@ -12,6 +12,7 @@
 #      leaving no output file behind.
 #   3. lit: tests/lit with the real llvm-lit (each test is a test; anything
 #      unexpected, including a timeout, is a failure).
+#   3b. the runtime's lit tests again in entry mode (VIGIL_MODE=entry).
 #   4. fuzz smoke: tests/fuzz/run.sh 20, one test.
 #
 # Ends with exactly one line "N passed, N failed"; exits non-zero if any
@@ -292,6 +293,27 @@ else
 	echo "lit: $lp passed, $lf failed"
 fi
 fi
+fi
+
+# ---- 3b. lit again, entry mode (issue 17) -----------------------------------
+# The runtime's tests a second time with VIGIL_MODE=entry (tests/e2e/vcc
+# builds with -pg -mfentry: __fentry__ counts), by a run of this script of
+# their own; its failures are rerun with VIGIL_MODE=entry.
+entry_tests=()
+for t in "${lit_tests[@]}"; do
+	case $t in
+	tests/lit/endings/*|tests/lit/hostile/*|tests/lit/harmless/*|tests/lit/interval/*|tests/lit/fork.test|tests/lit/threads.test|tests/lit/short-threads.test|tests/lit/shlib.test|tests/lit/nopie.test|tests/lit/samename.test|tests/lit/limits.test|tests/lit/guest.test|tests/lit/inline.test) entry_tests+=("$t") ;;
+	esac
+done
+if want_layer lit && [[ ${VIGIL_MODE:-} != entry ]] && ((${#entry_tests[@]})); then
+	section "lit, entry mode"
+	VIGIL_MODE=entry VIGIL_LIT_OUTPUT=$root/$out/lit-entry "$0" --layer lit "${entry_tests[@]}" >"$out/lit-entry.log" 2>&1
+	grep -E '^(FAIL|skipped|known bug): ' "$out/lit-entry.log"
+	grep '^rerun: ' "$out/lit-entry.log" | sed 's/^rerun: /rerun: VIGIL_MODE=entry /'
+	read -r ep _ ef _ < <(tail -n 1 "$out/lit-entry.log")
+	passed=$((passed + ${ep:-0}))
+	failed=$((failed + ${ef:-1}))
+	echo "lit, entry mode: ${ep:-0} passed, ${ef:-1} failed (log: $out/lit-entry.log)"
 fi
 
 # ---- 4. fuzz smoke ---------------------------------------------------------

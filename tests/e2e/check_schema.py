@@ -13,7 +13,8 @@ SCHEMA = {
         "schema_version": (INT,), "file": (STR,), "state": (STR,),
         "exit_status": (INT, NULL), "pid": (INT,), "command": (LIST,),
         "start_time_ns": (INT,), "end_time_ns": (INT,),
-        "total_calls": (INT,), "lost_calls": (INT,), "merged": (dict, NULL),
+        "total_calls": (INT,), "lost_calls": (INT,), "mode": (STR, NULL),
+        "merged": (dict, NULL),
         "modules": (LIST,),
         "threads": (LIST,), "functions": (LIST,), "edges": (LIST,),
         "cycles": (LIST,),
@@ -92,8 +93,8 @@ def main():
         check(merged, "merged", "$.merged")
         for i, o in enumerate(merged.get("exit_statuses") or []):
             check(o, "merged.exit_statuses", "$.merged.exit_statuses[%d]" % i)
-    if doc.get("schema_version") != 2:
-        problems.append("$.schema_version: %r, want 2"
+    if doc.get("schema_version") != 3:
+        problems.append("$.schema_version: %r, want 3"
                         % doc.get("schema_version"))
     for kind in ("modules", "threads", "functions", "edges", "cycles"):
         for i, o in enumerate(doc.get(kind) or []):
