@@ -29,7 +29,8 @@ the inline mode (vigil-inline.pc) and the entry mode, as ratios to plain.
 
 A measurement, not a test: it prints, and exits non-zero only if
 something could not be built or run, or a check above failed.
-Environment: BENCH_ENTRY_ONLY=lua,xz,sqlite,cost (a subset).
+Environment: BENCH_ENTRY_ONLY=lua,xz,sqlite,cost (a subset), BENCH_ENTRY_OUT
+(another directory than build/entry-builds, for a second run beside one).
 """
 
 import glob
@@ -42,7 +43,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "build", "entry-builds")
+OUT = os.environ.get("BENCH_ENTRY_OUT") or os.path.join(ROOT, "build", "entry-builds")
 PREFIX = os.path.join(OUT, "prefix")
 VIGIL = os.path.join(ROOT, "build", "vigil")
 MATCH = os.path.join(ROOT, "tests", "e2e", "callgrind_match.py")
@@ -163,7 +164,8 @@ def lua():
     src = lua_src()
     gcc_c = "-g -O2 " + pc("--cflags", "vigil-entry")
     gcc_l = pc("--libs", "vigil-entry")
-    clang_c = "-g -O2 " + pc("--variable=clang_cflags", "vigil-entry")
+    # DWARF 4: valgrind 3.19 gives up on Clang 14's default DWARF 5.
+    clang_c = "-gdwarf-4 -O2 " + pc("--variable=clang_cflags", "vigil-entry")
     clang_l = pc("--variable=exe_libs", "vigil-entry")
     for cc, c, l, name in (("gcc", gcc_c, gcc_l, "gcc"),
                            ("clang", clang_c, clang_l, "clang")):
@@ -191,9 +193,10 @@ def xz():
          "LIBS=" + pc("--libs", "vigil-entry")),
         ("xz clang", "clang", ["--disable-shared"],
          "CPPFLAGS=" + pc("--variable=clang_cflags", "vigil-entry"),
+         "CFLAGS=-gdwarf-4 -O2",
          "LIBS=" + pc("--variable=exe_libs", "vigil-entry")),
     ]
-    for name, cc, extra, cpp, libs in builds:
+    for name, cc, extra, cpp, libs, *more in builds:
         d = os.path.join(OUT, name.replace(" ", "-"))
         source("xz-utils", d)
         conf = os.path.join(OUT, "run", name + "-conf")
@@ -201,7 +204,7 @@ def xz():
         be = dict(e, VIGIL_FILE=os.path.join(conf, "%e.%p.vgl"))
         log("entry-builds: building %s" % name)
         sh(["./configure", "CC=" + cc, "--disable-doc", "--disable-nls",
-            cpp, libs] + extra, cwd=d, env=be)
+            cpp, libs] + more + extra, cwd=d, env=be)
         sh(["make", "-j2"], cwd=d, env=be)
         r = subprocess.run(["make", "check"], cwd=d, env=be,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -241,7 +244,7 @@ def sqlite():
                       pc("--variable=exe_libs", "vigil-entry"))):
         exe = os.path.join(OUT, "speedtest1-" + cc)
         log("entry-builds: building speedtest1 with %s" % cc)
-        sh("%s -g -O2 %s -I%s %s %s %s -lpthread -ldl -lm -o %s" % (
+        sh("%s -gdwarf-4 -O2 %s -I%s %s %s %s -lpthread -ldl -lm -o %s" % (
             cc, c, src, test, amalg, l, exe), cwd=OUT)
         check("sqlite " + cc, [exe, "--size", "2", "--memdb"], [exe], OUT)
     no_gmon("sqlite", src, OUT)

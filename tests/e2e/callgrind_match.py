@@ -21,6 +21,11 @@ C start-up code in the same file are not.  Prints, for FileCheck:
                                    sites added up), D that differ
   then one line per difference (at most 20), most calls first.
 
+A -static program under valgrind has no module in its profile (the
+runtime finds none there, in either mode): its functions are raw
+addresses (a callee's start, a caller's call site), which in a non-PIE
+static program are its ELF addresses, so they are named from the first
+MODULE's symbol table (the function holding the address).
 Functions are matched by module base name and name, and same-named
 functions of one module (two static helpers) are added up on both sides.
 Edges whose caller is outside the modules (main's caller in the C
@@ -29,6 +34,7 @@ library's internal functions from its debug information, which vigil
 does not read.  Exits 1 with a line on stderr when an input cannot be read.
 """
 
+import bisect
 import collections
 import json
 import os
@@ -60,6 +66,18 @@ def instrumented(path):
         if seen == 1 and "call" in insn and "__fentry__" in insn:
             names.add(cur)
     return names
+
+
+def symbols(path):
+    """Sorted (address, name) of path's functions, from nm."""
+    out = subprocess.run(["nm", "-n", "--defined-only", path], check=True,
+                         capture_output=True, text=True).stdout
+    syms = []
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in "tTWi":
+            syms.append((int(f[0], 16), f[2]))
+    return syms
 
 
 def callgrind(path):
@@ -112,7 +130,15 @@ def main():
                                     text=True).stdout)
     vcalls = collections.Counter()
     fmod = {}
+    syms = None
     for f in rep["functions"]:
+        if f["module"] is None and f["name"].startswith("0x"):
+            if syms is None:
+                syms = symbols(modules[0])
+                addrs = [a for a, _ in syms]
+            i = bisect.bisect_right(addrs, int(f["name"], 16)) - 1
+            if i >= 0:
+                f["module"], f["name"] = os.path.basename(modules[0]), syms[i][1]
         fmod[f["id"]] = (f["module"], f["name"])
         vcalls[(f["module"], f["name"])] += f["calls"]
     vedges = collections.Counter()
