@@ -165,10 +165,15 @@ bench-bolt-cpython:
 	@$(MAKE) --no-print-directory all
 	@BENCH_BOLT_CPYTHON=1 /usr/bin/python3 bench/bolt.py
 
-# vigil.specs (GCC's -specs=, in vigil.pc's Libs) links the runtime
-# into executables only, never into a shared library (-shared) nor a
-# partial link (-r): see vigil.pc.in.  A specs file has no comments (GCC
+# Two pkg-config files, one per counting mode (docs/entry-mode.md):
+# vigil-inline.pc (vigil.pc.in: -finstrument-functions) and vigil-entry.pc
+# (-pg -mfentry given to the compiler proper only, through GCC's specs
+# file vigil-entry-cc.specs); vigil.pc is a copy of DEFAULT_MODE's.
+# vigil.specs and vigil-entry.specs (GCC's -specs=, in Libs) link the
+# runtime into executables only, never into a shared library (-shared)
+# nor a partial link (-r): see vigil.pc.in.  A specs file has no comments (GCC
 # would read a "# text: more" line as a compiler for the suffix "# text").
+DEFAULT_MODE := inline
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
@@ -177,9 +182,17 @@ install: all
 	install -m 644 include/vigil.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(B)/vigil $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' vigil.pc.in \
-		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/vigil.pc
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/vigil-inline.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|g' vigil-entry.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/vigil-entry.pc
+	cp $(DESTDIR)$(PREFIX)/lib/pkgconfig/vigil-$(DEFAULT_MODE).pc \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig/vigil.pc
 	sed -e 's|@LIBDIR@|$(PREFIX)/lib|g' vigil.specs.in \
 		> $(DESTDIR)$(PREFIX)/lib/vigil.specs
+	sed -e 's|@LIBDIR@|$(PREFIX)/lib|g' vigil-entry.specs.in \
+		> $(DESTDIR)$(PREFIX)/lib/vigil-entry.specs
+	install -m 644 vigil-entry-cc.specs.in \
+		$(DESTDIR)$(PREFIX)/lib/vigil-entry-cc.specs
 
 clean:
 	rm -rf $(B)

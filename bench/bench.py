@@ -33,6 +33,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "bench")
 OUT = os.path.join(ROOT, "build", "bench")
 LIBVIGIL = os.path.join(ROOT, "build", "libvigil.a")
+# Entry-only counting's compile flags, as vigil-entry.pc gives them (the
+# template has no placeholder to fill in).
+ENTRY_CC = "-specs=" + os.path.join(ROOT, "vigil-entry-cc.specs.in")
 BOLT = "/usr/lib/llvm-19/bin/llvm-bolt"  # the llvm-bolt-19 link misses its runtime
 CC = os.environ.get("CC", "gcc")
 CLANG = os.environ.get("CLANG", "clang")
@@ -90,6 +93,11 @@ VARIANTS = [
             "reached through the PLT", callgrind=True),
     Variant("vigil", "gcc -O2 -finstrument-functions + build/libvigil.a",
             callgrind=True),
+    Variant("floor-entry", "gcc -O2, -pg -mfentry -fno-optimize-sibling-calls "
+            "to cc1 (vigil-entry-cc.specs), an empty __fentry__ linked in "
+            "(bench/emptyfentry.S)", callgrind=True),
+    Variant("vigil-entry", "the same flags + build/libvigil.a: entry-only "
+            "counting (vigil-entry.pc)", callgrind=True),
     Variant("gprof", "gcc -O2 -pg (glibc mcount, gmon.out; threads reduced: "
             "one shared atomic state word per call)", small=THREADED),
     Variant("gcov", "gcc -O2 --coverage -fprofile-update=single"),
@@ -143,6 +151,17 @@ def build(v, src):
                    "-Wl,--export-dynamic-symbol=__cyg_profile_func_exit",
                    "-Wl,--wrap=__cyg_profile_func_enter",
                    "-o", out])
+    elif v.name == "floor-entry":
+        sh(base + [ENTRY_CC, c, os.path.join(OUT, "emptyfentry.o"), "-o", out])
+    elif v.name == "vigil-entry":
+        sh(base + [ENTRY_CC, "-I" + os.path.join(ROOT, "include"),
+                   c, LIBVIGIL,
+                   "-Wl,--export-dynamic-symbol=__fentry__",
+                   "-Wl,--export-dynamic-symbol=__cyg_profile_func_enter",
+                   "-Wl,--export-dynamic-symbol=__cyg_profile_func_exit",
+                   "-Wl,--wrap=__fentry__",
+                   "-Wl,--wrap=__cyg_profile_func_enter",
+                   "-o", out])
     elif v.name == "gprof":
         sh(base + ["-pg", c, "-o", out])
     elif v.name == "gcov":
@@ -172,6 +191,8 @@ def build_all(variants):
     os.makedirs(OUT, exist_ok=True)
     hooks = os.path.join(BENCH, "emptyhooks.c")
     sh([CC, "-O2", "-c", hooks, "-o", os.path.join(OUT, "emptyhooks.o")])
+    sh([CC, "-c", os.path.join(BENCH, "emptyfentry.S"), "-o",
+        os.path.join(OUT, "emptyfentry.o")])
     sh([CC, "-O2", "-fPIC", "-shared", hooks, "-o",
         os.path.join(OUT, "libemptyhooks.so")])
     for v in variants:
@@ -194,7 +215,7 @@ class Result:
 def profile_files(vname, tmp):
     """The profile files a run of variant vname left in tmp."""
     pattern = {
-        "vigil": "*.vgl", "gprof": "gmon.out", "gcov": "*.gcda",
+        "vigil": "*.vgl", "vigil-entry": "*.vgl", "gprof": "gmon.out", "gcov": "*.gcda",
         "gcov-atomic": "*.gcda", "clang-instr": "*.profraw",
         "uftrace": "uftrace.data/*.dat", "bolt": "prof.fdata",
     }.get(vname)
@@ -225,7 +246,7 @@ def command(v, src, args, tmp):
     """argv and environment for one run of variant v in directory tmp."""
     env = dict(os.environ)
     argv = [v.binary(src)] + args
-    if v.name == "vigil":
+    if v.name in ("vigil", "vigil-entry"):
         env["VIGIL_FILE"] = os.path.join(tmp, "%e.%p.vgl")
     elif v.name in ("gcov", "gcov-atomic"):
         # Strip the whole build path so the .gcda lands in tmp itself.
@@ -262,7 +283,7 @@ def check_vgl(wname, files, res):
     if res.calls is not None and calls != str(res.calls + 1):
         bad.append("calls %s, expected %d" % (calls or "?", res.calls + 1))
     if bad:
-        res.problems.append("%s/vigil: `vigil show` on the profile: %s" %
+        res.problems.append("%s/vigil*: `vigil show` on the profile: %s" %
                             (wname, "; ".join(bad)))
 
 
@@ -312,12 +333,12 @@ def run_once(v, wname, small_size, res, expect_out):
         files = profile_files(v.name, tmp)
         if files is not None and not files:
             msg = "%s/%s: PROFILE MISSING (no %s written)" % (wname, v.name, {
-                "vigil": ".vgl", "gprof": "gmon.out", "gcov": ".gcda",
+                "vigil": ".vgl", "vigil-entry": ".vgl", "gprof": "gmon.out", "gcov": ".gcda",
                 "gcov-atomic": ".gcda", "clang-instr": ".profraw",
                 "uftrace": "uftrace.data", "bolt": ".fdata"}[v.name])
             if msg not in res.problems:
                 res.problems.append(msg)
-        elif v.name == "vigil" and not res.wall:
+        elif v.name in ("vigil", "vigil-entry") and not res.wall:
             check_vgl(wname, files, res)
         res.wall.append(wall)
         res.cpu.append(ru.ru_utime + ru.ru_stime)
@@ -515,6 +536,22 @@ def report(variants, results, cg):
             if isinstance(b, tuple):
                 line += " (floor itself %.1f over base)" % ((f[0] - b[0]) / x[1])
             print(line)
+        # Issue 17's figure: each counting mode's instructions per call
+        # over the plain build, and its floor's (the empty hooks).
+        print()
+        print("instructions per call over base (callgrind): inline mode "
+              "(vigil, floor) vs entry-only counting (vigil-entry, "
+              "floor-entry):")
+        for w in cgw:
+            b = cg.get((w, "base"))
+            cells = []
+            for n in ("vigil", "floor", "vigil-entry", "floor-entry"):
+                x = cg.get((w, n))
+                if isinstance(x, tuple) and isinstance(b, tuple) and x[1]:
+                    cells.append("%s %+.1f" % (n, (x[0] - b[0]) / x[1]))
+                else:
+                    cells.append("%s n/a" % n)
+            print("  %-10s %s" % (w, ", ".join(cells)))
 
     problems = [p for r in results.values() for p in r.problems]
     print()
@@ -542,7 +579,8 @@ def machine():
 
 def main():
     variants = [v for v in VARIANTS if not ONLY or v.name in ONLY or v.name == "base"]
-    if any(v.name == "vigil" for v in variants) and not os.path.exists(LIBVIGIL):
+    if any(v.name in ("vigil", "vigil-entry") for v in variants) and \
+            not os.path.exists(LIBVIGIL):
         log("bench: %s is missing; run `make` first (make bench does)" % LIBVIGIL)
         return 1
     log("bench: building %d variants into %s" % (len(variants), OUT))

@@ -87,6 +87,16 @@ VIGIL_CFLAGS = ["-finstrument-functions", "-I" + os.path.join(ROOT, "include")]
 VIGIL_LIBS = [LIBVIGIL,
               "-Wl,--export-dynamic-symbol=__cyg_profile_func_enter",
               "-Wl,--export-dynamic-symbol=__cyg_profile_func_exit"]
+# Entry-only counting (issue 17, vigil-entry.pc): -pg -mfentry
+# -fno-optimize-sibling-calls given to the compiler proper by GCC's specs
+# file (no placeholder in the template), the __fentry__ hook linked in.
+ENTRY_CFLAGS = ["-specs=" + os.path.join(ROOT, "vigil-entry-cc.specs.in"),
+                "-I" + os.path.join(ROOT, "include")]
+ENTRY_LIBS = [LIBVIGIL,
+              "-Wl,--export-dynamic-symbol=__fentry__",
+              "-Wl,--export-dynamic-symbol=__cyg_profile_func_enter",
+              "-Wl,--export-dynamic-symbol=__cyg_profile_func_exit",
+              "-Wl,--wrap=__fentry__", "-Wl,--wrap=__cyg_profile_func_enter"]
 JOBS = str(os.cpu_count() or 1)
 
 
@@ -147,6 +157,7 @@ class Sqlite(Program):
         test = os.path.join(src, "test", "speedtest1.c")
         plain = os.path.join(self.dir, "speedtest1")
         vig = os.path.join(self.dir, "speedtest1.vigil")
+        ent = os.path.join(self.dir, "speedtest1.vigil-entry")
         base = [CC, "-O2", "-I" + src, test, amalg]
         libs = ["-Wl,-q", "-lpthread", "-ldl", "-lm"]
         procs = []
@@ -157,9 +168,13 @@ class Sqlite(Program):
             log("bolt: building speedtest1 (-finstrument-functions + vigil)")
             procs.append(subprocess.Popen(
                 base + VIGIL_CFLAGS + VIGIL_LIBS + libs + ["-o", vig]))
+        if not newer(ent, [amalg, test, LIBVIGIL]):
+            log("bolt: building speedtest1 (entry-only counting + vigil)")
+            procs.append(subprocess.Popen(
+                base + ENTRY_CFLAGS + ENTRY_LIBS + libs + ["-o", ent]))
         if any(p.wait() != 0 for p in procs):
             raise RuntimeError("building speedtest1 failed")
-        return plain, [("vigil", vig)]
+        return plain, [("vigil", vig), ("vigil entry", ent)]
 
     def argv(self, binary):
         return [binary] + self.ARGS
@@ -212,7 +227,9 @@ class Cpython(Program):
         noinc = self.one("vigil-noinc", VIGIL_CFLAGS + [
             "-finstrument-functions-exclude-file-list=/Include/"],
             VIGIL_LIBS)
-        return plain, [("vigil", vig), ("vigil, /Include/ excluded", noinc)]
+        entry = self.one("vigil-entry", ENTRY_CFLAGS, ENTRY_LIBS)
+        return plain, [("vigil", vig), ("vigil, /Include/ excluded", noinc),
+                       ("vigil entry", entry)]
 
     def argv(self, binary):
         # -S -E: no site, no PYTHON* variables: the run depends on the

@@ -24,6 +24,14 @@
  *                  hooks of the program that loads it, which is how
  *                  vigil means them to be built.
  *
+ * The same for the entry mode (`pkg-config --cflags vigil-entry`, GCC's
+ * -pg -mfentry given to the compiler proper only): its functions call
+ * __fentry__ first thing, vigil's runtime defines it (an IFUNC) and the
+ * executable's calls go to __wrap___fentry__.  A program whose link saw
+ * -pg has gprof's start file gcrt1.o (__gmon_start__ defined, calling
+ * __monstartup): it writes gmon.out at exit, which vigil's flags are made
+ * never to do, so that is a bad program whatever its hooks.
+ *
  * Everything is read through libelf, which checks the file's offsets and
  * sizes; the call scan reads only section data libelf handed out.
  */
@@ -49,7 +57,10 @@ const char cmd_check_usage[] =
 	"runtime linked in'.  Otherwise one line on stderr gives the reason -\n"
 	"not instrumented; instrumented but the hooks are not vigil's (for\n"
 	"instance the C library's no-ops); stripped so that it cannot tell;\n"
-	"not an ELF file; cannot be opened - and the exit status is 1.  An\n"
+	"not an ELF file; cannot be opened; linked with gprof's gcrt1.o, which\n"
+	"writes gmon.out - and the exit status is 1.  Entry counting (built\n"
+	"with `pkg-config --cflags vigil-entry`: functions call __fentry__)\n"
+	"is recognised as well, and its lines say 'entry counting'.  An\n"
 	"instrumented shared library without vigil's runtime is good: its\n"
 	"hooks are those of the program that loads it.  Calls are found on\n"
 	"x86-64, the machine vigil's runtime counts on.\n";
@@ -57,6 +68,9 @@ const char cmd_check_usage[] =
 #define HOOK "__cyg_profile_func_enter"
 #define WRAP "__wrap___cyg_profile_func_enter"
 #define VIGIL_SYM "vigil_snapshot"
+#define FENTRY "__fentry__"
+#define FENTRY_WRAP "__wrap___fentry__"
+#define GMON_START "__gmon_start__"
 
 struct elf_facts {
 	int program;            /* an executable, not a shared library */
@@ -74,6 +88,12 @@ struct elf_facts {
 	int vigil_magic;        /* VGL_MAGIC in an allocated section */
 	int needs_libvigil;     /* DT_NEEDED libvigil.so */
 	unsigned long calls;    /* direct calls of the defined HOOK */
+	int fentry_defined;     /* FENTRY defined here, at fentry_addr */
+	GElf_Addr fentry_addr;
+	GElf_Addr fentry_wrap;  /* FENTRY_WRAP, or 0 */
+	int fentry_undef;       /* FENTRY referenced, defined elsewhere */
+	unsigned long fentry_calls; /* direct calls of FENTRY or its wrap */
+	int gmon_start;         /* GMON_START defined: gcrt1.o linked in */
 };
 
 /* Records what the symbol table in scn says about HOOK and VIGIL_SYM. */
@@ -111,6 +131,19 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		} else if (!strcmp(name, VIGIL_SYM) &&
 			   sym.st_shndx != SHN_UNDEF) {
 			f->vigil_api = 1;
+		} else if (!strcmp(name, FENTRY)) {
+			if (sym.st_shndx != SHN_UNDEF) {
+				f->fentry_defined = 1;
+				f->fentry_addr = sym.st_value;
+			} else {
+				f->fentry_undef = 1;
+			}
+		} else if (!strcmp(name, FENTRY_WRAP) &&
+			   sym.st_shndx != SHN_UNDEF) {
+			f->fentry_wrap = sym.st_value;
+		} else if (!strcmp(name, GMON_START) &&
+			   sym.st_shndx != SHN_UNDEF) {
+			f->gmon_start = 1;
 		}
 	}
 }
@@ -142,7 +175,9 @@ static void scan_dynamic(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 }
 
 /*
- * Counts `call rel32` (E8) instructions in scn whose target is the hook.
+ * Counts `call rel32` (E8) instructions in scn whose target is the hook,
+ * or __fentry__ (GCC's `call *__fentry__@GOTPCREL(%rip)` becomes
+ * `addr32 call rel32`, 67 E8, once the linker finds it defined here).
  * The scan is bytewise, so an E8 inside another instruction can be taken
  * for a call, but it would also have to encode exactly the hook's distance
  * to count: a miscount of a program with no call at all is not a concern.
@@ -166,8 +201,12 @@ static void scan_calls(Elf_Scn *scn, const GElf_Shdr *sh,
 
 		memcpy(&rel, p + i + 1, 4);
 		to = sh->sh_addr + i + 5 + (GElf_Addr)(int64_t)rel;
-		if (to == f->hook_addr || (f->wrap_addr && to == f->wrap_addr))
+		if (f->hook_defined && (to == f->hook_addr ||
+					(f->wrap_addr && to == f->wrap_addr)))
 			f->calls++;
+		if (f->fentry_defined && (to == f->fentry_addr ||
+					  (f->fentry_wrap && to == f->fentry_wrap)))
+			f->fentry_calls++;
 	}
 }
 
@@ -294,6 +333,8 @@ static int read_facts(Elf *elf, uint64_t fsize, struct elf_facts *f,
 	/* A hook defined in one table and undefined in none is defined. */
 	if (f->hook_defined)
 		f->hook_undef = 0;
+	if (f->fentry_defined)
+		f->fentry_undef = 0;
 	/* Stripped: the IFUNC's value is its resolver's address. */
 	if (f->hook_defined && f->hook_ifunc && !f->wrap_addr && f->has_delta)
 		f->wrap_addr = f->hook_addr + (GElf_Addr)f->wrap_delta;
@@ -303,7 +344,8 @@ static int read_facts(Elf *elf, uint64_t fsize, struct elf_facts *f,
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
 		    !(sh.sh_flags & SHF_ALLOC))
 			continue;
-		if (f->hook_defined && (sh.sh_flags & SHF_EXECINSTR))
+		if ((f->hook_defined || f->fentry_defined) &&
+		    (sh.sh_flags & SHF_EXECINSTR))
 			scan_calls(scn, &sh, f);
 		if (!f->vigil_api && !f->vigil_magic)
 			scan_magic(scn, f);
@@ -321,6 +363,50 @@ static int verdict(const struct elf_facts *f, char *msg, size_t len)
 	/* The magic alone is no proof: the vigil tool carries it too. */
 	int vigil = f->vigil_api || (f->hook_defined && f->vigil_magic);
 
+	if (f->gmon_start) {
+		snprintf(msg, len, "linked with gprof's gcrt1.o (-pg reached the "
+			 "link): it writes gmon.out at exit (give -pg to the "
+			 "compiler only: `pkg-config --cflags vigil-entry`)");
+		return 1;
+	}
+	if (f->fentry_defined && f->fentry_calls && vigil) {
+		snprintf(msg, len, "instrumented for entry counting, %swith "
+			 "vigil's runtime linked in", what);
+		return 0;
+	}
+	if (f->fentry_undef && f->needs_libvigil) {
+		snprintf(msg, len, "instrumented for entry counting, %swith "
+			 "vigil's runtime from libvigil.so", what);
+		return 0;
+	}
+	if (f->fentry_undef && !f->program) {
+		snprintf(msg, len, "instrumented shared library, for entry "
+			 "counting: its hook is that of the program that "
+			 "loads it");
+		return 0;
+	}
+	if (f->fentry_undef) {
+		snprintf(msg, len, "instrumented for entry counting, but its "
+			 "hook is not vigil's: it binds at run time to the C "
+			 "library's __fentry__ (gprof's, idle) (link with "
+			 "`pkg-config --libs vigil-entry`)");
+		return 1;
+	}
+	/* Stripped: __wrap___fentry__, where the program's own calls go, is
+	 * in no symbol table left (the dynamic one has the IFUNC only). */
+	if (f->fentry_defined && !f->fentry_wrap && vigil && !f->calls &&
+	    !f->fentry_calls) {
+		snprintf(msg, len, "stripped of " FENTRY_WRAP ": cannot tell "
+			 "whether it is instrumented for entry counting "
+			 "(vigil's runtime is linked in)");
+		return 1;
+	}
+	if (f->fentry_defined && f->fentry_calls) {
+		snprintf(msg, len, "instrumented for entry counting, but its "
+			 "hook is not vigil's: it has its own __fentry__ (link "
+			 "with `pkg-config --libs vigil-entry`)");
+		return 1;
+	}
 	if (f->hook_defined && f->calls && vigil) {
 		snprintf(msg, len, "instrumented, %swith vigil's runtime linked in",
 			 what);

@@ -1,0 +1,321 @@
+#!/usr/bin/python3
+"""Entry-only counting (issue 17) in real builds: the wider matrix beside
+tests/lit/entry-lua.test, and its cost on Lua.
+
+Installs vigil into build/entry-builds/prefix (`make install`), then builds
+from Debian 12's source packages (scripts/debian-source.sh) with
+vigil-entry.pc's flags only, the way each project's build takes them:
+
+  lua 5.4    every .c compiled with CFLAGS (which reach the link too),
+             linked with --libs: GCC and Clang, dynamic and -static
+  xz-utils   ./configure CPPFLAGS=--cflags LIBS=--libs && make && make
+             check: GCC in its default configuration (shared liblzma.so,
+             counted as its own module), GCC --disable-shared with
+             LDFLAGS=-static, Clang --disable-shared (clang_cflags and
+             exe_libs: Clang ignores GCC's -specs)
+  sqlite3    speedtest1 from the amalgamation (as bench/bolt.py builds
+             it), GCC and Clang
+
+For each build: the program runs once under callgrind with VIGIL_FILE
+set, and tests/e2e/callgrind_match.py compares the profile with
+callgrind's counts for that same run, every instrumented function and
+every caller -> callee pair; `find` looks for a gmon.out anywhere in the
+source tree and the run directories; xz's `make check` must pass.
+
+Then the cost on Lua (GCC -O2, dynamic): callgrind instructions of
+tests/lit/Inputs/bench.lua, and the CPU time of BENCH_ENTRY_RUNS (default
+5) interleaved runs, for plain, plain with -fno-optimize-sibling-calls,
+the inline mode (vigil-inline.pc) and the entry mode, as ratios to plain.
+
+A measurement, not a test: it prints, and exits non-zero only if
+something could not be built or run, or a check above failed.
+Environment: BENCH_ENTRY_ONLY=lua,xz,sqlite,cost (a subset), BENCH_ENTRY_OUT
+(another directory than build/entry-builds, for a second run beside one).
+"""
+
+import glob
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.environ.get("BENCH_ENTRY_OUT") or os.path.join(ROOT, "build", "entry-builds")
+PREFIX = os.path.join(OUT, "prefix")
+VIGIL = os.path.join(ROOT, "build", "vigil")
+MATCH = os.path.join(ROOT, "tests", "e2e", "callgrind_match.py")
+INPUTS = os.path.join(ROOT, "tests", "lit", "Inputs")
+RUNS = int(os.environ.get("BENCH_ENTRY_RUNS", "5"))
+ONLY = [x for x in os.environ.get("BENCH_ENTRY_ONLY", "").split(",") if x]
+CALLGRIND = ["valgrind", "--tool=callgrind", "--separate-recs=1",
+             "--compress-strings=no", "--compress-pos=no"]
+failed = []
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def sh(cmd, **kw):
+    if isinstance(cmd, str):
+        kw["shell"] = True
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, **kw)
+    if r.returncode != 0:
+        raise RuntimeError("command failed: %s\n%s" % (cmd, r.stdout[-3000:]))
+    return r.stdout
+
+
+def env_pc():
+    return dict(os.environ,
+                PKG_CONFIG_PATH=os.path.join(PREFIX, "lib", "pkgconfig"))
+
+
+def pc(*args):
+    return sh(["pkg-config"] + list(args), env=env_pc()).strip()
+
+
+def source(pkg, dest):
+    if os.path.isdir(dest):
+        shutil.rmtree(dest)
+    sh([os.path.join(ROOT, "scripts", "debian-source.sh"), pkg, dest])
+    return dest
+
+
+def install():
+    shutil.rmtree(PREFIX, ignore_errors=True)
+    sh(["make", "-s", "-C", ROOT, "-o", "all", "install", "PREFIX=" + PREFIX])
+
+
+def check(name, argv, modules, cwd, env=None, expect_out=None):
+    """One run of argv under callgrind, VIGIL_FILE set; prints the match."""
+    run = os.path.join(OUT, "run", name)
+    shutil.rmtree(run, ignore_errors=True)
+    os.makedirs(run)
+    vgl = os.path.join(run, "prof.vgl")
+    cg = os.path.join(run, "cg.out")
+    e = dict(env or os.environ, VIGIL_FILE=vgl)
+    r = subprocess.run(CALLGRIND + ["--callgrind-out-file=" + cg] + argv,
+                       cwd=cwd, env=e, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0 or not os.path.exists(vgl):
+        failed.append(name)
+        print("  %-22s run failed (exit %d): %s" % (name, r.returncode,
+                                                   r.stderr[-300:]))
+        return
+    out = sh([sys.executable, MATCH, VIGIL, vgl, cg] + modules).splitlines()
+    ok = all(" differ 0" in l for l in out[:2])
+    if not ok:
+        failed.append(name)
+    print("  %-22s %s%s" % (name, "; ".join(out[:2]), "" if ok else " MISMATCH"))
+    for l in out[2:8]:
+        print("      " + l)
+
+
+def no_gmon(name, *dirs):
+    found = [p for d in dirs for p in glob.glob(os.path.join(d, "**", "gmon.out"),
+                                                recursive=True)]
+    if found:
+        failed.append(name + " gmon.out")
+    print("  %-22s gmon.out: %s" % (name, ", ".join(found) or "none"))
+
+
+# ---- Lua -------------------------------------------------------------------
+
+def lua_build(src, cc, cflags, libs, name, static=False):
+    """Lua's interpreter from src/ with cc: objects once per name."""
+    obj = os.path.join(OUT, "lua-obj", name)
+    if not os.path.isdir(obj):
+        os.makedirs(obj)
+        files = [f for f in sorted(os.listdir(src))
+                 if f.endswith(".c") and f != "luac.c"]
+        procs = []
+        for f in files:
+            procs.append(subprocess.Popen(
+                "%s %s -DLUA_USE_POSIX -DLUA_USE_DLOPEN -c %s -o %s" % (
+                    cc, cflags, f, os.path.join(obj, f[:-2] + ".o")),
+                shell=True, cwd=src))
+            if len(procs) >= 2:
+                if procs.pop(0).wait() != 0:
+                    raise RuntimeError("compiling Lua (%s) failed" % name)
+        if any(p.wait() != 0 for p in procs):
+            raise RuntimeError("compiling Lua (%s) failed" % name)
+    exe = os.path.join(OUT, "lua-" + name + ("-static" if static else ""))
+    sh("%s %s %s/*.o %s %s -lm -ldl -o %s" % (cc, cflags, obj, libs,
+                                            "-static" if static else "", exe),
+       cwd=src)
+    return exe
+
+
+def lua_src():
+    src = os.path.join(OUT, "lua")
+    if not os.path.isdir(src):
+        source("lua5.4", src)
+        with open(os.path.join(src, "src", "lua5.4-deb-multiarch.h"), "w") as f:
+            f.write('#define DEB_HOST_MULTIARCH "test"\n')
+    return os.path.join(src, "src")
+
+
+def lua():
+    print("lua 5.4 (Debian source), calls.lua under callgrind:")
+    src = lua_src()
+    gcc_c = "-g -O2 " + pc("--cflags", "vigil-entry")
+    gcc_l = pc("--libs", "vigil-entry")
+    # DWARF 4: valgrind 3.19 gives up on Clang 14's default DWARF 5.
+    clang_c = "-gdwarf-4 -O2 " + pc("--variable=clang_cflags", "vigil-entry")
+    clang_l = pc("--variable=exe_libs", "vigil-entry")
+    for cc, c, l, name in (("gcc", gcc_c, gcc_l, "gcc"),
+                           ("clang", clang_c, clang_l, "clang")):
+        for static in (False, True):
+            exe = lua_build(src, cc, c, l, "entry-" + name, static)
+            check("lua %s%s" % (name, " -static" if static else ""),
+                  [exe, os.path.join(INPUTS, "calls.lua")], [exe], OUT)
+    no_gmon("lua", os.path.join(OUT, "lua"), os.path.join(OUT, "run"), OUT)
+
+
+# ---- xz-utils --------------------------------------------------------------
+
+XZ_INPUT = os.path.join(ROOT, "README.md")
+
+
+def xz():
+    print("xz-utils (Debian source): make check, then xz -9 of README.md "
+          "under callgrind:")
+    e = env_pc()
+    builds = [
+        ("xz gcc shared", "gcc", [], "CPPFLAGS=" + pc("--cflags", "vigil-entry"),
+         "LIBS=" + pc("--libs", "vigil-entry")),
+        ("xz gcc -static", "gcc", ["--disable-shared", "LDFLAGS=-static"],
+         "CPPFLAGS=" + pc("--cflags", "vigil-entry"),
+         "LIBS=" + pc("--libs", "vigil-entry")),
+        ("xz clang", "clang", ["--disable-shared"],
+         "CPPFLAGS=" + pc("--variable=clang_cflags", "vigil-entry"),
+         "CFLAGS=-gdwarf-4 -O2",
+         "LIBS=" + pc("--variable=exe_libs", "vigil-entry")),
+    ]
+    for name, cc, extra, cpp, libs, *more in builds:
+        d = os.path.join(OUT, name.replace(" ", "-"))
+        source("xz-utils", d)
+        conf = os.path.join(OUT, "run", name + "-conf")
+        os.makedirs(conf, exist_ok=True)
+        be = dict(e, VIGIL_FILE=os.path.join(conf, "%e.%p.vgl"))
+        log("entry-builds: building %s" % name)
+        sh(["./configure", "CC=" + cc, "--disable-doc", "--disable-nls",
+            cpp, libs] + more + extra, cwd=d, env=be)
+        sh(["make", "-j2"], cwd=d, env=be)
+        r = subprocess.run(["make", "check"], cwd=d, env=be,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True)
+        summary = [l for l in r.stdout.splitlines() if l.startswith("# ")]
+        if r.returncode != 0:
+            failed.append(name + " make check")
+        print("  %-22s make check: exit %d, %s" % (
+            name, r.returncode, ", ".join(s[2:].replace(" ", "")
+                                          for s in summary[:4])))
+        libs_dir = os.path.join(d, "src", "liblzma", ".libs")
+        xzbin = os.path.join(d, "src", "xz", ".libs", "xz")
+        if not os.path.exists(xzbin):
+            xzbin = os.path.join(d, "src", "xz", "xz")
+        mods = [xzbin]
+        runenv = dict(os.environ)
+        if "shared" in name:
+            mods.append(os.path.join(libs_dir, "liblzma.so.5"))
+            runenv["LD_LIBRARY_PATH"] = libs_dir
+        check(name, [xzbin, "-9", "-c", XZ_INPUT], mods, OUT, runenv)
+        no_gmon(name, d, os.path.join(OUT, "run"))
+
+
+# ---- SQLite ----------------------------------------------------------------
+
+def sqlite():
+    print("sqlite3 (Debian source) speedtest1 --size 2 --memdb under callgrind:")
+    src = os.path.join(OUT, "sqlite")
+    amalg = os.path.join(src, "sqlite3.c")
+    if not os.path.exists(amalg):
+        source("sqlite3", src)
+        sh(["./configure", "--disable-tcl"], cwd=src)
+        sh(["make", "sqlite3.c"], cwd=src)
+    test = os.path.join(src, "test", "speedtest1.c")
+    for cc, c, l in (("gcc", pc("--cflags", "vigil-entry"), pc("--libs", "vigil-entry")),
+                     ("clang", pc("--variable=clang_cflags", "vigil-entry"),
+                      pc("--variable=exe_libs", "vigil-entry"))):
+        exe = os.path.join(OUT, "speedtest1-" + cc)
+        log("entry-builds: building speedtest1 with %s" % cc)
+        sh("%s -gdwarf-4 -O2 %s -I%s %s %s %s -lpthread -ldl -lm -o %s" % (
+            cc, c, src, test, amalg, l, exe), cwd=OUT)
+        check("sqlite " + cc, [exe, "--size", "2", "--memdb"], [exe], OUT)
+    no_gmon("sqlite", src, OUT)
+
+
+# ---- the cost on Lua --------------------------------------------------------
+
+def cpu_run(argv, env):
+    t0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, check=True)
+    t1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (t1.ru_utime - t0.ru_utime) + (t1.ru_stime - t0.ru_stime)
+
+
+def cost():
+    print("cost on Lua 5.4 (gcc -g -O2, dynamic), tests/lit/Inputs/bench.lua:")
+    src = lua_src()
+    builds = [
+        ("plain", "-g -O2", ""),
+        ("plain, no sibling calls", "-g -O2 -fno-optimize-sibling-calls", ""),
+        ("inline (vigil-inline)", "-g -O2 " + pc("--cflags", "vigil-inline"),
+         pc("--libs", "vigil-inline")),
+        ("entry (vigil-entry)", "-g -O2 " + pc("--cflags", "vigil-entry"),
+         pc("--libs", "vigil-entry")),
+    ]
+    exes = []
+    for (name, c, l), obj in zip(builds, ("plain", "plain-nosib", "inline",
+                                          "entry-gcc")):
+        exes.append((name, lua_build(src, "gcc", c, l, obj)))
+    work = os.path.join(INPUTS, "bench.lua")
+    tmp = os.path.join(OUT, "run", "cost")
+    os.makedirs(tmp, exist_ok=True)
+    env = dict(os.environ, VIGIL_FILE=os.path.join(tmp, "%e.%p.vgl"))
+    ir = {}
+    for name, exe in exes:
+        cg = os.path.join(tmp, "cg.out")
+        subprocess.run(["valgrind", "--tool=callgrind",
+                        "--callgrind-out-file=" + cg, exe, work], env=env,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       check=True)
+        with open(cg) as f:
+            for line in f:
+                if line.startswith(("summary:", "totals:")):
+                    ir[name] = int(line.split()[1])
+    cpu = {name: [] for name, _ in exes}
+    for r in range(RUNS):
+        for name, exe in exes:
+            cpu[name].append(cpu_run([exe, work], env))
+    base_ir, base_cpu = ir["plain"], statistics.median(cpu["plain"])
+    for name, _ in exes:
+        m = statistics.median(cpu[name])
+        print("  %-26s instructions %6.2fx   CPU %6.2fx (median of %d, "
+              "%.3f s)" % (name, ir[name] / base_ir, m / base_cpu, RUNS, m))
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    install()
+    for part, fn in (("lua", lua), ("xz", xz), ("sqlite", sqlite),
+                     ("cost", cost)):
+        if ONLY and part not in ONLY:
+            continue
+        try:
+            fn()
+        except RuntimeError as e:
+            failed.append(part)
+            print("  %s: %s" % (part, str(e)[:2000]))
+    print("entry builds: %s" % ("all checks passed" if not failed else
+                                "FAILED: " + ", ".join(failed)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
