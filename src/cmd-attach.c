@@ -88,8 +88,9 @@ const char cmd_attach_usage[] =
 	"last 'end' record saying why (and the process's exit status when the\n"
 	"kernel showed it).\n"
 	"With -o FILE.vgl, also writes every sample and stack sample to a\n"
-	"sampled profile when the run ends (whatever ends it), for\n"
-	"'vigil show' and 'vigil report'; records still go to stdout.  A FILE\n"
+	"sampled profile as the run goes (committed every second: valid\n"
+	"even if vigil is killed), for 'vigil show' and 'vigil report';\n"
+	"records still go to stdout.  A FILE\n"
 	"that cannot be created is refused before the first sample.\n"
 	"\n"
 	"Exits 0 then; 1 when PID cannot be watched (no such process, not\n"
@@ -1135,6 +1136,16 @@ int cmd_attach(int argc, char **argv)
 	if (ret) {
 		pthread_mutex_unlock(&a.out_lock);
 		fprintf(stderr, "vigil: %s\n", err);
+		ret = EXIT_BAD_FILE;
+		goto out;
+	}
+	/* -o is written as the run goes, from here on (the samples the
+	 * sampler took meanwhile wait for out_lock). */
+	if (a.vgl && (ret = attach_vgl_stream(a.vgl, a.vgl_path))) {
+		pthread_mutex_unlock(&a.out_lock);
+		sampler_stop(a.sampler);
+		fprintf(stderr, "vigil: %s: cannot write: %s\n", a.vgl_path,
+			outfile_strerror(ret));
 		ret = EXIT_BAD_FILE;
 		goto out;
 	}

@@ -74,6 +74,11 @@ behaviour checked is time itself (an end within 0.5 s).
                     the sample after it counts the ticks it missed (30 or
                     more), and the samples plus the ticks missed cover
                     the run (within 20%).
+  stream TARGET DIR  -o streams: the peak RSS (ru_maxrss) of a 6 s
+                    session at 1 ms with 100 threads is within 1.3x of a
+                    1.5 s one; a vigil SIGKILLed after 3 s leaves a file
+                    that show and report read, holding every sample that
+                    was on stdout 2 s before the kill and no more than all.
   slow-reader TARGET  stdout a pipe nobody reads (a reader that sleeps):
                     SIGTERM ends vigil within 1 s, and every sample taken
                     is either written whole or counted as not written in
@@ -1394,6 +1399,61 @@ def cmd_missed(target):
     tg.kill()
 
 
+# ---- -o streamed ---------------------------------------------------------------
+
+def attach_maxrss(pid, path, secs):
+    """Runs vigil attach -o path for secs at 1 ms, ends it with SIGINT;
+    returns its exit status and peak RSS in KiB."""
+    p = subprocess.Popen([VIGIL, "attach", "-p", str(pid), "--interval", "1ms",
+                          "--scan", "cpu,threads,memory", "-o", path],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    time.sleep(secs)
+    p.send_signal(signal.SIGINT)
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, ru.ru_maxrss
+
+
+def cmd_stream(target, outdir):
+    what = "stream"
+    tg = Target(target, "many")
+    tg.expect("ready")
+    rc1, short = attach_maxrss(tg.p.pid, os.path.join(outdir, "short.vgl"), 1.5)
+    rc2, long_ = attach_maxrss(tg.p.pid, os.path.join(outdir, "long.vgl"), 6.0)
+    if rc1 or rc2:
+        fail("%s: exit status %d and %d" % (what, rc1, rc2))
+    if long_ > 1.3 * short:
+        fail("%s: peak RSS %d KiB in 6 s against %d KiB in 1.5 s, want within 1.3x"
+             % (what, long_, short))
+    for name in ("short.vgl", "long.vgl"):
+        rc, out, err = run_vigil("report", "--json", os.path.join(outdir, name))
+        if rc or json.loads(out)["sampled"]["samples"] < 100:
+            fail("%s: report of %s: exit %d %s" % (what, name, rc, err[:200]))
+
+    # Killed: the file is there, valid, with what was committed.
+    path = os.path.join(outdir, "killed.vgl")
+    a = Attach(tg.p.pid, "--interval", "1ms", "--scan", "cpu,threads,memory",
+               "-o", path)
+    time.sleep(3.0)
+    t_kill = now()
+    a.p.kill()
+    a.p.wait()
+    a.rec.t.join(5)
+    seen = [(t, r["seq"]) for t, r in list(a.rec.q.queue) if r and r.get("type") == "sample"]
+    before = max([q for t, q in seen if t < t_kill - 2.0] or [0])
+    total = max([q for t, q in seen] or [0])
+    rc, out, err = run_vigil("report", "--json", path)
+    got = json.loads(out)["sampled"]["samples"] if rc == 0 else -1
+    if rc or not (before <= got <= total) or before < 50:
+        fail("%s: killed: report exit %d (%s), %d samples in the file, want "
+             "%d to %d" % (what, rc, err.strip()[:200], got, before, total))
+    rc, out, err = run_vigil("show", path)
+    if rc or "cut short" not in out:
+        fail("%s: killed: show exit %d, %r" % (what, rc, (out + err)[:300]))
+    tg.kill()
+
+
 # ---- a reader that does not read ---------------------------------------------
 
 def cmd_slow_reader(target):
@@ -1466,7 +1526,8 @@ def main():
             "stdin": cmd_stdin, "lines": cmd_lines,
             "counts-reload": cmd_counts_reload,
             "slow-reader": cmd_slow_reader,
-            "frequency": cmd_frequency, "missed": cmd_missed}
+            "frequency": cmd_frequency, "missed": cmd_missed,
+            "stream": cmd_stream}
     if len(sys.argv) < 3 or sys.argv[1] not in cmds:
         print("usage: attach.py {%s} TARGET [PLAIN]" % "|".join(cmds),
               file=sys.stderr)
