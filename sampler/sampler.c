@@ -200,6 +200,21 @@ static void arm_timer(int tfd, uint64_t ns)
 	timerfd_settime(tfd, 0, &it, NULL);
 }
 
+/* The CPU of the threads that ended: the process's (/proc/PID/stat,
+ * which keeps the time of its dead threads) minus its live threads'. */
+static void ended_cpu(struct sampler_sample *smp)
+{
+	uint64_t user = 0, sys = 0;
+	size_t i;
+
+	for (i = 0; i < smp->nthreads; i++) {
+		user += smp->threads[i].user_us;
+		sys += smp->threads[i].sys_us;
+	}
+	smp->ended_user_us = smp->cpu_user_us > user ? smp->cpu_user_us - user : 0;
+	smp->ended_sys_us = smp->cpu_sys_us > sys ? smp->cpu_sys_us - sys : 0;
+}
+
 /* Takes one sample with the scans in force; called with the lock held.
  * final: the target has ended (only counts and the stacks left in the
  * rings can still be read). */
@@ -208,6 +223,7 @@ static void take_sample(struct sampler *s, int final)
 	struct sampler_sample smp;
 	struct stacks_state *closing = NULL;
 	unsigned scan = s->scan;
+	int stat_ok;
 
 	memset(&smp, 0, sizeof(smp));
 	smp.kind = SAMPLER_SAMPLE;
@@ -222,7 +238,8 @@ static void take_sample(struct sampler *s, int final)
 		scan &= SAMPLER_SCAN_COUNTS | SAMPLER_SCAN_STACKS;
 	/* A scan that fails (the target is ending under us) is left out of
 	 * smp.scan rather than reported with zeros. */
-	if (process_scan_stat(&s->proc, &smp))
+	stat_ok = !process_scan_stat(&s->proc, &smp);
+	if (!stat_ok)
 		scan &= ~(unsigned)SAMPLER_SCAN_CPU;
 	/* The main thread may have called pthread_exit: the process lives
 	 * on in its other threads, and their state is its state. */
@@ -246,6 +263,8 @@ static void take_sample(struct sampler *s, int final)
 		process_scan_io(&s->proc, &smp);
 	if ((scan & SAMPLER_SCAN_THREADS) && threads_scan(&s->threads, &smp))
 		scan &= ~(unsigned)SAMPLER_SCAN_THREADS;
+	if ((scan & SAMPLER_SCAN_THREADS) && stat_ok)
+		ended_cpu(&smp);
 	if ((scan & SAMPLER_SCAN_HOST_CPU) && host_scan_cpu(&s->host, &smp))
 		scan &= ~(unsigned)SAMPLER_SCAN_HOST_CPU;
 	if ((scan & SAMPLER_SCAN_HOST_MEMORY) &&

@@ -146,6 +146,7 @@ struct attach {
 	unsigned scan, frequency;
 	uint64_t count_max, nsamples;
 	uint64_t start_mono, prev_mono;
+	uint64_t prev_ended_us;  /* text: the ended threads' CPU so far */
 	int endfd;               /* eventfd: the callback says "end now" */
 	/* Set by the callback under out_lock. */
 	enum reason cb_reason;
@@ -417,7 +418,9 @@ static void write_json_sample(struct attach *a, const struct sampler_sample *s)
 		fputs("],\"threads_ended\":[", f);
 		for (i = 0; i < s->nended; i++)
 			fprintf(f, "%s%d", i ? "," : "", (int)s->ended[i]);
-		fputc(']', f);
+		fprintf(f, "],\"ended_cpu_user_us\":%" PRIu64
+			",\"ended_cpu_sys_us\":%" PRIu64, s->ended_user_us,
+			s->ended_sys_us);
 	}
 	if (s->scan & SAMPLER_SCAN_STACKS) {
 		struct tallies ts = { 0 };
@@ -508,6 +511,20 @@ static void write_text_sample(struct attach *a, const struct sampler_sample *s)
 		}
 		for (i = 0; i < s->nended; i++)
 			fprintf(f, "  %8d ended\n", (int)s->ended[i]);
+		{
+			/* The CPU of the threads that ended since the
+			 * previous sample, seen or not (clock ticks). */
+			uint64_t e = s->ended_user_us + s->ended_sys_us;
+			char cpu[32] = "-";
+
+			if (s->seq > 1 && e >= a->prev_ended_us)
+				snprintf(cpu, sizeof(cpu), "%.1f",
+					 100.0 * (double)(e - a->prev_ended_us) *
+					 1000 / (double)span);
+			fprintf(f, "  %8s %-16s %c %6s\n", "-", "(ended threads)",
+				'-', cpu);
+			a->prev_ended_us = e;
+		}
 	}
 	if ((s->scan & SAMPLER_SCAN_STACKS) && s->stack_samples) {
 		struct tallies ts = { 0 };

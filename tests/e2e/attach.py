@@ -79,6 +79,12 @@ behaviour checked is time itself (an end within 0.5 s).
                     1.5 s one; a vigil SIGKILLed after 3 s leaves a file
                     that show and report read, holding every sample that
                     was on stdout 2 s before the kill and no more than all.
+  ended TARGET DIR  a target whose CPU is burnt by short threads, one
+                    after another: in each sample the live threads plus
+                    ended_cpu_*_us add up to the process's CPU (within a
+                    tick per thread), the ended threads hold most of it;
+                    the report of the -o file has an ended_threads row
+                    and its rows add up to the process's CPU over the run.
   slow-reader TARGET  stdout a pipe nobody reads (a reader that sleeps):
                     SIGTERM ends vigil within 1 s, and every sample taken
                     is either written whole or counted as not written in
@@ -785,7 +791,8 @@ BY_SCAN = {
                "swap_bytes", "vsize_bytes"],
     "host-memory": ["host_mem_total_bytes", "host_mem_available_bytes"],
     "io": ["io_read_bytes", "io_write_bytes", "io_rchar_bytes", "io_wchar_bytes"],
-    "threads": ["threads", "threads_ended"],
+    "threads": ["threads", "threads_ended", "ended_cpu_user_us",
+                "ended_cpu_sys_us"],
     "stacks": ["frequency_hz", "unwind", "stack_samples", "stack_lost", "stacks",
                "top"],
     "counts": ["counts_error"],
@@ -895,11 +902,13 @@ def cmd_records(target):
     out, err = p.communicate(timeout=10) if p.wait(timeout=10) == 0 else ("", "")
     p.stderr = err
     lines = out.splitlines()
-    if p.returncode or p.stderr or len(lines) != 7 \
+    if p.returncode or p.stderr or len(lines) != 9 \
             or not lines[0].startswith("# 0.0") \
             or lines[1].split() != ["TID", "NAME", "S", "%CPU"] \
             or lines[2].split()[:4] != [str(pid), os.path.basename(target)[:15], "S", "-"] \
-            or lines[6] != "# end: count, 2 samples":
+            or lines[3] != "         - (ended threads)  -      -" \
+            or lines[7] != "         - (ended threads)  -    0.0" \
+            or lines[8] != "# end: count, 2 samples":
         fail("text: exit %d, stderr %r, output %r" % (p.returncode, p.stderr, lines))
     tg.kill()
 
@@ -1454,6 +1463,53 @@ def cmd_stream(target, outdir):
     tg.kill()
 
 
+# ---- CPU of threads that ended between samples ---------------------------------
+
+def cmd_ended(target, outdir):
+    what = "ended"
+    tick = 1000000 // os.sysconf("SC_CLK_TCK")
+    path = os.path.join(outdir, "ended.vgl")
+    tg = Target(target, "spawn")
+    tg.expect("ready")
+    a = Attach(tg.p.pid, "--interval", "100ms", "--scan", "cpu,threads",
+               "-o", path)
+    time.sleep(2.0)
+    a.send("stop")
+    a.exit_within(now(), 2.0, what)
+    samples = [r for r in a.rec.all if r["type"] == "sample"]
+    for r in samples:
+        live = sum(t["cpu_user_us"] + t["cpu_sys_us"] for t in r["threads"])
+        ended = r.get("ended_cpu_user_us", 0) + r.get("ended_cpu_sys_us", 0)
+        proc = r["cpu_user_us"] + r["cpu_sys_us"]
+        if abs(live + ended - proc) > tick * (len(r["threads"]) + 1):
+            fail("%s: sample %d: live threads %d + ended %d us != process %d us"
+                 % (what, r["seq"], live, ended, proc))
+    first, last = samples[0], samples[-1]
+    proc = (last["cpu_user_us"] + last["cpu_sys_us"]) - \
+           (first["cpu_user_us"] + first["cpu_sys_us"])
+    ended = sum(last.get(k, 0) - first.get(k, 0)
+                for k in ("ended_cpu_user_us", "ended_cpu_sys_us"))
+    if proc < 200000 or ended < 0.5 * proc:
+        fail("%s: ended threads %d us of the process's %d us over the run"
+             % (what, ended, proc))
+    rc, out, err = run_vigil("report", "--json", path)
+    if rc:
+        fail("%s: report exit %d %s" % (what, rc, err[:200]))
+    else:
+        sm = json.loads(out)["sampled"]
+        et = sm.get("ended_threads") or {}
+        rows = sum(t["cpu_user_us"] + t["cpu_sys_us"] for t in sm["threads"])
+        row = et.get("cpu_user_us", 0) + et.get("cpu_sys_us", 0)
+        if sm["samples"] != len(samples) or row < 0.5 * proc or \
+                abs(rows + row - proc) > tick * len(samples):
+            fail("%s: report: threads %d + ended %d us != process %d us "
+                 "(%d samples)" % (what, rows, row, proc, sm["samples"]))
+        rc, out, err = run_vigil("report", path)
+        if "(ended threads)" not in out:
+            fail("%s: no ended threads row in the report: %s" % (what, out[:400]))
+    tg.kill()
+
+
 # ---- a reader that does not read ---------------------------------------------
 
 def cmd_slow_reader(target):
@@ -1527,7 +1583,7 @@ def main():
             "counts-reload": cmd_counts_reload,
             "slow-reader": cmd_slow_reader,
             "frequency": cmd_frequency, "missed": cmd_missed,
-            "stream": cmd_stream}
+            "stream": cmd_stream, "ended": cmd_ended}
     if len(sys.argv) < 3 or sys.argv[1] not in cmds:
         print("usage: attach.py {%s} TARGET [PLAIN]" % "|".join(cmds),
               file=sys.stderr)
