@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "internal.h"
 
 #define MAX_RINGS 256
@@ -164,14 +165,6 @@ int sampler_parse_scan(const char *s, unsigned *mask, char *err, size_t errlen)
 	return 0;
 }
 
-static uint64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int check_interval(uint64_t ns, char *err, size_t errlen)
 {
 	if (ns < SAMPLER_INTERVAL_MIN_NS || ns > SAMPLER_INTERVAL_MAX_NS)
@@ -228,8 +221,8 @@ static void take_sample(struct sampler *s, int final)
 	memset(&smp, 0, sizeof(smp));
 	smp.kind = SAMPLER_SAMPLE;
 	smp.seq = ++s->seq;
-	smp.time_ns = clock_ns(CLOCK_REALTIME);
-	smp.mono_ns = clock_ns(CLOCK_MONOTONIC);
+	smp.time_ns = vgl_clock_ns(CLOCK_REALTIME);
+	smp.mono_ns = vgl_clock_ns(CLOCK_MONOTONIC);
 	smp.interval_ns = s->interval_ns;
 	smp.missed_ticks = s->missed;
 	s->missed = 0;
@@ -294,8 +287,8 @@ static void report_end(struct sampler *s)
 
 	memset(&smp, 0, sizeof(smp));
 	smp.kind = SAMPLER_ENDED;
-	smp.time_ns = clock_ns(CLOCK_REALTIME);
-	smp.mono_ns = clock_ns(CLOCK_MONOTONIC);
+	smp.time_ns = vgl_clock_ns(CLOCK_REALTIME);
+	smp.mono_ns = vgl_clock_ns(CLOCK_MONOTONIC);
 	smp.interval_ns = s->interval_ns;
 	smp.state = 'Z';
 	smp.exit_known = !process_exit_status(&s->proc, &smp.exit_status);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "attach-vgl.h"
+#include "clock.h"
 #include "maps.h"
 #include "outfile.h"
 #include "procid.h"
@@ -38,14 +39,6 @@ struct attach_vgl_module {
 	uint8_t build_id[VGL_BUILD_ID_MAX];
 	uint32_t build_id_len;
 };
-
-static uint64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* argv from /proc/PID/cmdline; none when it cannot be read. */
 static void read_cmdline(struct attach_vgl *av)
@@ -80,8 +73,8 @@ int attach_vgl_init(struct attach_vgl *av, pid_t pid)
 {
 	memset(av, 0, sizeof(*av));
 	av->pid = pid;
-	av->start_ns = clock_ns(CLOCK_REALTIME);
-	av->start_mono = clock_ns(CLOCK_MONOTONIC);
+	av->start_ns = vgl_clock_ns(CLOCK_REALTIME);
+	av->start_mono = vgl_clock_ns(CLOCK_MONOTONIC);
 	vgl_sampled_init(&av->rec);
 	read_cmdline(av);
 	{
@@ -285,7 +278,7 @@ void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
 	 * samples waits; what a killed vigil loses is at most that. */
 	if (av->streaming &&
 	    (av->rec.samples_len >= (1u << 20) ||
-	     clock_ns(CLOCK_MONOTONIC) - av->commit_mono >= 1000000000ull)) {
+	     vgl_clock_ns(CLOCK_MONOTONIC) - av->commit_mono >= 1000000000ull)) {
 		int err = stream_commit(av, 0, 0, 0, 0);
 
 		if (err)
@@ -312,7 +305,7 @@ static void fill_writer(struct attach_vgl *av, struct vgl_writer *w,
 	w->meta.kind = VGL_KIND_SAMPLED;
 	w->meta.pid = (uint64_t)av->pid;
 	w->meta.start_ns = av->start_ns;
-	w->meta.end_ns = clock_ns(CLOCK_REALTIME);
+	w->meta.end_ns = vgl_clock_ns(CLOCK_REALTIME);
 	if (running) {
 		/* What a reader finds if we are killed: the samples up to
 		 * the last commit, of a run cut short.  (RUNNING would name
@@ -386,7 +379,7 @@ static int stream_commit(struct attach_vgl *av, int final, int ended,
 	}
 	free(mods);
 	free(files);
-	av->commit_mono = clock_ns(CLOCK_MONOTONIC);
+	av->commit_mono = vgl_clock_ns(CLOCK_MONOTONIC);
 	return err;
 }
 
