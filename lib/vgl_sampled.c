@@ -9,6 +9,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "crc32.h"
 
 #include "vgl_sampled.h"
 
@@ -167,28 +170,11 @@ int vgl_sampled_add_stack(struct vgl_sampled *s, uint32_t tid,
 	return 0;
 }
 
-int vgl_sampled_sections(struct vgl_sampled *s,
-			 struct vgl_writer_section out[2])
+/* Lays out STACKS into s->stack_bytes and out. */
+static int stacks_section(struct vgl_sampled *s, struct vgl_writer_section *out)
 {
-	struct vgl_samples sh;
 	struct vgl_stacks kh;
 	size_t size = sizeof(kh), i, at;
-
-	/* SAMPLES: its header, then the records as built. */
-	free(s->sample_bytes);
-	s->sample_bytes = malloc(sizeof(sh) + s->samples_len);
-	if (!s->sample_bytes)
-		return -ENOMEM;
-	memset(&sh, 0, sizeof(sh));
-	sh.count = s->nsamples;
-	sh.sample_size = sizeof(struct vgl_sample);
-	sh.thread_size = sizeof(struct vgl_sample_thread);
-	memcpy(s->sample_bytes, &sh, sizeof(sh));
-	if (s->samples_len)
-		memcpy(s->sample_bytes + sizeof(sh), s->samples, s->samples_len);
-	out[0].kind = VGL_SEC_SAMPLES;
-	out[0].data = s->sample_bytes;
-	out[0].size = sizeof(sh) + s->samples_len;
 
 	for (i = 0; i < s->nstacks; i++)
 		size += sizeof(struct vgl_stack) +
@@ -214,10 +200,176 @@ int vgl_sampled_sections(struct vgl_sampled *s,
 		       st->nframes * sizeof(struct vgl_frame));
 		at += st->nframes * sizeof(struct vgl_frame);
 	}
-	out[1].kind = VGL_SEC_STACKS;
-	out[1].data = s->stack_bytes;
-	out[1].size = size;
+	out->kind = VGL_SEC_STACKS;
+	out->data = s->stack_bytes;
+	out->size = size;
 	return 0;
+}
+
+static void samples_header(struct vgl_samples *sh, uint64_t count)
+{
+	memset(sh, 0, sizeof(*sh));
+	sh->count = count;
+	sh->sample_size = sizeof(struct vgl_sample);
+	sh->thread_size = sizeof(struct vgl_sample_thread);
+}
+
+int vgl_sampled_sections(struct vgl_sampled *s,
+			 struct vgl_writer_section out[2])
+{
+	struct vgl_samples sh;
+
+	/* SAMPLES: its header, then the records as built. */
+	free(s->sample_bytes);
+	s->sample_bytes = malloc(sizeof(sh) + s->samples_len);
+	if (!s->sample_bytes)
+		return -ENOMEM;
+	samples_header(&sh, s->nsamples);
+	memcpy(s->sample_bytes, &sh, sizeof(sh));
+	if (s->samples_len)
+		memcpy(s->sample_bytes + sizeof(sh), s->samples, s->samples_len);
+	out[0].kind = VGL_SEC_SAMPLES;
+	out[0].data = s->sample_bytes;
+	out[0].size = sizeof(sh) + s->samples_len;
+	return stacks_section(s, &out[1]);
+}
+
+/* ---- streamed files ------------------------------------------------------ */
+
+/* Where SAMPLES starts: after the room the header and its table can take. */
+#define STREAM_SAMPLES_AT 4096u
+_Static_assert(sizeof(struct vgl_header) + VGL_MAX_SECTIONS *
+	       sizeof(struct vgl_section) <= STREAM_SAMPLES_AT,
+	       "the header fits before SAMPLES");
+
+static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+int vgl_sampled_stream_open(struct vgl_sampled_stream *st, int fd)
+{
+	struct vgl_samples sh;
+
+	memset(st, 0, sizeof(*st));
+	st->fd = fd;
+	st->samples_end = STREAM_SAMPLES_AT + sizeof(sh);
+	samples_header(&sh, 0);
+	return pwrite_all(fd, &sh, sizeof(sh), STREAM_SAMPLES_AT);
+}
+
+/*
+ * Writes the header and section table of the trailer t (a whole file laid
+ * out by the writer, placed at offset at), with SAMPLES moved to where the
+ * stream keeps it, holding `bytes` bytes.  One write of less than a page
+ * at offset 0: a killed writer leaves the old table or the new one.
+ */
+static int commit_table(struct vgl_sampled_stream *st, const unsigned char *t,
+			uint64_t at, uint64_t bytes)
+{
+	unsigned char buf[STREAM_SAMPLES_AT];
+	struct vgl_header h;
+	struct vgl_section sec;
+	uint32_t i;
+
+	memcpy(&h, t, sizeof(h));
+	memset(buf, 0, sizeof(buf));
+	for (i = 0; i < h.nsections; i++) {
+		memcpy(&sec, t + sizeof(h) + i * sizeof(sec), sizeof(sec));
+		if (sec.kind == VGL_SEC_SAMPLES) {
+			sec.offset = STREAM_SAMPLES_AT;
+			sec.size = bytes;
+		} else {
+			sec.offset += at;
+		}
+		memcpy(buf + sizeof(h) + i * sizeof(sec), &sec, sizeof(sec));
+	}
+	h.checksum = 0;
+	memcpy(buf, &h, sizeof(h));
+	h.checksum = vgl_crc32(0, buf, h.header_size);
+	memcpy(buf, &h, sizeof(h));
+	return pwrite_all(st->fd, buf, h.header_size, 0);
+}
+
+int vgl_sampled_stream_commit(struct vgl_sampled_stream *st,
+			      struct vgl_sampled *s, const struct vgl_writer *w,
+			      int final)
+{
+	struct vgl_writer_section extra[2];
+	struct vgl_writer tw = *w;
+	struct vgl_samples sh;
+	unsigned char *t = NULL;
+	uint64_t at, end = st->samples_end + s->samples_len;
+	size_t tlen;
+	int err;
+
+	if (st->failed)
+		return st->failed;
+	/* The rest of the file, laid out whole by the writer, with an
+	 * empty SAMPLES whose entry the table below points here. */
+	extra[0] = (struct vgl_writer_section){ VGL_SEC_SAMPLES, NULL, 0 };
+	err = stacks_section(s, &extra[1]);
+	if (err)
+		goto out;
+	tw.extra = extra;
+	tw.nextra = 2;
+	err = vgl_writer_buffer(&tw, &t, &tlen);
+	if (err)
+		goto out;
+	/* The new trailer goes past the new samples and never over the
+	 * trailer the table names now. */
+	at = VGL_ALIGN(end);
+	if (st->trailer_len && at < st->trailer_at + st->trailer_len &&
+	    at + tlen > st->trailer_at)
+		at = VGL_ALIGN(st->trailer_at + st->trailer_len);
+	err = pwrite_all(st->fd, t, tlen, at);
+	/* Then the table moves to it, the samples still as they were... */
+	if (!err)
+		err = commit_table(st, t, at, st->samples_end - STREAM_SAMPLES_AT);
+	/* ...the new samples go where the old trailer may have been... */
+	if (!err && s->samples_len)
+		err = pwrite_all(st->fd, s->samples, s->samples_len,
+				 st->samples_end);
+	/* ...and the table takes them in, then their count: a count
+	 * smaller than the records is read as that many. */
+	if (!err && s->samples_len)
+		err = commit_table(st, t, at, end - STREAM_SAMPLES_AT);
+	if (!err && s->samples_len) {
+		samples_header(&sh, st->nsamples + s->nsamples);
+		err = pwrite_all(st->fd, &sh, sizeof(sh), STREAM_SAMPLES_AT);
+	}
+	if (!err && final && ftruncate(st->fd, (off_t)(at + tlen)))
+		err = -errno;
+	if (err)
+		goto out;
+	st->samples_end = end;
+	st->nsamples += s->nsamples;
+	st->trailer_at = at;
+	st->trailer_len = tlen;
+	s->samples_len = 0;
+	s->nsamples = 0;
+out:
+	free(t);
+	free(s->stack_bytes);
+	s->stack_bytes = NULL;
+	if (err)
+		st->failed = err;
+	return err;
 }
 
 void vgl_sampled_release(struct vgl_sampled *s)

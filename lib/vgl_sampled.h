@@ -66,4 +66,37 @@ int vgl_sampled_sections(struct vgl_sampled *s,
 
 void vgl_sampled_release(struct vgl_sampled *s);
 
+/*
+ * A sampled file written while the run goes on, so that memory stays
+ * flat however long it is and the file is valid whenever its writer is
+ * killed.  The layout is the one vgl_format.h defines, read by every
+ * reader as it is: the header and table at 0 (rewritten whole, in one
+ * write, at each commit), SAMPLES at 4096 growing at its end, and the
+ * other sections (META, STRINGS, ARENA, STACKS) after it, written anew
+ * at each commit where they overwrite nothing the table names.
+ */
+struct vgl_sampled_stream {
+	int fd;
+	uint64_t samples_end;       /* end of the committed sample records */
+	uint64_t nsamples;          /* committed */
+	uint64_t trailer_at, trailer_len;
+	int failed;                 /* the first error, sticky */
+};
+
+/* Starts the stream on fd (a regular file open for writing, empty).
+ * Returns 0 or a negative errno. */
+int vgl_sampled_stream_open(struct vgl_sampled_stream *st, int fd);
+
+/*
+ * Commits: appends the samples s holds (and empties them: s keeps only
+ * what came since the last commit), and writes META, STRINGS and the
+ * modules from w (w->extra is not used) and STACKS from s.  The file is
+ * then a complete profile of every sample committed; final also cuts it
+ * to its end.  Returns 0 or a negative errno (then every later commit
+ * fails with it).
+ */
+int vgl_sampled_stream_commit(struct vgl_sampled_stream *st,
+			      struct vgl_sampled *s, const struct vgl_writer *w,
+			      int final);
+
 #endif

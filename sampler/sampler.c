@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "internal.h"
 
 #define MAX_RINGS 256
@@ -164,14 +165,6 @@ int sampler_parse_scan(const char *s, unsigned *mask, char *err, size_t errlen)
 	return 0;
 }
 
-static uint64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int check_interval(uint64_t ns, char *err, size_t errlen)
 {
 	if (ns < SAMPLER_INTERVAL_MIN_NS || ns > SAMPLER_INTERVAL_MAX_NS)
@@ -200,6 +193,21 @@ static void arm_timer(int tfd, uint64_t ns)
 	timerfd_settime(tfd, 0, &it, NULL);
 }
 
+/* The CPU of the threads that ended: the process's (/proc/PID/stat,
+ * which keeps the time of its dead threads) minus its live threads'. */
+static void ended_cpu(struct sampler_sample *smp)
+{
+	uint64_t user = 0, sys = 0;
+	size_t i;
+
+	for (i = 0; i < smp->nthreads; i++) {
+		user += smp->threads[i].user_us;
+		sys += smp->threads[i].sys_us;
+	}
+	smp->ended_user_us = smp->cpu_user_us > user ? smp->cpu_user_us - user : 0;
+	smp->ended_sys_us = smp->cpu_sys_us > sys ? smp->cpu_sys_us - sys : 0;
+}
+
 /* Takes one sample with the scans in force; called with the lock held.
  * final: the target has ended (only counts and the stacks left in the
  * rings can still be read). */
@@ -209,12 +217,13 @@ static void take_sample(struct sampler *s, int final)
 	struct stacks_state *closing = NULL;
 	int exec_seen = 0;
 	unsigned scan = s->scan;
+	int stat_ok;
 
 	memset(&smp, 0, sizeof(smp));
 	smp.kind = SAMPLER_SAMPLE;
 	smp.seq = ++s->seq;
-	smp.time_ns = clock_ns(CLOCK_REALTIME);
-	smp.mono_ns = clock_ns(CLOCK_MONOTONIC);
+	smp.time_ns = vgl_clock_ns(CLOCK_REALTIME);
+	smp.mono_ns = vgl_clock_ns(CLOCK_MONOTONIC);
 	smp.interval_ns = s->interval_ns;
 	smp.missed_ticks = s->missed;
 	s->missed = 0;
@@ -223,7 +232,8 @@ static void take_sample(struct sampler *s, int final)
 		scan &= SAMPLER_SCAN_COUNTS | SAMPLER_SCAN_STACKS;
 	/* A scan that fails (the target is ending under us) is left out of
 	 * smp.scan rather than reported with zeros. */
-	if (process_scan_stat(&s->proc, &smp))
+	stat_ok = !process_scan_stat(&s->proc, &smp);
+	if (!stat_ok)
 		scan &= ~(unsigned)SAMPLER_SCAN_CPU;
 	/* The main thread may have called pthread_exit: the process lives
 	 * on in its other threads, and their state is its state. */
@@ -247,6 +257,8 @@ static void take_sample(struct sampler *s, int final)
 		process_scan_io(&s->proc, &smp);
 	if ((scan & SAMPLER_SCAN_THREADS) && threads_scan(&s->threads, &smp))
 		scan &= ~(unsigned)SAMPLER_SCAN_THREADS;
+	if ((scan & SAMPLER_SCAN_THREADS) && stat_ok)
+		ended_cpu(&smp);
 	if ((scan & SAMPLER_SCAN_HOST_CPU) && host_scan_cpu(&s->host, &smp))
 		scan &= ~(unsigned)SAMPLER_SCAN_HOST_CPU;
 	if ((scan & SAMPLER_SCAN_HOST_MEMORY) &&
@@ -283,8 +295,8 @@ static void report_end(struct sampler *s)
 
 	memset(&smp, 0, sizeof(smp));
 	smp.kind = SAMPLER_ENDED;
-	smp.time_ns = clock_ns(CLOCK_REALTIME);
-	smp.mono_ns = clock_ns(CLOCK_MONOTONIC);
+	smp.time_ns = vgl_clock_ns(CLOCK_REALTIME);
+	smp.mono_ns = vgl_clock_ns(CLOCK_MONOTONIC);
 	smp.interval_ns = s->interval_ns;
 	smp.state = 'Z';
 	smp.exit_known = !process_exit_status(&s->proc, &smp.exit_status);

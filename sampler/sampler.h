@@ -189,6 +189,12 @@ struct sampler_sample {
 	size_t nthreads;
 	const pid_t *ended;
 	size_t nended;
+	/* ... and the CPU time of every thread that has ended, since the
+	 * process started (those that ended between two samples, never
+	 * seen, included): the process's user and system time minus its
+	 * live threads', in the same clock ticks; 0 when the process's
+	 * could not be read. */
+	uint64_t ended_user_us, ended_sys_us;
 
 	/* SAMPLER_SCAN_STACKS: the distinct stacks since the previous sample,
 	 * their total, and samples the kernel dropped (ring full). */

@@ -24,13 +24,17 @@
 #include <unistd.h>
 
 #include "attach-vgl.h"
+#include "clock.h"
 #include "maps.h"
+#include "outfile.h"
 #include "procid.h"
 #include "symbolizer.h"
 #include "vgl_writer.h"
 
 struct attach_vgl_module {
 	uint32_t id;
+	int file_known, file_ok;    /* file read (vgl_file_identity) */
+	struct vgl_module_file file;
 	int retired;                /* from before an exec */
 	uint64_t lo, hi, bias;
 	char *path;
@@ -39,14 +43,6 @@ struct attach_vgl_module {
 	uint8_t build_id[VGL_BUILD_ID_MAX];
 	uint32_t build_id_len;
 };
-
-static uint64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* argv from /proc/PID/cmdline; none when it cannot be read. */
 static void read_cmdline(struct attach_vgl *av)
@@ -83,8 +79,8 @@ int attach_vgl_init(struct attach_vgl *av, pid_t pid)
 {
 	memset(av, 0, sizeof(*av));
 	av->pid = pid;
-	av->start_ns = clock_ns(CLOCK_REALTIME);
-	av->start_mono = clock_ns(CLOCK_MONOTONIC);
+	av->start_ns = vgl_clock_ns(CLOCK_REALTIME);
+	av->start_mono = vgl_clock_ns(CLOCK_MONOTONIC);
 	vgl_sampled_init(&av->rec);
 	read_cmdline(av);
 	{
@@ -240,6 +236,9 @@ static int add_stacks(struct attach_vgl *av, const struct sampler_sample *s,
 	return 0;
 }
 
+static int stream_commit(struct attach_vgl *av, int final, int ended,
+			 int exit_known, int exit_status);
+
 void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
 {
 	struct vgl_sample rec;
@@ -308,10 +307,148 @@ void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
 			goto fail;
 	}
 	free(th);
+	/* Streamed: committed every second, or sooner when a megabyte of
+	 * samples waits; what a killed vigil loses is at most that. */
+	if (av->streaming &&
+	    (av->rec.samples_len >= (1u << 20) ||
+	     vgl_clock_ns(CLOCK_MONOTONIC) - av->commit_mono >= 1000000000ull)) {
+		int err = stream_commit(av, 0, 0, 0, 0);
+
+		if (err)
+			av->failed = err;
+	}
 	return;
 fail:
 	free(th);
-	av->failed = 1;
+	av->failed = -ENOMEM;
+}
+
+/* Fills w with the run's META, strings and modules (mods and files are
+ * the caller's, av->nmods + 1 each).  state: as attach_vgl_write says, or
+ * RUNNING while a stream goes on. */
+static void fill_writer(struct attach_vgl *av, struct vgl_writer *w,
+			struct vgl_writer_module *mods,
+			struct vgl_module_file *files, char *host, size_t hostlen,
+			int running, int ended, int exit_known, int exit_status)
+{
+	size_t i;
+
+	memset(w, 0, sizeof(*w));
+	w->meta.kind = VGL_KIND_SAMPLED;
+	w->meta.pid = (uint64_t)av->pid;
+	w->meta.start_ns = av->start_ns;
+	w->meta.end_ns = vgl_clock_ns(CLOCK_REALTIME);
+	if (running) {
+		/* What a reader finds if we are killed: the samples up to
+		 * the last commit, of a run cut short.  (RUNNING would name
+		 * the target as the writer, which readers would find alive
+		 * however long ago vigil was killed.) */
+		w->meta.state = VGL_STATE_CUT_SHORT;
+		w->meta.end_ns = 0;
+	} else if (!ended) {
+		w->meta.state = VGL_STATE_FINISHED;
+		w->meta.flags = VGL_META_DETACHED;
+	} else if (exit_known && WIFEXITED(exit_status)) {
+		w->meta.state = VGL_STATE_FINISHED;
+		w->meta.exit_status = WEXITSTATUS(exit_status);
+	} else {
+		/* Killed, or reaped before its status could be seen. */
+		w->meta.state = VGL_STATE_CUT_SHORT;
+		w->meta.end_ns = 0;
+	}
+	w->meta.proc_start = av->proc_start;
+	vgl_boot_id(w->meta.boot_id);
+	w->exe = av->exe;
+	if (gethostname(host, hostlen) == 0) {
+		host[hostlen - 1] = 0;
+		w->host = host;
+	}
+	w->argv = (const char *const *)av->argv;
+	w->argc = av->argc;
+	for (i = 0; i < av->nmods; i++) {
+		mods[i].id = av->mods[i].id;
+		mods[i].bias = av->mods[i].bias;
+		mods[i].lo = av->mods[i].lo;
+		mods[i].hi = av->mods[i].hi;
+		mods[i].path = av->mods[i].path;
+		mods[i].build_id = av->mods[i].build_id;
+		mods[i].build_id_len = av->mods[i].build_id_len;
+		/* What identifies each file lets a reader tell whether it
+		 * is still the one that ran; read once per module. */
+		if (!av->mods[i].file_known) {
+			av->mods[i].file_ok =
+				!vgl_file_identity(mods[i].path,
+						   &av->mods[i].file);
+			av->mods[i].file_known = 1;
+		}
+		files[i] = av->mods[i].file;
+		if (av->mods[i].file_ok)
+			mods[i].file = &files[i];
+	}
+	w->modules = mods;
+	w->nmodules = av->nmods;
+}
+
+/* Commits the stream: the samples since the last commit, and the rest. */
+static int stream_commit(struct attach_vgl *av, int final, int ended,
+			 int exit_known, int exit_status)
+{
+	struct vgl_writer w;
+	struct vgl_writer_module *mods;
+	struct vgl_module_file *files;
+	char host[256];
+	int err;
+
+	mods = calloc(av->nmods + 1, sizeof(*mods));
+	files = calloc(av->nmods + 1, sizeof(*files));
+	if (!mods || !files) {
+		err = -ENOMEM;
+	} else {
+		fill_writer(av, &w, mods, files, host, sizeof(host), !final,
+			    ended, exit_known, exit_status);
+		err = vgl_sampled_stream_commit(&av->stream, &av->rec, &w,
+						final);
+	}
+	free(mods);
+	free(files);
+	av->commit_mono = vgl_clock_ns(CLOCK_MONOTONIC);
+	return err;
+}
+
+int attach_vgl_stream(struct attach_vgl *av, const char *path)
+{
+	struct outfile o;
+	int err, fd;
+
+	/* A FIFO or a device: written whole at the end (opened only then:
+	 * a FIFO's reader would take an open and close for the end). */
+	err = outfile_is_stream(path);
+	if (err)
+		return err < 0 ? err : 0;
+	err = outfile_open(&o, path);
+	if (err)
+		return err;
+	if (!o.tmp) {
+		outfile_close(&o, 0);
+		return 0;
+	}
+	fd = dup(fileno(o.f));
+	err = fd < 0 ? -errno : vgl_sampled_stream_open(&av->stream, fd);
+	if (!err)
+		err = stream_commit(av, 0, 0, 0, 0);
+	/* At its name from the first sample on: a killed vigil leaves it
+	 * there, valid, with what it had committed. */
+	if (!err)
+		err = outfile_close(&o, 1);
+	else
+		outfile_close(&o, 0);
+	if (err) {
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	av->streaming = 1;
+	return 0;
 }
 
 int attach_vgl_write(struct attach_vgl *av, const char *path, int ended,
@@ -322,58 +459,26 @@ int attach_vgl_write(struct attach_vgl *av, const char *path, int ended,
 	struct vgl_module_file *files = NULL;
 	struct vgl_writer_section extra[2];
 	char host[256];
-	size_t i;
 	int err;
 
 	if (av->failed)
-		return -ENOMEM;
-	memset(&w, 0, sizeof(w));
-	w.meta.kind = VGL_KIND_SAMPLED;
-	w.meta.pid = (uint64_t)av->pid;
-	w.meta.start_ns = av->start_ns;
-	w.meta.end_ns = clock_ns(CLOCK_REALTIME);
-	if (!ended) {
-		w.meta.state = VGL_STATE_FINISHED;
-		w.meta.flags = VGL_META_DETACHED;
-	} else if (exit_known && WIFEXITED(exit_status)) {
-		w.meta.state = VGL_STATE_FINISHED;
-		w.meta.exit_status = WEXITSTATUS(exit_status);
-	} else {
-		/* Killed, or reaped before its status could be seen. */
-		w.meta.state = VGL_STATE_CUT_SHORT;
-		w.meta.end_ns = 0;
+		return av->failed;
+	if (av->streaming) {
+		err = stream_commit(av, 1, ended, exit_known, exit_status);
+		if (close(av->stream.fd) && !err)
+			err = -errno;
+		av->streaming = 0;
+		return err;
 	}
-	w.meta.proc_start = av->proc_start;
-	vgl_boot_id(w.meta.boot_id);
-	w.exe = av->exe;
-	if (gethostname(host, sizeof(host)) == 0) {
-		host[sizeof(host) - 1] = 0;
-		w.host = host;
-	}
-	w.argv = (const char *const *)av->argv;
-	w.argc = av->argc;
 	mods = calloc(av->nmods + 1, sizeof(*mods));
-	/* A sampled profile records no build-ids: what identifies each file
-	 * lets a reader tell whether it is still the one that ran. */
 	files = calloc(av->nmods + 1, sizeof(*files));
 	if (!mods || !files) {
 		free(mods);
 		free(files);
 		return -ENOMEM;
 	}
-	for (i = 0; i < av->nmods; i++) {
-		mods[i].id = av->mods[i].id;
-		mods[i].bias = av->mods[i].bias;
-		mods[i].lo = av->mods[i].lo;
-		mods[i].hi = av->mods[i].hi;
-		mods[i].path = av->mods[i].path;
-		mods[i].build_id = av->mods[i].build_id;
-		mods[i].build_id_len = av->mods[i].build_id_len;
-		if (!vgl_file_identity(mods[i].path, &files[i]))
-			mods[i].file = &files[i];
-	}
-	w.modules = mods;
-	w.nmodules = av->nmods;
+	fill_writer(av, &w, mods, files, host, sizeof(host), 0, ended,
+		    exit_known, exit_status);
 	err = vgl_sampled_sections(&av->rec, extra);
 	if (!err) {
 		w.extra = extra;

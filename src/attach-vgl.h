@@ -30,7 +30,11 @@ struct attach_vgl {
 	int modules_read;           /* at the first sample with stacks */
 	uint64_t missed[256];       /* addresses no module held even after
 	                             * a re-read (by hash; 0 = none) */
-	int failed;                 /* out of memory: the file would lie */
+	int failed;                 /* a negative errno: out of memory (the
+	                             * file would lie), or a commit failed */
+	int streaming;              /* written as it goes (attach_vgl_stream) */
+	struct vgl_sampled_stream stream;
+	uint64_t commit_mono;       /* CLOCK_MONOTONIC of the last commit */
 };
 
 /* Starts recording pid's run; times are taken now.  Returns 0 or
@@ -42,7 +46,15 @@ int attach_vgl_init(struct attach_vgl *av, pid_t pid);
 void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s);
 
 /*
- * Writes the run to path (whole, through a temporary name).  ended: the
+ * Writes the run to path as it goes (a regular file: created at once,
+ * committed every second, valid if vigil is killed; memory stays flat).
+ * Anything else (a FIFO, a device) is left to attach_vgl_write.  Returns
+ * 0 or a negative errno (outfile.h's).
+ */
+int attach_vgl_stream(struct attach_vgl *av, const char *path);
+
+/*
+ * Writes the run to path (streamed: its last commit) (whole, through a temporary name).  ended: the
  * process ended (exit_known/exit_status as the sampler reported); else
  * the sampler was stopped while it ran on.  Returns 0 or a negative
  * errno.

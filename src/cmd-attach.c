@@ -88,8 +88,9 @@ const char cmd_attach_usage[] =
 	"last 'end' record saying why (and the process's exit status when the\n"
 	"kernel showed it).\n"
 	"With -o FILE.vgl, also writes every sample and stack sample to a\n"
-	"sampled profile when the run ends (whatever ends it), for\n"
-	"'vigil show' and 'vigil report'; records still go to stdout.  A FILE\n"
+	"sampled profile as the run goes (committed every second: valid\n"
+	"even if vigil is killed), for 'vigil show' and 'vigil report';\n"
+	"records still go to stdout.  A FILE\n"
 	"that cannot be created is refused before the first sample.\n"
 	"\n"
 	"Exits 0 then; 1 when PID cannot be watched (no such process, not\n"
@@ -148,6 +149,7 @@ struct attach {
 	unsigned scan, frequency;
 	uint64_t count_max, nsamples;
 	uint64_t start_mono, prev_mono;
+	uint64_t prev_ended_us;  /* text: the ended threads' CPU so far */
 	int endfd;               /* eventfd: the callback says "end now" */
 	/* Set by the callback under out_lock. */
 	enum reason cb_reason;
@@ -422,7 +424,9 @@ static void write_json_sample(struct attach *a, const struct sampler_sample *s)
 		fputs("],\"threads_ended\":[", f);
 		for (i = 0; i < s->nended; i++)
 			fprintf(f, "%s%d", i ? "," : "", (int)s->ended[i]);
-		fputc(']', f);
+		fprintf(f, "],\"ended_cpu_user_us\":%" PRIu64
+			",\"ended_cpu_sys_us\":%" PRIu64, s->ended_user_us,
+			s->ended_sys_us);
 	}
 	if (s->scan & SAMPLER_SCAN_STACKS) {
 		struct tallies ts = { 0 };
@@ -513,6 +517,20 @@ static void write_text_sample(struct attach *a, const struct sampler_sample *s)
 		}
 		for (i = 0; i < s->nended; i++)
 			fprintf(f, "  %8d ended\n", (int)s->ended[i]);
+		{
+			/* The CPU of the threads that ended since the
+			 * previous sample, seen or not (clock ticks). */
+			uint64_t e = s->ended_user_us + s->ended_sys_us;
+			char cpu[32] = "-";
+
+			if (s->seq > 1 && e >= a->prev_ended_us)
+				snprintf(cpu, sizeof(cpu), "%.1f",
+					 100.0 * (double)(e - a->prev_ended_us) *
+					 1000 / (double)span);
+			fprintf(f, "  %8s %-16s %c %6s\n", "-", "(ended threads)",
+				'-', cpu);
+			a->prev_ended_us = e;
+		}
 	}
 	if ((s->scan & SAMPLER_SCAN_STACKS) && s->stack_samples) {
 		struct tallies ts = { 0 };
@@ -1155,6 +1173,16 @@ int cmd_attach(int argc, char **argv)
 	if (ret) {
 		pthread_mutex_unlock(&a.out_lock);
 		fprintf(stderr, "vigil: %s\n", err);
+		ret = EXIT_BAD_FILE;
+		goto out;
+	}
+	/* -o is written as the run goes, from here on (the samples the
+	 * sampler took meanwhile wait for out_lock). */
+	if (a.vgl && (ret = attach_vgl_stream(a.vgl, a.vgl_path))) {
+		pthread_mutex_unlock(&a.out_lock);
+		sampler_stop(a.sampler);
+		fprintf(stderr, "vigil: %s: cannot write: %s\n", a.vgl_path,
+			outfile_strerror(ret));
 		ret = EXIT_BAD_FILE;
 		goto out;
 	}

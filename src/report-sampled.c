@@ -34,6 +34,10 @@ struct summary {
 	size_t nmem;
 	uint64_t min[4], max[4], last[4];
 	struct vgl_sprofile sp;     /* the functions */
+	/* The threads that ended unseen, or ran on after their last
+	 * sample: the process's CPU over the run minus the threads'. */
+	int has_ended;
+	uint64_t ended_user_us, ended_sys_us;
 };
 
 static const char *const mem_names[4] = {
@@ -47,6 +51,36 @@ static int cmp_thread(const void *a, const void *b)
 	if (x->run_ns != y->run_ns)
 		return x->run_ns < y->run_ns ? 1 : -1;
 	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* The "ended threads" row, from the first and last samples that have
+ * both the process's CPU and the threads. */
+static void ended_of(const struct vgl_reader *r, struct summary *s)
+{
+	const unsigned both = VGL_SAMPLE_CPU | VGL_SAMPLE_THREADS;
+	const struct vgl_sample *first = NULL, *last = NULL;
+	uint64_t user = 0, sys = 0, pu, ps;
+	size_t i;
+
+	for (i = 0; i < r->nsamples; i++)
+		if ((r->samples[i].scan & both) == both) {
+			if (!first)
+				first = &r->samples[i];
+			last = &r->samples[i];
+		}
+	if (!first)
+		return;
+	for (i = 0; i < s->nt; i++) {
+		user += s->t[i].user_us;
+		sys += s->t[i].sys_us;
+	}
+	pu = last->cpu_user_us >= first->cpu_user_us ?
+	     last->cpu_user_us - first->cpu_user_us : 0;
+	ps = last->cpu_sys_us >= first->cpu_sys_us ?
+	     last->cpu_sys_us - first->cpu_sys_us : 0;
+	s->has_ended = 1;
+	s->ended_user_us = pu > user ? pu - user : 0;
+	s->ended_sys_us = ps > sys ? ps - sys : 0;
 }
 
 /* One pass over the thread records: the reader gives each record its
@@ -90,6 +124,7 @@ static void threads_of(const struct vgl_reader *r, struct summary *s)
 		}
 	}
 	qsort(s->t, s->nt, sizeof(*s->t), cmp_thread);
+	ended_of(r, s);
 }
 
 static void memory_of(const struct vgl_reader *r, struct summary *s)
@@ -165,6 +200,14 @@ void report_sampled_text(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 		       pct(s.t[i].run_ns, s.duration_ns),
 		       (double)s.t[i].user_us / 1e3,
 		       (double)s.t[i].sys_us / 1e3);
+	if (s.nt && s.has_ended)
+		printf("%8s  %-16s %10.1f %6.1f%% %10.1f %10.1f\n", "-",
+		       "(ended threads)",
+		       (double)(s.ended_user_us + s.ended_sys_us) / 1e3,
+		       pct((s.ended_user_us + s.ended_sys_us) * 1000,
+			   s.duration_ns),
+		       (double)s.ended_user_us / 1e3,
+		       (double)s.ended_sys_us / 1e3);
 
 	if (s.nmem) {
 		printf("\nMemory over the run (KiB, %zu samples):\n\n", s.nmem);
@@ -216,6 +259,14 @@ void report_sampled_json(struct vgl_json *j, const struct vgl_reader *r,
 		vgl_json_end_object(j);
 	}
 	vgl_json_end_array(j);
+	if (s.has_ended) {
+		vgl_json_begin_object(j, "ended_threads");
+		vgl_json_u64(j, "cpu_user_us", s.ended_user_us);
+		vgl_json_u64(j, "cpu_sys_us", s.ended_sys_us);
+		vgl_json_end_object(j);
+	} else {
+		vgl_json_null(j, "ended_threads");
+	}
 	if (s.nmem) {
 		vgl_json_begin_object(j, "memory");
 		vgl_json_u64(j, "samples", s.nmem);

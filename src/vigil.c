@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "vigil.h"
 
 struct cmd {
@@ -66,10 +67,7 @@ static const struct cmd *find(const char *name)
 
 uint64_t vigil_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return vgl_clock_ns(CLOCK_MONOTONIC);
 }
 
 int usage_error(const char *cmd, const char *fmt, ...)

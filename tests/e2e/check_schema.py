@@ -36,11 +36,12 @@ SCHEMA = {
                "calls_from_outside": (INT,), "members": (LIST,)},
     "cycles.members": {"function_id": (INT,), "calls": (INT,)},
     "sampled": {"samples": (INT,), "duration_ns": (INT,), "threads": (LIST,),
-                "memory": (dict, NULL), "stack_samples": (INT,),
+                "ended_threads": (dict, NULL), "memory": (dict, NULL), "stack_samples": (INT,),
                 "stack_lost": (INT,), "frequency_hz": (INT,),
                 "functions": (LIST,)},
     "sampled.threads": {"tid": (INT,), "name": (STR,), "cpu_run_ns": (INT,),
                         "cpu_user_us": (INT,), "cpu_sys_us": (INT,)},
+    "sampled.ended_threads": {"cpu_user_us": (INT,), "cpu_sys_us": (INT,)},
     "sampled.memory": {"samples": (INT,), "rss_bytes": (dict,),
                        "anon_bytes": (dict,), "file_bytes": (dict,),
                        "swap_bytes": (dict,)},
@@ -83,6 +84,9 @@ def main():
         for kind in ("threads", "functions"):
             for i, o in enumerate(sampled.get(kind) or []):
                 check(o, "sampled." + kind, "$.sampled.%s[%d]" % (kind, i))
+        if sampled.get("ended_threads") is not None:
+            check(sampled["ended_threads"], "sampled.ended_threads",
+                  "$.sampled.ended_threads")
         mem = sampled.get("memory")
         if mem is not None:
             check(mem, "sampled.memory", "$.sampled.memory")

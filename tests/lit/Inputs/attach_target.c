@@ -24,6 +24,10 @@
  *                 stdin
  *   churn         start and join threads as fast as it can, for ever
  *   exec          after a line on stdin, exec ARGV[2..]
+ *   many          100 threads asleep for ever (large thread records)
+ *   spawn         a thread at a time that burns about 3 ms of CPU and
+ *                 ends, one after another, for ever (CPU of threads
+ *                 that end between two samples)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -270,6 +274,51 @@ static __attribute__((noreturn)) int churn(void)
 	}
 }
 
+/* ---- many, spawn --------------------------------------------------------- */
+static void *asleep(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
+}
+
+static __attribute__((noreturn)) int many(void)
+{
+	pthread_t t;
+	int i;
+
+	for (i = 0; i < 100; i++)
+		pthread_create(&t, NULL, asleep, NULL);
+	say("ready", 0);
+	for (;;)
+		pause();
+}
+
+static void *burn3ms(void *arg)
+{
+	struct timespec ts, now;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	do {
+		for (int i = 0; i < 1000; i++)
+			sink += (unsigned long)i;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+	} while ((now.tv_sec - ts.tv_sec) * 1000000000L +
+		 (now.tv_nsec - ts.tv_nsec) < 3000000L);
+	return arg;
+}
+
+static __attribute__((noreturn)) int spawn(void)
+{
+	pthread_t t;
+
+	say("ready", 0);
+	for (;;) {
+		pthread_create(&t, NULL, burn3ms, NULL);
+		pthread_join(t, NULL);
+	}
+}
+
 /* ---- exec ---------------------------------------------------------------- */
 static int exec_main(char **argv)
 {
@@ -300,6 +349,10 @@ int main(int argc, char **argv)
 		return main_exit();
 	if (!strcmp(argv[1], "churn"))
 		return churn();
+	if (!strcmp(argv[1], "many"))
+		return many();
+	if (!strcmp(argv[1], "spawn"))
+		return spawn();
 	if (!strcmp(argv[1], "exec") && argc > 2)
 		return exec_main(argv + 2);
 	return 2;
