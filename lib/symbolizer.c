@@ -403,32 +403,6 @@ static Elf_Scn *find_section(Elf *elf, Elf64_Word type)
 	return NULL;
 }
 
-/* The file name in elf's .gnu_debuglink, or NULL. */
-static const char *debuglink(Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name || strcmp(name, ".gnu_debuglink"))
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_size || !memchr(d->d_buf, '\0', d->d_size))
-			return NULL;
-		return d->d_buf;
-	}
-	return NULL;
-}
-
 /* The section of elf named name, or NULL. */
 static Elf_Scn *section_named(Elf *elf, const char *name)
 {
@@ -448,6 +422,17 @@ static Elf_Scn *section_named(Elf *elf, const char *name)
 			return scn;
 	}
 	return NULL;
+}
+
+/* The file name in elf's .gnu_debuglink, or NULL. */
+static const char *debuglink(Elf *elf)
+{
+	Elf_Scn *scn = section_named(elf, ".gnu_debuglink");
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+
+	if (!d || !d->d_size || !memchr(d->d_buf, '\0', d->d_size))
+		return NULL;
+	return d->d_buf;
 }
 
 const char *vgl_debug_dirs(void)
