@@ -122,8 +122,11 @@ static int longjump(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = jump_handler;
 	sigaction(SIGALRM, &sa, NULL);
-	setitimer(ITIMER_REAL, &it, NULL);
-	sigsetjmp(env, 1);
+	/* The jump target first, then the timer: armed first, a tick that
+	 * came before sigsetjmp returned (a loaded machine) jumped to an
+	 * empty env, and siglongjmp loaded a garbage stack pointer. */
+	if (!sigsetjmp(env, 1))
+		setitimer(ITIMER_REAL, &it, NULL);
 	/* Resume after the function that was interrupted. */
 	for (; i < nfns; i++)
 		fns[i]();
