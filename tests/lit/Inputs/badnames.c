@@ -24,17 +24,14 @@ __attribute__((noinline)) void weird(void)
 
 static double secs;
 
-__attribute__((no_instrument_function)) static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+/* Set by main once the spin time is over.  The worker only reads it, so
+ * every CPU sample of the spinning thread lands in worker itself: no
+ * clock_gettime in the loop, whose vDSO or kernel frames a loaded machine
+ * would catch now and then. */
+static volatile int stop;
 
 static void *worker(void *arg)
 {
-	double end = now() + secs;
 	volatile unsigned long n = 0;
 	int i;
 
@@ -42,9 +39,8 @@ static void *worker(void *arg)
 	pthread_setname_np(pthread_self(), "w\xe9\xff\xfe");
 	for (i = 0; i < 3; i++)
 		weird();
-	while (secs > 0 && now() < end)
-		for (i = 0; i < 100000; i++)
-			n++;
+	while (secs > 0 && !stop)
+		n++;
 	return NULL;
 }
 
@@ -63,6 +59,14 @@ int main(int argc, char **argv)
 	}
 	if (pthread_create(&t, NULL, worker, NULL))
 		return 1;
+	if (secs > 0) {
+		struct timespec ts = { (time_t)secs,
+				       (long)((secs - (time_t)secs) * 1e9) };
+
+		while (nanosleep(&ts, &ts))
+			;
+		stop = 1;
+	}
 	pthread_join(t, NULL);
 	return status;
 }
