@@ -22,6 +22,8 @@ OPT     ?= -O2 -g
 WARN    := -Wall -Wextra
 CFLAGS  ?= $(OPT)
 PREFIX  ?= /usr/local
+# The release: `vigil --version` and the pkg-config files' Version.
+VERSION := 0.1.0
 DESTDIR ?=
 B       := build
 
@@ -46,7 +48,8 @@ RT_CFLAGS := $(CFLAGS) $(WARN) -fvisibility=hidden \
 # ---- tools ---------------------------------------------------------------
 LIB_SRC  := $(wildcard lib/*.c)
 TOOL_SRC := $(wildcard src/*.c)
-TOOL_CFLAGS := $(CFLAGS) $(WARN) -Iinclude -Ilib -Isrc -D_GNU_SOURCE
+TOOL_CFLAGS := $(CFLAGS) $(WARN) -Iinclude -Ilib -Isrc -D_GNU_SOURCE \
+	-DVIGIL_VERSION='"$(VERSION)"'
 TOOL_LIBS := -ldw -lelf -llzma -lcapstone -lstdc++
 
 TOOL_OBJ := $(patsubst %.c,$(B)/tool/%.o,$(LIB_SRC) $(TOOL_SRC))
@@ -181,9 +184,9 @@ install: all
 	install -m 755 $(B)/libvigil.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/vigil.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(B)/vigil $(DESTDIR)$(PREFIX)/bin/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' vigil.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' vigil.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/vigil-inline.pc
-	sed -e 's|@PREFIX@|$(PREFIX)|g' vigil-entry.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' vigil-entry.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/vigil-entry.pc
 	cp $(DESTDIR)$(PREFIX)/lib/pkgconfig/vigil-$(DEFAULT_MODE).pc \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig/vigil.pc

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "vgl_format.h"
 #include "vigil.h"
 
 struct cmd {
@@ -49,7 +50,8 @@ static void main_usage(FILE *f)
 	size_t i;
 
 	fputs("usage: vigil COMMAND [ARGS]\n"
-	      "       vigil help COMMAND | vigil COMMAND --help\n\n"
+	      "       vigil help COMMAND | vigil COMMAND --help\n"
+	      "       vigil --version\n\n"
 	      "Commands:\n", f);
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
@@ -142,6 +144,13 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		main_usage(stdout);
 		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		/* The release, then the newest profile format it writes (it
+		 * reads every older one). */
+		printf("vigil %s (profile format %u)\n", VIGIL_VERSION,
+		       (unsigned)VGL_VERSION);
+		return check_stdout(0);
 	}
 	if (!strcmp(argv[1], "help")) {
 		if (argc < 3) {
