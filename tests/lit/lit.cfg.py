@@ -112,15 +112,16 @@ if mode not in ("enter", "entry"):
     lit_config.fatal("VIGIL_MODE must be enter or entry, not %r" % mode)
 config.environment["VIGIL_MODE"] = mode
 config.available_features.add(mode + "-mode")
-# The hook's symbols in this mode: what the program calls, its fast path,
-# and where the fast path jumps to for a new edge.
+# The hook's symbols in this mode: what the compiler makes functions call,
+# its wrapper, its fast path, and where the fast path jumps to for a new
+# edge.
 if mode == "entry":
-    hook = ("__wrap___fentry__", "vgl_fentry_hot", "save_call")
+    hook = ("__wrap___fentry__", "vgl_fentry_hot", "save_call", "__fentry__")
 else:
     hook = ("__wrap___cyg_profile_func_enter", "enter_hot",
-            "thread_slow_enter")
+            "thread_slow_enter", "__cyg_profile_func_enter")
 config.substitutions += [("%hook-wrap", hook[0]), ("%hook-hot", hook[1]),
-                         ("%hook-slow", hook[2])]
+                         ("%hook-slow", hook[2]), ("%hook-call", hook[3])]
 
 # CPU features, for tests of what the hook must keep intact.
 try:
