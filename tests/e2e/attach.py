@@ -105,6 +105,8 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 VIGIL = os.environ.get("VIGIL") or os.path.join(ROOT, "build", "vigil")
+# The least time a stop or an exit is given (see Attach.exit_within).
+EXIT_FLOOR = 2.0
 
 problems = []
 
@@ -236,7 +238,13 @@ class Attach:
                 return t, r
 
     def exit_within(self, t0, limit, what):
-        """vigil must exit within `limit` s of t0; returns its end record."""
+        """vigil must exit within `limit` s of t0; returns its end record.
+
+        Never less than EXIT_FLOOR: what these bounds tell apart is a stop
+        that returns at once from one that waits out the interval (10 s,
+        1 h); a machine loaded by the suite's other tests can take a
+        second to schedule vigil and Python (seen at a load of 45)."""
+        limit = max(limit, EXIT_FLOOR)
         try:
             rc = self.p.wait(timeout=limit + 10)
         except subprocess.TimeoutExpired:
@@ -329,7 +337,8 @@ def cmd_loop(target):
         still_running(tg, what)
         tg.kill()
 
-    # interval 100ms sent during a 10 s wait: next sample within 0.3 s.
+    # interval 100ms sent during a 10 s wait: next sample within 2 s (the
+    # sample is due at once; the bound is for a loaded machine).
     what = "loop/interval"
     tg = Target(target, "loop")
     tg.expect("ready")
@@ -340,8 +349,8 @@ def cmd_loop(target):
     a.send("interval 100ms")
     t1, s = a.next(timeout=5)
     if s:
-        if t1 - t0 > 0.3:
-            fail("%s: next sample %.3f s after 'interval 100ms', want <= 0.3 s"
+        if t1 - t0 > EXIT_FLOOR:
+            fail("%s: next sample %.3f s after 'interval 100ms', want <= 2 s"
                  % (what, t1 - t0))
         if s["interval_us"] != 100000:
             fail("%s: interval_us %s, want 100000" % (what, s["interval_us"]))
@@ -1583,8 +1592,8 @@ def cmd_slow_reader(target):
         p.kill()
         p.wait()
     took = now() - t0
-    if took > 1.0:
-        fail("%s: vigil attach took %.3f s to end after SIGTERM, want <= 1 s"
+    if took > EXIT_FLOOR:
+        fail("%s: vigil attach took %.3f s to end after SIGTERM, want <= 2 s"
              % (what, took))
     err = p.stderr.read().splitlines()
     with os.fdopen(rfd, "rb") as f:
