@@ -80,6 +80,15 @@ __fentry__:
 	jmp *vgl_fentry_fn(%rip)
 	.size __fentry__, .-__fentry__
 
+	/* For `vigil check` of a stripped program: the distance from
+	 * __fentry__ (which stays in the dynamic symbol table, exported)
+	 * to __wrap___fentry__ (gone with .symtab), where the program's own
+	 * calls go.  Both are here, so the assembler writes the number. */
+	.pushsection .vigil.fentry, "a", @progbits
+	.balign 8
+	.quad __wrap___fentry__ - __fentry__
+	.popsection
+
 	.globl vgl_fentry_hot
 	.hidden vgl_fentry_hot
 	.type vgl_fentry_hot, @function

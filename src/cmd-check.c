@@ -26,8 +26,10 @@
  *
  * The same for the entry mode (`pkg-config --cflags vigil-entry`, GCC's
  * -pg -mfentry given to the compiler proper only): its functions call
- * __fentry__ first thing, vigil's runtime defines it (an IFUNC) and the
- * executable's calls go to __wrap___fentry__.  A program whose link saw
+ * __fentry__ first thing, vigil's runtime defines it (exported, no IFUNC)
+ * and the executable's calls go to __wrap___fentry__, found in a stripped
+ * program from __fentry__ and the runtime's .vigil.fentry section (the
+ * distance between the two).  A program whose link saw
  * -pg has gprof's start file gcrt1.o (__gmon_start__ defined, calling
  * __monstartup): it writes gmon.out at exit, which vigil's flags are made
  * never to do, so that is a bad program whatever its hooks.
@@ -81,6 +83,8 @@ struct elf_facts {
 	GElf_Addr wrap_addr;    /* WRAP, where calls go with --wrap; or 0 */
 	int64_t wrap_delta;     /* WRAP - resolver, from .vigil.hook */
 	int has_delta;
+	int64_t fentry_delta;   /* FENTRY_WRAP - FENTRY, from .vigil.fentry */
+	int has_fentry_delta;
 	int hook_plt;           /* an IRELATIVE slot resolves the hook: calls
 	                         * go through the PLT (no --wrap) */
 	int hook_undef;         /* HOOK referenced, defined elsewhere */
@@ -240,27 +244,29 @@ static void scan_irelative(Elf_Scn *scn, const GElf_Shdr *sh,
 			f->hook_plt = 1;
 }
 
-/* Whether sh is the runtime's .vigil.hook section (runtime/hooks.c). */
-static int is_hook_note(Elf *elf, const GElf_Shdr *sh)
+/* Whether sh is the section called name. */
+static int section_is(Elf *elf, const GElf_Shdr *sh, const char *name)
 {
 	size_t shstrndx;
-	const char *name;
+	const char *s;
 
 	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return 0;
-	name = elf_strptr(elf, shstrndx, sh->sh_name);
-	return name && !strcmp(name, ".vigil.hook");
+	s = elf_strptr(elf, shstrndx, sh->sh_name);
+	return s && !strcmp(s, name);
 }
 
-/* Reads the distance from the hook's resolver to WRAP. */
-static void read_delta(Elf_Scn *scn, struct elf_facts *f)
+/* Reads one of the runtime's distances (.vigil.hook: from the hook's
+ * resolver to WRAP, runtime/hooks.c; .vigil.fentry: from FENTRY to
+ * FENTRY_WRAP, runtime/fentry.S) into *delta; sets *has. */
+static void read_delta(Elf_Scn *scn, int64_t *delta, int *has)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 
-	if (!d || !d->d_buf || d->d_size < sizeof(f->wrap_delta))
+	if (!d || !d->d_buf || d->d_size < sizeof(*delta))
 		return;
-	memcpy(&f->wrap_delta, d->d_buf, sizeof(f->wrap_delta));
-	f->has_delta = 1;
+	memcpy(delta, d->d_buf, sizeof(*delta));
+	*has = 1;
 }
 
 /* Whether [off, off + size) lies within a file of fsize bytes. */
@@ -325,8 +331,13 @@ static int read_facts(Elf *elf, uint64_t fsize, struct elf_facts *f,
 			continue;
 		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
 			scan_symbols(elf, scn, &sh, f);
-		else if (sh.sh_type == SHT_PROGBITS && is_hook_note(elf, &sh))
-			read_delta(scn, f);
+		else if (sh.sh_type == SHT_PROGBITS &&
+			 section_is(elf, &sh, ".vigil.hook"))
+			read_delta(scn, &f->wrap_delta, &f->has_delta);
+		else if (sh.sh_type == SHT_PROGBITS &&
+			 section_is(elf, &sh, ".vigil.fentry"))
+			read_delta(scn, &f->fentry_delta,
+				   &f->has_fentry_delta);
 		else if (sh.sh_type == SHT_DYNAMIC)
 			scan_dynamic(elf, scn, &sh, f);
 	}
@@ -338,6 +349,9 @@ static int read_facts(Elf *elf, uint64_t fsize, struct elf_facts *f,
 	/* Stripped: the IFUNC's value is its resolver's address. */
 	if (f->hook_defined && f->hook_ifunc && !f->wrap_addr && f->has_delta)
 		f->wrap_addr = f->hook_addr + (GElf_Addr)f->wrap_delta;
+	/* Stripped: FENTRY is exported, FENTRY_WRAP was in .symtab only. */
+	if (f->fentry_defined && !f->fentry_wrap && f->has_fentry_delta)
+		f->fentry_wrap = f->fentry_addr + (GElf_Addr)f->fentry_delta;
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA)
 			scan_irelative(scn, &sh, f);
