@@ -157,19 +157,39 @@ def cmd_every_end(target, outdir):
             fail("%s: %s has %s stack samples, the records %d"
                  % (what, vgl, in_file, got))
         tg.kill()
-    # vigil run of a program killed mid-run.
+    # vigil run of a program killed mid-run: SIGKILLed once it has had
+    # 0.5 s of CPU time (a wall-time `timeout -s KILL 1.5` left it 4
+    # samples at load 15), 60 s at most.
     what = "every-end/run-killed"
     d = os.path.join(outdir, "run")
-    p = subprocess.run([attach.VIGIL, "run", "-o", d, "--scan", "stacks",
-                        "--frequency", "999", "--interval", "10s", "--",
-                        "/bin/sh", "-c", "exec timeout -s KILL 1.5 %s tree"
-                        % target], capture_output=True, text=True)
+    p = subprocess.Popen([attach.VIGIL, "run", "-o", d, "--scan", "stacks",
+                          "--frequency", "999", "--interval", "10s", "--",
+                          "/bin/sh", "-c", "%s tree & echo pid $!; wait $!"
+                          % target], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    pid = None
+    for line in p.stdout:
+        if line.startswith("pid "):
+            pid = int(line.split()[1])
+            break
+    t0 = now()
+    while pid and now() - t0 < 60:
+        try:
+            if cpu_s(pid) >= 0.5:
+                break
+        except OSError:
+            break
+        time.sleep(0.05)
+    if pid:
+        os.kill(pid, signal.SIGKILL)
+    _, err = p.communicate(timeout=120)
     sd = os.path.join(d, "samples")
     files = sorted(os.listdir(sd)) if os.path.isdir(sd) else []
     mine = [f for f in files if f.startswith(os.path.basename(target) + ".")]
     if len(mine) != 1:
         fail("%s: sampled files %s (exit %d, %s)"
-             % (what, files, p.returncode, p.stderr.strip()))
+             % (what, files, p.returncode, err.strip()))
     else:
         n = file_stack_samples(os.path.join(sd, mine[0]))
         # Its CPU time is unknown (killed): any is what was lost before.
