@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -84,6 +85,7 @@ struct sym_module {
 	Elf *elf, *dbg_elf;
 	Elf *mini_elf;                  /* .gnu_debugdata, decompressed */
 	void *mini_buf;                 /* its bytes, which mini_elf reads */
+	void *image_buf;                /* the vDSO's bytes, which elf reads */
 	struct vgl_func_sym *funcs;     /* sorted by start */
 	size_t nfuncs;
 
@@ -262,6 +264,7 @@ void vgl_symbolizer_free(struct vgl_symbolizer *s)
 		if (m->mini_elf)
 			elf_end(m->mini_elf);
 		free(m->mini_buf);
+		free(m->image_buf);
 		if (m->fd >= 0)
 			close(m->fd);
 		if (m->dbg_fd >= 0)
@@ -389,6 +392,62 @@ int vgl_elf_file_build_id(const char *path, uint8_t *out, size_t cap)
 	n = elf_build_id(elf, out, cap);
 	elf_end(elf);
 	close(fd);
+	return (int)n;
+}
+
+/*
+ * A copy of this process's vDSO, opened with libelf (a copy: libelf may
+ * write into what it reads, and the vDSO is mapped read-only).  Its size
+ * is where its section and program headers say its contents end.  NULL
+ * when there is none (or out of memory).
+ */
+static Elf *open_vdso(void **buf)
+{
+	const unsigned char *base = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const void *)base;
+	const Elf64_Phdr *ph;
+	size_t size, i;
+	Elf *elf;
+
+	*buf = NULL;
+	if (!base || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return NULL;
+	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	ph = (const void *)(base + eh->e_phoff);
+	for (i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_offset + ph[i].p_filesz > size)
+			size = ph[i].p_offset + ph[i].p_filesz;
+	/* A vDSO is a page or two; more is no vDSO this code knows. */
+	if (size < sizeof(*eh) || size > (1u << 20))
+		return NULL;
+	*buf = malloc(size);
+	if (!*buf)
+		return NULL;
+	memcpy(*buf, base, size);
+	elf_version(EV_CURRENT);
+	elf = elf_memory(*buf, size);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		free(*buf);
+		*buf = NULL;
+		return NULL;
+	}
+	return elf;
+}
+
+int vgl_vdso_build_id(uint8_t *out, size_t cap)
+{
+	void *buf;
+	Elf *elf = open_vdso(&buf);
+	size_t n;
+
+	if (!elf)
+		return -ENOENT;
+	n = elf_build_id(elf, out, cap);
+	elf_end(elf);
+	free(buf);
 	return (int)n;
 }
 
@@ -769,15 +828,27 @@ static void load_module(struct sym_module *m)
 	int err;
 
 	m->loaded = 1;
-	if (pseudo_file(m->path))
+	if (!strcmp(m->path, VGL_VDSO_PATH) && m->build_id_len) {
+		/* Named from this process's vDSO when it is the same one
+		 * (same build-id: the same kernel); else offsets, as for any
+		 * other mapping that is no file. */
+		m->elf = open_vdso(&m->image_buf);
+		if (!m->elf)
+			return;
+	} else if (pseudo_file(m->path)) {
 		return;
-	m->elf = open_elf(m->path, &m->fd);
+	} else {
+		m->elf = open_elf(m->path, &m->fd);
+	}
 	if (!m->elf) {
 		vgl_warning("%s: %s; its addresses are shown as offsets",
 			    m->path, why(errno));
 		return;
 	}
 	bid_len = elf_build_id(m->elf, bid, sizeof(bid));
+	if (m->image_buf &&
+	    (bid_len != m->build_id_len || memcmp(bid, m->build_id, bid_len)))
+		return;         /* another kernel's vDSO */
 	if (m->build_id_len &&
 	    (bid_len != m->build_id_len || memcmp(bid, m->build_id, bid_len))) {
 		vgl_warning("%s: build-id differs from the profiled binary's; its addresses are shown as offsets",

@@ -210,6 +210,15 @@ int vgl_symbolizer_inlines(struct vgl_symbolizer *s, size_t mod,
  * errno. */
 int vgl_elf_file_build_id(const char *path, uint8_t *out, size_t cap);
 
+/* The module path a sampled profile gives the kernel's vDSO. */
+#define VGL_VDSO_PATH "[vdso]"
+
+/* The GNU build-id of this process's vDSO, as vgl_elf_file_build_id().
+ * Every process on one kernel maps the same vDSO, so this is also the
+ * build-id of a profiled process's: a reader whose own vDSO has the
+ * recorded build-id names the profile's vDSO addresses from its own. */
+int vgl_vdso_build_id(uint8_t *out, size_t cap);
+
 /* Interns s in s's string table (copied once).  NULL on -ENOMEM. */
 const char *vgl_symbolizer_intern(struct vgl_symbolizer *s, const char *str);
 

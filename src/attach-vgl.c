@@ -125,7 +125,9 @@ static void refresh_modules(struct attach_vgl *av)
 		struct attach_vgl_module *m = NULL, *grown;
 		const char *file = mp.path;
 
-		if (file[0] != '/')
+		int vdso = !strcmp(file, VGL_VDSO_PATH);
+
+		if (file[0] != '/' && !vdso)
 			continue;
 		for (i = 0; i < av->nmods; i++)
 			if (!av->mods[i].retired && !strcmp(av->mods[i].path, file))
@@ -162,9 +164,16 @@ static void refresh_modules(struct attach_vgl *av)
 			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx",
 				 (int)av->pid, (unsigned long long)lo,
 				 (unsigned long long)hi);
-			n = vgl_elf_file_build_id(mf, m->build_id,
-						  sizeof(m->build_id));
-			if (n < 0)
+			/* The vDSO: vigil's own is the target's (one
+			 * kernel), linked at 0, so the mapping's start
+			 * is the bias. */
+			if (vdso)
+				n = vgl_vdso_build_id(m->build_id,
+						      sizeof(m->build_id));
+			else
+				n = vgl_elf_file_build_id(mf, m->build_id,
+							  sizeof(m->build_id));
+			if (n < 0 && !vdso)
 				n = vgl_elf_file_build_id(file, m->build_id,
 							  sizeof(m->build_id));
 			m->build_id_len = n > 0 ? (uint32_t)n : 0;
