@@ -99,8 +99,9 @@ def check(name, argv, modules, cwd, env=None, expect_out=None):
     cg = os.path.join(run, "cg.out")
     e = dict(env or os.environ, VIGIL_FILE=vgl)
     r = subprocess.run(CALLGRIND + ["--callgrind-out-file=" + cg] + argv,
-                       cwd=cwd, env=e, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True)
+                       cwd=cwd, env=e, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True,
+                       errors="replace")
     if r.returncode != 0 or not os.path.exists(vgl):
         failed.append(name)
         print("  %-22s run failed (exit %d): %s" % (name, r.returncode,
