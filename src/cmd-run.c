@@ -9,7 +9,11 @@
  * descendants orphan comes back to us to be waited for.  So "CMD's tree
  * has ended" is something we see (our children reaped, no process left
  * whose parent chain leads to us), and once it has, every profile is final
- * (its writer is gone).  Profiles are merged while CMD runs, as their
+ * (its writer is gone).  A process has ended when all its threads have:
+ * a main thread that is a zombie while others run on (pthread_exit), or
+ * are still being torn down (SIGKILL ends the main thread first), is not
+ * the end of the process (proc-ended.h); taken for it, the profile was
+ * merged as "running" and moved while its writer still had it.  Profiles are merged while CMD runs, as their
  * processes end, so that the end has little left to do.  A descendant
  * that outlives CMD by more than --linger is named and left running: a
  * left-behind server must not hang the harness that runs us.
@@ -47,6 +51,7 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "proc-ended.h"
 #include "procid.h"
 #include "run-merge.h"
 #include "sampler.h"
@@ -153,7 +158,8 @@ static int read_stat(pid_t pid, struct proc *p)
 }
 
 /*
- * The live (not zombie) processes whose parent chain leads to us, in
+ * The processes whose parent chain leads to us and that have not ended
+ * (a zombie whose threads are all gone has), in
  * *out (malloc'd; *n of them).  Returns 0 or -1 when /proc cannot be read.
  */
 static int descendants(struct proc **out, size_t *n)
@@ -208,8 +214,11 @@ static int descendants(struct proc **out, size_t *n)
 				}
 		}
 	} while (found);
+	/* A zombie main thread with other threads left is a process that
+	 * runs on, or is still being torn down (proc-ended.h): not ended. */
 	for (i = k = 0; i < nall; i++)
-		if (in[i] && all[i].state != 'Z')
+		if (in[i] && ((all[i].state != 'Z' && all[i].state != 'X') ||
+			      proc_threads_left(all[i].pid)))
 			all[k++] = all[i];
 	free(in);
 	*out = all;
