@@ -97,9 +97,12 @@ const char cmd_run_usage[] =
 	"                does (LIST as there: cpu, threads, memory, io, stacks,\n"
 	"                ...; default cpu,threads,memory): each process's\n"
 	"                samples go into a sampled profile of its own,\n"
-	"                DIR/samples/NAME.PID.vgl, as 'vigil attach -o' writes\n"
-	"                them ('vigil report', 'convert', 'flame' read them),\n"
-	"                and their stacks, added up per program, into\n"
+	"                DIR/samples/NAME.PID.vgl (NAME: its program), streamed\n"
+	"                as 'vigil attach -o' streams them: valid from the\n"
+	"                start and committed about every second, so that a\n"
+	"                killed vigil leaves the samples so far ('vigil\n"
+	"                report', 'convert', 'flame' read them), and their\n"
+	"                stacks, added up per program, into\n"
 	"                DIR/NAME.sampled.vgl.\n"
 	"                Processes are looked for every 20 ms: one that lives\n"
 	"                shorter may not be sampled.\n"
@@ -665,7 +668,7 @@ static void finish(struct run *r)
 	/* After the counting profiles, which must not take these for
 	 * inputs. */
 	if (r->tsam)
-		run_merge_samples(r->rm, r->spath, st.written, st.files,
+		run_merge_samples(r->rm, r->spath, st.written, st.to_merge,
 				  r->dir);
 	tree_sampler_stats_release(&st);
 	run_merge_free(r->rm);
