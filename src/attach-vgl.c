@@ -419,9 +419,11 @@ static int stream_commit(struct attach_vgl *av, int final, int ended,
 		 * samples wait in memory meanwhile.  At the end it is an
 		 * error. */
 		av->stream.fd = open(av->stream_path, O_WRONLY | O_CLOEXEC);
-		av->commit_mono = vgl_clock_ns(CLOCK_MONOTONIC);
-		if (av->stream.fd < 0)
-			return final ? -errno : 0;
+		if (av->stream.fd < 0) {
+			err = -errno;
+			av->commit_mono = vgl_clock_ns(CLOCK_MONOTONIC);
+			return final ? err : 0;
+		}
 	}
 	mods = calloc(av->nmods + 1, sizeof(*mods));
 	files = calloc(av->nmods + 1, sizeof(*files));
