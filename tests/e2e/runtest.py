@@ -36,8 +36,8 @@ Popen(stdout=PIPE, stderr=PIPE).communicate(), and on a terminal.
     runtest.py killed --dir DIR -- CMD...
         `vigil run --scan stacks --frequency 999 -o DIR -- CMD`, CMD
         printing "ready PID" and running on: once DIR/samples/EXE.PID.vgl
-        reads a sample (a commit was made), vigil run is SIGKILLed, then
-        CMD.  Prints the names in DIR/samples (the pid as PID) and what
+        reads a sample and a stack sample (a commit was made), vigil run
+        is SIGKILLed, then CMD.  Prints the names in DIR/samples (the pid as PID) and what
         `report --json` reads of the file: pid, state, command, the
         frequency, whether it has samples and stack samples.
     runtest.py tty --dir DIR -- CMD...
@@ -327,7 +327,8 @@ def cmd_killed(a):
                                stderr=subprocess.DEVNULL)
             if r.returncode == 0:
                 doc = json.loads(r.stdout)
-                if doc["sampled"]["samples"] >= 1:
+                if doc["sampled"]["samples"] >= 1 and \
+                        doc["sampled"]["stack_samples"] >= 1:
                     break
             time.sleep(0.1)
     finally:
