@@ -15,6 +15,7 @@
  * exec is known even when no stack came before it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,19 @@ int attach_vgl_init(struct attach_vgl *av, pid_t pid)
 	av->start_mono = vgl_clock_ns(CLOCK_MONOTONIC);
 	vgl_sampled_init(&av->rec);
 	read_cmdline(av);
+	{
+		/* Known before any sample: a process that ends before its
+		 * first one still names its program (issue 16). */
+		char path[64], exe[4096];
+		ssize_t n;
+
+		vgl_proc_path(path, (uint64_t)pid, "exe");
+		n = readlink(path, exe, sizeof(exe) - 1);
+		if (n > 0) {
+			exe[n] = 0;
+			av->exe = strdup(exe);
+		}
+	}
 	{
 		char state;
 
@@ -408,6 +422,18 @@ static int stream_commit(struct attach_vgl *av, int final, int ended,
 	char host[256];
 	int err;
 
+	if (av->stream_path) {
+		/* Opened for the commit only.  Out of descriptors (or
+		 * anything else) is tried again at the next one: the
+		 * samples wait in memory meanwhile.  At the end it is an
+		 * error. */
+		av->stream.fd = open(av->stream_path, O_WRONLY | O_CLOEXEC);
+		if (av->stream.fd < 0) {
+			err = -errno;
+			av->commit_mono = vgl_clock_ns(CLOCK_MONOTONIC);
+			return final ? err : 0;
+		}
+	}
 	mods = calloc(av->nmods + 1, sizeof(*mods));
 	files = calloc(av->nmods + 1, sizeof(*files));
 	if (!mods || !files) {
@@ -420,6 +446,11 @@ static int stream_commit(struct attach_vgl *av, int final, int ended,
 	}
 	free(mods);
 	free(files);
+	if (av->stream_path) {
+		if (close(av->stream.fd) && !err)
+			err = -errno;
+		av->stream.fd = -1;
+	}
 	av->commit_mono = vgl_clock_ns(CLOCK_MONOTONIC);
 	return err;
 }
@@ -460,6 +491,18 @@ int attach_vgl_stream(struct attach_vgl *av, const char *path)
 	return 0;
 }
 
+int attach_vgl_stream_unheld(struct attach_vgl *av, const char *path)
+{
+	int err = attach_vgl_stream(av, path);
+
+	/* Out of memory for the name: held open after all. */
+	if (err || !av->streaming || !(av->stream_path = strdup(path)))
+		return err;
+	close(av->stream.fd);
+	av->stream.fd = -1;
+	return 0;
+}
+
 int attach_vgl_write(struct attach_vgl *av, const char *path, int ended,
 		     int exit_known, int exit_status)
 {
@@ -474,8 +517,9 @@ int attach_vgl_write(struct attach_vgl *av, const char *path, int ended,
 		return av->failed;
 	if (av->streaming) {
 		err = stream_commit(av, 1, ended, exit_known, exit_status);
-		if (close(av->stream.fd) && !err)
+		if (av->stream.fd >= 0 && close(av->stream.fd) && !err)
 			err = -errno;
+		av->stream.fd = -1;
 		av->streaming = 0;
 		return err;
 	}
@@ -503,6 +547,9 @@ void attach_vgl_release(struct attach_vgl *av)
 {
 	size_t i;
 
+	if (av->streaming && av->stream.fd >= 0)  /* never written */
+		close(av->stream.fd);
+	free(av->stream_path);
 	for (i = 0; i < av->nmods; i++)
 		free(av->mods[i].path);
 	free(av->mods);

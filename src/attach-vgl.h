@@ -19,7 +19,8 @@ struct attach_vgl {
 	pid_t pid;
 	uint64_t start_ns;          /* CLOCK_REALTIME at the attach */
 	uint64_t start_mono;        /* CLOCK_MONOTONIC at the attach */
-	char *exe;                  /* the latest exe a sample named */
+	char *exe;                  /* the latest exe read (at the attach,
+	                             * then by each sample) */
 	char **argv;                /* /proc/PID/cmdline at the attach */
 	size_t argc;
 	struct vgl_sampled rec;
@@ -34,6 +35,8 @@ struct attach_vgl {
 	                             * file would lie), or a commit failed */
 	int streaming;              /* written as it goes (attach_vgl_stream) */
 	struct vgl_sampled_stream stream;
+	char *stream_path;          /* opened for each commit only
+	                             * (attach_vgl_stream_unheld) */
 	uint64_t commit_mono;       /* CLOCK_MONOTONIC of the last commit */
 };
 
@@ -54,6 +57,15 @@ void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s);
 int attach_vgl_stream(struct attach_vgl *av, const char *path);
 
 /*
+ * As attach_vgl_stream, but the file is not held open between commits:
+ * it is opened for each (about once a second), so that a sampler of
+ * hundreds of processes (vigil run --scan) holds no descriptor per
+ * process for its files.  A commit that cannot open it is tried again at
+ * the next.
+ */
+int attach_vgl_stream_unheld(struct attach_vgl *av, const char *path);
+
+/*
  * Writes the run to path (streamed: its last commit) (whole, through a temporary name).  ended: the
  * process ended (exit_known/exit_status as the sampler reported); else
  * the sampler was stopped while it ran on.  Returns 0 or a negative
@@ -62,6 +74,8 @@ int attach_vgl_stream(struct attach_vgl *av, const char *path);
 int attach_vgl_write(struct attach_vgl *av, const char *path, int ended,
 		     int exit_known, int exit_status);
 
+/* Frees av; a stream never written by attach_vgl_write is closed, its
+ * file left as the last commit made it. */
 void attach_vgl_release(struct attach_vgl *av);
 
 #endif

@@ -9,7 +9,11 @@
  * descendants orphan comes back to us to be waited for.  So "CMD's tree
  * has ended" is something we see (our children reaped, no process left
  * whose parent chain leads to us), and once it has, every profile is final
- * (its writer is gone).  Profiles are merged while CMD runs, as their
+ * (its writer is gone).  A process has ended when all its threads have:
+ * a main thread that is a zombie while others run on (pthread_exit), or
+ * are still being torn down (SIGKILL ends the main thread first), is not
+ * the end of the process (proc-ended.h); taken for it, the profile was
+ * merged as "running" and moved while its writer still had it.  Profiles are merged while CMD runs, as their
  * processes end, so that the end has little left to do.  A descendant
  * that outlives CMD by more than --linger is named and left running: a
  * left-behind server must not hang the harness that runs us.
@@ -47,6 +51,7 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "proc-ended.h"
 #include "procid.h"
 #include "run-merge.h"
 #include "sampler.h"
@@ -92,9 +97,12 @@ const char cmd_run_usage[] =
 	"                does (LIST as there: cpu, threads, memory, io, stacks,\n"
 	"                ...; default cpu,threads,memory): each process's\n"
 	"                samples go into a sampled profile of its own,\n"
-	"                DIR/samples/NAME.PID.vgl, as 'vigil attach -o' writes\n"
-	"                them ('vigil report', 'convert', 'flame' read them),\n"
-	"                and their stacks, added up per program, into\n"
+	"                DIR/samples/NAME.PID.vgl (NAME: its program), streamed\n"
+	"                as 'vigil attach -o' streams them: valid from the\n"
+	"                start and committed about every second, so that a\n"
+	"                killed vigil leaves the samples so far ('vigil\n"
+	"                report', 'convert', 'flame' read them), and their\n"
+	"                stacks, added up per program, into\n"
 	"                DIR/NAME.sampled.vgl.\n"
 	"                Processes are looked for every 20 ms: one that lives\n"
 	"                shorter may not be sampled.\n"
@@ -153,7 +161,8 @@ static int read_stat(pid_t pid, struct proc *p)
 }
 
 /*
- * The live (not zombie) processes whose parent chain leads to us, in
+ * The processes whose parent chain leads to us and that have not ended
+ * (a zombie whose threads are all gone has), in
  * *out (malloc'd; *n of them).  Returns 0 or -1 when /proc cannot be read.
  */
 static int descendants(struct proc **out, size_t *n)
@@ -208,8 +217,11 @@ static int descendants(struct proc **out, size_t *n)
 				}
 		}
 	} while (found);
+	/* A zombie main thread with other threads left is a process that
+	 * runs on, or is still being torn down (proc-ended.h): not ended. */
 	for (i = k = 0; i < nall; i++)
-		if (in[i] && all[i].state != 'Z')
+		if (in[i] && ((all[i].state != 'Z' && all[i].state != 'X') ||
+			      proc_threads_left(all[i].pid)))
 			all[k++] = all[i];
 	free(in);
 	*out = all;
@@ -656,7 +668,7 @@ static void finish(struct run *r)
 	/* After the counting profiles, which must not take these for
 	 * inputs. */
 	if (r->tsam)
-		run_merge_samples(r->rm, r->spath, st.written, st.files,
+		run_merge_samples(r->rm, r->spath, st.written, st.to_merge,
 				  r->dir);
 	tree_sampler_stats_release(&st);
 	run_merge_free(r->rm);

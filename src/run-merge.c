@@ -46,6 +46,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "proc-ended.h"
 #include "procid.h"
 #include "run-merge.h"
 #include "vgl_merge.h"
@@ -490,9 +491,8 @@ static void remove_saved(struct run_merge *rm)
 void run_merge_poll(struct run_merge *rm)
 {
 	struct names now = { NULL, 0, 0 };
-	uint64_t pid, start;
+	uint64_t pid;
 	size_t i;
-	char state;
 
 	list_dir(rm->dir, &now);
 	for (i = 0; i < now.n; i++) {
@@ -500,7 +500,7 @@ void run_merge_poll(struct run_merge *rm)
 		if (window_prefix(now.v[i]) || !(pid = name_pid(now.v[i])) ||
 		    names_has(&rm->seen, now.v[i]))
 			continue;
-		if (vgl_proc_stat(pid, &start, &state) == 0 && state != 'Z')
+		if (!proc_ended((pid_t)pid))
 			continue;   /* its writer may still be counting */
 		add_file(rm, now.v[i], 1, 0);
 	}
@@ -591,20 +591,18 @@ int run_merge_finish(struct run_merge *rm)
 }
 
 /* Whether the process that writes dir's file name (NAME.PID.vgl, or a
- * window of it) is still running. */
+ * window of it) is still running, or still ending (proc-ended.h). */
 static int writer_running(const char *name)
 {
 	char buf[1100];
 	size_t n = window_prefix(name);
-	uint64_t pid, start;
-	char state;
+	uint64_t pid;
 
 	if (n && snprintf(buf, sizeof(buf), "%.*s.vgl", (int)n, name) <
 		 (int)sizeof(buf))
 		name = buf;
 	pid = name_pid(name);
-	return pid && vgl_proc_stat(pid, &start, &state) == 0 &&
-	       state != 'Z';
+	return pid && !proc_ended((pid_t)pid);
 }
 
 void run_merge_free(struct run_merge *rm)

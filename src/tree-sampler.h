@@ -2,8 +2,9 @@
  * tree-sampler.h - sample every process of a tree (what `vigil run
  * --scan` does): one sampler (sampler/sampler.h) per process, started as
  * the caller finds new processes; each process's samples go into a
- * sampled .vgl file of its own, DIR/NAME.PID.vgl, as `vigil attach -o`
- * writes them.
+ * sampled .vgl file of its own, DIR/NAME.PID.vgl, streamed as `vigil
+ * attach -o` streams them: valid from the start, committed about every
+ * second, so that a killed vigil leaves the samples so far.
  */
 #ifndef VIGIL_TREE_SAMPLER_H
 #define VIGIL_TREE_SAMPLER_H
@@ -39,14 +40,17 @@ struct tree_sampler_stats {
 	uint64_t samples;
 	char first_err[256];    /* why the first of the unsampled was not */
 	char **written;         /* the names of the files written, in DIR */
+	size_t to_merge;        /* the first to_merge of them are to be
+	                         * merged per program (the others have no
+	                         * modules, see tree-sampler.c) */
 };
 
 /* Frees st->written. */
 void tree_sampler_stats_release(struct tree_sampler_stats *st);
 
 /*
- * Stops every sampler, writes the files of the processes still running
- * (marked detached) and frees t; *st says what was done.  Returns 0, or
+ * Stops every sampler, makes the files of the processes still running
+ * final (marked detached) and frees t; *st says what was done.  Returns 0, or
  * the negative errno of the first file that could not be written
  * (already named on stderr).
  */

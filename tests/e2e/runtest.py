@@ -33,12 +33,20 @@ Popen(stdout=PIPE, stderr=PIPE).communicate(), and on a terminal.
         script that runs `kill -INT 0`) sends SIGINT to the whole group
         once CMD printed "ready": CMD must get it once.  Prints CMD's
         stdout and vigil's exit status.
+    runtest.py killed --dir DIR -- CMD...
+        `vigil run --scan stacks --frequency 999 -o DIR -- CMD`, CMD
+        printing "ready PID" and running on: once DIR/samples/EXE.PID.vgl
+        reads a sample and a stack sample (a commit was made), vigil run
+        is SIGKILLed, then CMD.  Prints the names in DIR/samples (the pid as PID) and what
+        `report --json` reads of the file: pid, state, command, the
+        frequency, whether it has samples and stack samples.
     runtest.py tty --dir DIR -- CMD...
         the same on a pseudo-terminal: Ctrl-C typed once reaches the
         whole foreground process group, vigil and CMD; CMD must get it
         once.  Prints the lines CMD printed and vigil's exit status.
 """
 import argparse
+import json
 import os
 import pty
 import select
@@ -294,6 +302,65 @@ def cmd_samples(a):
           % (a.exe, len(files), sampled))
 
 
+def cmd_killed(a):
+    p = subprocess.Popen([VIGIL, "run", "--scan", "stacks", "--frequency",
+                          "999", "-o", a.dir, "--"] + a.cmd,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+    line = p.stdout.readline().split()
+    if len(line) != 2 or line[0] != b"ready":
+        p.kill()
+        p.wait()
+        fail("CMD said %r, not ready PID" % line)
+        return 1
+    pid = int(line[1])
+    path = os.path.join(a.dir, "samples", "%s.%d.vgl"
+                        % (os.path.basename(a.cmd[0]), pid))
+    doc = None
+    try:
+        # Generous: the first commit comes a second after the start,
+        # later on a loaded machine.
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            r = subprocess.run([VIGIL, "report", "--json", path],
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL)
+            if r.returncode == 0:
+                doc = json.loads(r.stdout)
+                if doc["sampled"]["samples"] >= 1 and \
+                        doc["sampled"]["stack_samples"] >= 1:
+                    break
+            time.sleep(0.1)
+    finally:
+        p.kill()
+        p.wait()
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    if p.returncode != -signal.SIGKILL:
+        fail("vigil run ended by itself (%d) before it was killed"
+             % p.returncode)
+    for name in sorted(os.listdir(os.path.join(a.dir, "samples"))):
+        print(name.replace(".%d." % pid, ".PID."))
+    r = subprocess.run([VIGIL, "report", "--json", path],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode:
+        fail("report of %s after the kill: %s" % (path, r.stderr.decode()))
+        return 1
+    doc = json.loads(r.stdout)
+    sm = doc["sampled"]
+    print("pid: %s" % ("PID" if doc["pid"] == pid else doc["pid"]))
+    print("state: %s" % doc["state"])
+    print("command: %s" % " ".join(os.path.basename(c) if i == 0 else c
+                                   for i, c in enumerate(doc["command"])))
+    print("frequency: %s Hz" % sm["frequency_hz"])
+    print("samples: %s" % ("some" if sm["samples"] >= 1 else sm["samples"]))
+    print("stack samples: %s" % ("some" if sm["stack_samples"] >= 1
+                                 else sm["stack_samples"]))
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="sub", required=True)
@@ -301,7 +368,8 @@ def main():
     c.add_argument("vigil")
     c.add_argument("dir")
     c.add_argument("exe")
-    for name in ("same", "linger", "sigint", "tty", "signals", "group"):
+    for name in ("same", "linger", "sigint", "tty", "signals", "group",
+                 "killed"):
         c = sub.add_parser(name)
         c.add_argument("--dir", required=True)
         if name == "same":
@@ -315,7 +383,7 @@ def main():
         a.cmd = a.cmd[1:]
     rc = {"same": cmd_same, "linger": cmd_linger, "sigint": cmd_sigint,
           "tty": cmd_tty, "samples": cmd_samples, "signals": cmd_signals,
-          "group": cmd_group}[a.sub](a)
+          "group": cmd_group, "killed": cmd_killed}[a.sub](a)
     return rc or (1 if problems else 0)
 
 

@@ -17,6 +17,9 @@
  *             delivery would show), prints how many of each it caught
  *             and exits 4
  *   raise N   resets signal N to its default action and raises it
+ *   kids N    forks N children one after the other, each calling g()
+ *             once and exiting after 2 ms, waits for each and 1 ms
+ *             more; exit 0
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -96,6 +99,25 @@ int main(int argc, char **argv)
 		pthread_create(&t[1], NULL, worker, NULL);
 		pthread_join(t[0], NULL);
 		pthread_join(t[1], NULL);
+		return 0;
+	}
+	if (!strcmp(mode, "kids") && argc > 2) {
+		struct timespec ms = { 0, 1000000 };
+		int n = atoi(argv[2]);
+
+		while (n-- > 0) {
+			pid_t p = fork();
+
+			if (p == 0) {
+				g(0);
+				nanosleep(&ms, NULL);
+				nanosleep(&ms, NULL);
+				exit(0);
+			}
+			if (p > 0)
+				waitpid(p, NULL, 0);
+			nanosleep(&ms, NULL);
+		}
 		return 0;
 	}
 	if (!strcmp(mode, "_exit"))
