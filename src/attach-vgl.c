@@ -74,6 +74,17 @@ static void read_cmdline(struct attach_vgl *av)
 	}
 }
 
+static void free_cmdline(struct attach_vgl *av)
+{
+	size_t i;
+
+	for (i = 0; i < av->argc; i++)
+		free(av->argv[i]);
+	free(av->argv);
+	av->argv = NULL;
+	av->argc = 0;
+}
+
 static void refresh_modules(struct attach_vgl *av);
 
 int attach_vgl_init(struct attach_vgl *av, pid_t pid)
@@ -273,6 +284,10 @@ void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
 	if (s->exe && (!av->exe || strcmp(av->exe, s->exe))) {
 		free(av->exe);
 		av->exe = strdup(s->exe);
+		/* An exec: the file is the new program's, its command too
+		 * (the old one's argv would sit beside the new exe). */
+		free_cmdline(av);
+		read_cmdline(av);
 	}
 	if ((s->scan & SAMPLER_SCAN_STACKS) && !av->modules_read) {
 		av->modules_read = 1;
@@ -553,9 +568,7 @@ void attach_vgl_release(struct attach_vgl *av)
 	for (i = 0; i < av->nmods; i++)
 		free(av->mods[i].path);
 	free(av->mods);
-	for (i = 0; i < av->argc; i++)
-		free(av->argv[i]);
-	free(av->argv);
+	free_cmdline(av);
 	free(av->exe);
 	vgl_sampled_release(&av->rec);
 }
