@@ -22,8 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "unwind.h"
 
 #define RELOAD_NS 100000000ull   /* at most one re-read of the maps per */
@@ -50,14 +50,6 @@ struct unwinder {
 	uint32_t n, max;
 	int truncated;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Separate debug files are not looked for: .eh_frame is in the binary,
  * and a network look-up (debuginfod) has no place in a sampler. */
@@ -183,7 +175,7 @@ static int in_xmap(const struct unwinder *u, uint64_t addr)
 /* (Re)reads the process's modules and executable mappings. */
 static void load(struct unwinder *u)
 {
-	u->loaded_ns = mono_ns();
+	u->loaded_ns = vgl_clock_ns(CLOCK_MONOTONIC);
 	if (u->dwfl)
 		dwfl_end(u->dwfl);
 	u->attached = 0;
@@ -264,7 +256,7 @@ uint32_t unwind_sample(struct unwinder *u, pid_t tid, const uint64_t *regs,
 	if (!u->loaded_ns && !u->hold)
 		load(u);
 	if (!in_xmap(u, ip) && !u->hold &&
-	    (t = mono_ns()) - u->loaded_ns > RELOAD_NS)
+	    (t = vgl_clock_ns(CLOCK_MONOTONIC)) - u->loaded_ns > RELOAD_NS)
 		load(u);    /* a mapping new since we read them: dlopen */
 	*truncated = 1;
 	if (!in_xmap(u, ip) || !max)
@@ -295,8 +287,10 @@ uint32_t unwind_check(struct unwinder *u, const uint64_t *ips, uint32_t n,
 {
 	uint32_t i;
 
-	if (!u->hold && (!u->loaded_ns || (n && !in_xmap(u, ips[0]) &&
-					     mono_ns() - u->loaded_ns > RELOAD_NS)))
+	if (!u->hold &&
+	    (!u->loaded_ns || (n && !in_xmap(u, ips[0]) &&
+			       vgl_clock_ns(CLOCK_MONOTONIC) - u->loaded_ns >
+			       RELOAD_NS)))
 		load(u);
 	for (i = 0; i < n; i++)
 		if (!in_xmap(u, i && ips[i] ? ips[i] - 1 : ips[i]))
