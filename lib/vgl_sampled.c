@@ -94,6 +94,7 @@ int vgl_sampled_add_stack(struct vgl_sampled *s, uint32_t tid,
 static int stacks_section(struct vgl_sampled *s, struct vgl_writer_section *out)
 {
 	const struct vgl_stacktab *t = &s->stacks;
+	struct vgl_frame *fr;
 	struct vgl_stacks kh;
 	size_t size = sizeof(kh), i, j, at;
 
@@ -113,18 +114,20 @@ static int stacks_section(struct vgl_sampled *s, struct vgl_writer_section *out)
 	at = sizeof(kh);
 	for (i = 0; i < t->n; i++) {
 		const struct vgl_stack_entry *e = &t->e[i];
-		const uint64_t *w = vgl_stacktab_words(t, e);
+		const uint64_t *w = e->words;
 		struct vgl_stack rec = { e->tid, e->n / 2, e->count };
 
 		memcpy(s->stack_bytes + at, &rec, sizeof(rec));
 		at += sizeof(rec);
+		/* Every record and frame is 16 bytes: the frames are aligned
+		 * in the malloc'd buffer, and written in place. */
+		fr = (struct vgl_frame *)(void *)(s->stack_bytes + at);
 		for (j = 0; j < e->n / 2; j++) {
-			struct vgl_frame fr = { w[2 * j], (uint32_t)w[2 * j + 1],
-						0 };
-
-			memcpy(s->stack_bytes + at, &fr, sizeof(fr));
-			at += sizeof(fr);
+			fr[j].addr = w[2 * j];
+			fr[j].module = (uint32_t)w[2 * j + 1];
+			fr[j].reserved = 0;
 		}
+		at += e->n / 2 * sizeof(*fr);
 	}
 	out->kind = VGL_SEC_STACKS;
 	out->data = s->stack_bytes;

@@ -729,7 +729,7 @@ int stacks_take(struct stacks_state *st, struct sampler_sample *s)
 		st->out[i].nips = e->n;
 		st->out[i].truncated = TAG_TRUNCATED(e->tag);
 		st->out[i].before_exec = TAG_GEN(e->tag) != st->gen;
-		st->out[i].ips = vgl_stacktab_words(&st->prev, e);
+		st->out[i].ips = e->words;
 		st->out[i].count = e->count;
 	}
 	s->stacks = st->out;
@@ -753,7 +753,7 @@ void stacks_adopt(struct stacks_state *st, struct stacks_state *old)
 		const struct vgl_stack_entry *e = &old->cur.e[i];
 
 		add_sample(st, (pid_t)e->tid, TAG_TRUNCATED(e->tag),
-			   vgl_stacktab_words(&old->cur, e), e->n, e->count);
+			   e->words, e->n, e->count);
 	}
 	st->lost += old->lost;
 	old->samples = old->lost = 0;

@@ -2,8 +2,8 @@
  * test_stacktab.c - lib/stacktab.c, the one table of distinct stacks of
  * the sampler and the sampled-file writer: which keys are one stack,
  * keys whose hashes collide (in the index, and in all 64 bits), the
- * order of the entries, growth well past the first index and arena, and
- * emptying it for the next round as the sampler does.
+ * order of the entries, growth well past the first index and chunk of
+ * words, and emptying it for the next round as the sampler does.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@ static size_t find(const struct vgl_stacktab *t, uint32_t tid, uint64_t tag,
 
 	for (i = 0; i < t->n; i++)
 		if (t->e[i].tid == tid && t->e[i].tag == tag && t->e[i].n == n &&
-		    (!n || !memcmp(vgl_stacktab_words(t, &t->e[i]), w,
+		    (!n || !memcmp(t->e[i].words, w,
 				   n * sizeof(*w))))
 			return i;
 	return SIZE_MAX;
@@ -54,18 +54,18 @@ static void test_keys(void)
 	      t.e[4].count == 32 && t.e[5].count == 192 && t.e[5].n == 0,
 	      "entries out of order or miscounted");
 	CHECK("stacktab keys: the words are a copy",
-	      t.n == 6 && !memcmp(vgl_stacktab_words(&t, &t.e[4]), b, sizeof(b)) &&
-	      vgl_stacktab_words(&t, &t.e[4]) != b,
+	      t.n == 6 && !memcmp(t.e[4].words, b, sizeof(b)) &&
+	      t.e[4].words != b,
 	      "words differ");
 	CHECK("stacktab keys: an empty stack's words are not NULL",
-	      t.n == 6 && vgl_stacktab_words(&t, &t.e[5]) != NULL, "NULL");
+	      t.n == 6 && t.e[5].words != NULL, "NULL");
 	CHECK("stacktab keys: the entry's hash is vgl_stacktab_hash",
 	      t.n == 6 && t.e[0].hash == vgl_stacktab_hash(7, 0, a, 3) &&
 	      t.e[5].hash == vgl_stacktab_hash(7, 0, NULL, 0),
 	      "hash %llx", (unsigned long long)t.e[0].hash);
 	vgl_stacktab_release(&t);
 	CHECK("stacktab keys: released is empty", t.n == 0 && !t.e && !t.slots &&
-	      !t.words, "not empty");
+	      !t.chunks, "not empty");
 }
 
 /* The hash's state after the tid and the tag: FNV-1 over (tid ^ tag),
@@ -146,7 +146,7 @@ static void test_collisions(void)
 	CHECK("stacktab collide: 40 keys of one slot found", found == 40,
 	      "%zu", found);
 	for (i = 1; i <= found && i < t.n; i++)
-		if (t.e[i].count != vgl_stacktab_words(&t, &t.e[i])[0] ||
+		if (t.e[i].count != t.e[i].words[0] ||
 		    (t.e[i].hash & 255) != (hx & 255))
 			break;
 	CHECK("stacktab collide: one slot, each key its own entry",
@@ -155,17 +155,18 @@ static void test_collisions(void)
 	/* Each found again, the slot's run probed past the others. */
 	vgl_stacktab_add(&t, 3, 0, x, 1, 10);
 	for (i = 1; i < t.n; i++)
-		vgl_stacktab_add(&t, 3, 0, vgl_stacktab_words(&t, &t.e[i]), 1, 1);
+		vgl_stacktab_add(&t, 3, 0, t.e[i].words, 1, 1);
 	for (i = 1; i < t.n; i++)
-		if (t.e[i].count != vgl_stacktab_words(&t, &t.e[i])[0] + 1)
+		if (t.e[i].count != t.e[i].words[0] + 1)
 			break;
 	CHECK("stacktab collide: found again along the probe run",
 	      t.n == 41 && t.e[0].count == 11 && i == 41, "%zu entries", t.n);
 	vgl_stacktab_release(&t);
 }
 
-/* Far past the first index (256 slots) and arena (1024 words): every
- * stack kept, found, and in order; the index at most half full. */
+/* Far past the first index (256 slots) and chunk of words (8192): every
+ * stack kept, found, and in order; the index at most half full; a stack
+ * longer than a chunk; the words never moved by what came after. */
 static void test_growth(void)
 {
 	enum { N = 20000 };
@@ -195,13 +196,33 @@ static void test_growth(void)
 			w[n - 1] = i * 7;
 		if (t.e[i].count != 3 || t.e[i].n != n ||
 		    t.e[i].tid != i % 13 || t.e[i].tag != i % 3 ||
-		    (n && memcmp(vgl_stacktab_words(&t, &t.e[i]), w,
+		    (n && memcmp(t.e[i].words, w,
 				 n * sizeof(*w))) ||
 		    find(&t, (uint32_t)(i % 13), i % 3, w, n) != i)
 			bad++;
 	}
 	CHECK("stacktab growth: every stack once, in order, counts added up",
 	      t.n == N && !bad, "%zu entries, %zu wrong", t.n, bad);
+	{
+		enum { BIG = 10000 };       /* words: more than a chunk */
+		static uint64_t big[BIG];
+		const uint64_t *before = t.e[0].words;
+
+		for (i = 0; i < BIG; i++)
+			big[i] = i * 3;
+		fail = vgl_stacktab_add(&t, 1, 0, big, BIG, 1) ||
+		       vgl_stacktab_add(&t, 1, 0, big, BIG, 1) ||
+		       vgl_stacktab_add(&t, 1, 0, big, 1, 1);
+		CHECK("stacktab growth: a stack longer than a chunk",
+		      !fail && t.n == N + 2 && t.e[N].n == BIG &&
+		      t.e[N].count == 2 &&
+		      !memcmp(t.e[N].words, big, sizeof(big)) &&
+		      t.e[N + 1].n == 1 && t.e[N + 1].count == 1,
+		      "%zu entries", t.n);
+		CHECK("stacktab growth: words stay where they were put",
+		      t.e[0].words == before && t.e[0].words[0] == 0,
+		      "moved");
+	}
 	CHECK("stacktab growth: index at most half full, a power of 2",
 	      t.nslots >= 2 * t.n && !(t.nslots & (t.nslots - 1)),
 	      "%zu slots for %zu", t.nslots, t.n);
@@ -209,17 +230,19 @@ static void test_growth(void)
 	/* Emptied as the sampler does each round: nothing found, the
 	 * memory kept, and filled again alike. */
 	{
-		size_t slots = t.nslots, cap = t.cap, capw = t.cap_words;
+		size_t slots = t.nslots, cap = t.cap;
+		const uint64_t *first = t.e[0].words;
+		const struct vgl_stack_chunk *chunks = t.chunks;
 
 		vgl_stacktab_clear(&t);
 		CHECK("stacktab clear: empty, memory kept",
-		      t.n == 0 && t.nwords == 0 && t.nslots == slots &&
-		      t.cap == cap && t.cap_words == capw,
+		      t.n == 0 && t.nslots == slots && t.cap == cap &&
+		      t.chunks == chunks,
 		      "n %zu slots %zu", t.n, t.nslots);
 		w[0] = 5;
 		vgl_stacktab_add(&t, 5 % 13, 5 % 3, w, 1, 9);
-		CHECK("stacktab clear: a stack of before is new again",
-		      t.n == 1 && t.e[0].count == 9 && t.e[0].at == 0,
+		CHECK("stacktab clear: a stack of before is new again, in the first chunk",
+		      t.n == 1 && t.e[0].count == 9 && t.e[0].words == first,
 		      "n %zu count %llu", t.n,
 		      (unsigned long long)(t.n ? t.e[0].count : 0));
 	}
