@@ -19,11 +19,11 @@
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
+#include "maps.h"
 #include "unwind.h"
 
 #define RELOAD_NS 100000000ull   /* at most one re-read of the maps per */
@@ -122,23 +122,18 @@ static int cmp_xmap(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* Reads the executable mappings of the process. */
+/* Reads the executable mappings of the process (lib/maps.c, the one
+ * reader of /proc/PID/maps). */
 static void read_xmaps(struct unwinder *u)
 {
-	char path[64], line[4096 + 128];
-	FILE *f;
+	struct vgl_maps maps;
+	struct vgl_map m;
 
 	u->nx = 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)u->pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (vgl_maps_open(&maps, u->pid))
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long lo, hi;
-		char perms[8];
-
-		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) != 3 ||
-		    perms[2] != 'x')
+	while (vgl_maps_next(&maps, &m)) {
+		if (m.perms[2] != 'x')
 			continue;
 		if (u->nx == u->capx) {
 			size_t cap = u->capx ? u->capx * 2 : 64;
@@ -149,9 +144,9 @@ static void read_xmaps(struct unwinder *u)
 			u->x = p;
 			u->capx = cap;
 		}
-		u->x[u->nx++] = (struct xmap){ lo, hi };
+		u->x[u->nx++] = (struct xmap){ m.lo, m.hi };
 	}
-	fclose(f);
+	vgl_maps_close(&maps);
 	qsort(u->x, u->nx, sizeof(*u->x), cmp_xmap);
 }
 
