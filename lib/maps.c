@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "maps.h"
@@ -88,7 +89,8 @@ static void skip_field(char **p)
 
 int vgl_maps_parse_line(char *line, struct vgl_map *out)
 {
-	char *p = line;
+	char *p = line, *q;
+	uint64_t maj, min;
 	int i;
 
 	/* lo-hi perms offset dev inode path */
@@ -105,8 +107,16 @@ int vgl_maps_parse_line(char *line, struct vgl_map *out)
 	if (hex(&p, &out->offset))
 		return -EINVAL;
 	p += strspn(p, " \t");
-	skip_field(&p);      /* dev */
-	skip_field(&p);      /* inode */
+	/* dev (major:minor, hex) and inode (decimal): a line whose fields
+	 * do not read so is still a mapping, of no file known. */
+	q = p;
+	if (hex(&q, &maj) || *q++ != ':' || hex(&q, &min) ||
+	    (*q != ' ' && *q != '\t'))
+		maj = min = 0;
+	out->dev = makedev(maj, min);
+	skip_field(&p);
+	out->inode = isdigit((unsigned char)*p) ? strtoull(p, NULL, 10) : 0;
+	skip_field(&p);
 	out->path = p;
 	return 0;
 }

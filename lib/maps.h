@@ -21,6 +21,9 @@
 struct vgl_map {
 	uint64_t lo, hi;        /* [lo, hi) */
 	uint64_t offset;        /* in the file */
+	uint64_t dev;           /* the file's device, makedev(major,
+	                         * minor); 0 when none or unreadable */
+	uint64_t inode;         /* the file's inode; 0 likewise */
 	char perms[5];          /* "r-xp" */
 	const char *path;
 };

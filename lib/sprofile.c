@@ -16,6 +16,7 @@
 
 #include "sortsum.h"
 #include "sprofile.h"
+#include "tally.h"
 
 struct skey {
 	uint32_t module;
@@ -208,13 +209,15 @@ int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
 	size_t nf = 0, cap = 0, ns = r->nstacks, i, j, n = 0, *first = NULL;
 	uint32_t *depth = NULL;
 	struct skey *keys = NULL, *uniq = NULL;
-	size_t *order = NULL, *last = NULL;
+	size_t *order = NULL;
+	struct vgl_tally tally;
 	uint32_t *remap = NULL;
 	struct vgl_pfunc *sorted = NULL;
 	uint64_t *s2 = NULL, *t2 = NULL;
 	int err = -ENOMEM;
 
 	memset(p, 0, sizeof(*p));
+	vgl_tally_init(&tally);
 	p->r = r;
 	p->sym = sym;
 	first = malloc((ns + 1) * sizeof(*first));
@@ -267,44 +270,38 @@ int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
 		if (!n || cmp_skey(&uniq[n - 1], &uniq[i]))
 			uniq[n++] = uniq[i];
 	p->funcs = calloc(n + 1, sizeof(*p->funcs));
-	p->self = calloc(n + 1, sizeof(*p->self));
-	p->total = calloc(n + 1, sizeof(*p->total));
 	p->owned = calloc(2 * n + 1, sizeof(*p->owned));
-	last = malloc((n + 1) * sizeof(*last));
 	order = malloc((n + 1) * sizeof(*order));
 	remap = malloc((n + 1) * sizeof(*remap));
 	sorted = malloc((n + 1) * sizeof(*sorted));
 	s2 = malloc((n + 1) * sizeof(*s2));
 	t2 = malloc((n + 1) * sizeof(*t2));
-	if (!p->funcs || !p->self || !p->total || !p->owned || !last ||
-	    !order || !remap || !sorted || !s2 || !t2)
+	if (!p->funcs || !p->owned || !order || !remap || !sorted || !s2 ||
+	    !t2 || vgl_tally_reserve(&tally, n))
 		goto out;
 	p->nfuncs = n;
 	for (i = 0; i < n; i++) {
 		err = make_func(p, &uniq[i], &p->funcs[i]);
 		if (err)
 			goto out;
-		last[i] = SIZE_MAX;
 	}
 	/* Each frame's function, innermost first as in the file, and the
 	 * samples: self for frame 0, total once per stack however often a
-	 * recursive function is on it. */
+	 * recursive function is on it (tally.h). */
 	for (i = 0; i < ns; i++) {
 		const struct vgl_stack_info *st = &r->stacks[i];
 
-		for (j = 0; j < depth[i]; j++) {
-			size_t f = find_key(uniq, n, &keys[first[i] + j]);
-
-			p->chain[first[i] + j] = (uint32_t)f;
-			if (!j)
-				p->self[f] = vgl_sat_add(p->self[f], st->count);
-			if (last[f] != i) {
-				p->total[f] = vgl_sat_add(p->total[f], st->count);
-				last[f] = i;
-			}
-		}
+		for (j = 0; j < depth[i]; j++)
+			p->chain[first[i] + j] = (uint32_t)find_key(uniq, n,
+						 &keys[first[i] + j]);
+		/* Every function has room: no allocation, no failure. */
+		vgl_tally_add(&tally, p->chain + first[i], depth[i], st->count);
 		p->samples = vgl_sat_add(p->samples, st->count);
 	}
+	/* The profile keeps the counts. */
+	p->self = tally.self;
+	p->total = tally.total;
+	tally.self = tally.total = NULL;
 	/* Functions in the order people read them; the chains follow. */
 	for (i = 0; i < n; i++)
 		order[i] = i;
@@ -355,7 +352,7 @@ out:
 	free(first);
 	free(depth);
 	free(uniq);
-	free(last);
+	vgl_tally_release(&tally);
 	free(order);
 	free(remap);
 	free(sorted);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "crc32.h"
+#include "maps.h"
 #include "procid.h"
 #include "sortsum.h"
 #include "vgl_reader.h"
@@ -932,8 +933,7 @@ out:
  */
 static int maps_file(uint64_t pid, uint64_t dev, uint64_t ino)
 {
-	char path[96], *line = NULL;
-	size_t cap = 0;
+	char path[96];
 	struct dirent *d;
 	DIR *dir;
 	int found = 0, readable = 0, err = -ENOENT;
@@ -943,35 +943,36 @@ static int maps_file(uint64_t pid, uint64_t dev, uint64_t ino)
 	if (!dir)
 		return errno == ENOENT ? 0 : -errno;
 	while (!found && (d = readdir(dir))) {
+		struct vgl_maps maps;
+		struct vgl_map m;
 		char mp[400];
-		FILE *f;
+		int fd, e;
 
 		if (d->d_name[0] < '0' || d->d_name[0] > '9')
 			continue;
 		snprintf(mp, sizeof(mp), "%s/%s/maps", path, d->d_name);
-		f = fopen(mp, "re");
-		if (!f) {
+		fd = open(mp, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
 			err = -errno;
 			continue;
 		}
-		while (getline(&line, &cap, f) > 0) {
-			unsigned int maj, min;
-			unsigned long long i;
-
+		/* lib/maps.c: the one reader of the maps files. */
+		e = vgl_maps_read_fd(&maps, fd);
+		close(fd);
+		if (e) {
+			err = e == -ENOMEM ? e : -EIO;
+			continue;
+		}
+		if (maps.len)
 			readable = 1;
-			if (sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min,
-				   &i) == 3 &&
-			    i == ino && makedev(maj, min) == dev) {
+		while (vgl_maps_next(&maps, &m))
+			if (m.inode == ino && m.dev == dev) {
 				found = 1;
 				break;
 			}
-		}
-		if (ferror(f))
-			err = -EIO;
-		fclose(f);
+		vgl_maps_close(&maps);
 	}
 	closedir(dir);
-	free(line);
 	if (found)
 		return 1;
 	return readable || err == -ENOENT ? 0 : err;

@@ -22,14 +22,6 @@ _Static_assert(sizeof(struct vgl_stacks) == 32, "STACKS header layout");
 _Static_assert(sizeof(struct vgl_stack) == 16, "stack record layout");
 _Static_assert(sizeof(struct vgl_frame) == 16, "frame layout");
 
-struct vgl_sampled_stack {
-	uint32_t tid;
-	uint32_t nframes;
-	uint64_t count;
-	uint64_t hash;
-	struct vgl_frame *frames;   /* owned */
-};
-
 void vgl_sampled_init(struct vgl_sampled *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -72,100 +64,28 @@ int vgl_sampled_add_sample(struct vgl_sampled *s, const struct vgl_sample *smp,
 	return 0;
 }
 
-/* FNV-1a over the thread and the frames' addresses and modules. */
-static uint64_t stack_hash(uint32_t tid, const struct vgl_frame *f, size_t n)
-{
-	uint64_t h = 1469598103934665603ull ^ tid;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h = (h ^ f[i].addr) * 1099511628211ull;
-		h = (h ^ f[i].module) * 1099511628211ull;
-	}
-	return h ? h : 1;
-}
-
-static int same(const struct vgl_sampled_stack *st, uint32_t tid,
-		const struct vgl_frame *f, size_t n)
-{
-	size_t i;
-
-	if (st->tid != tid || st->nframes != n)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (st->frames[i].addr != f[i].addr ||
-		    st->frames[i].module != f[i].module)
-			return 0;
-	return 1;
-}
-
-/* Doubles the hash table and puts every stack back in. */
-static int rehash(struct vgl_sampled *s)
-{
-	size_t n = s->nslots ? s->nslots * 2 : 256, i;
-	uint32_t *slots = calloc(n, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (i = 0; i < s->nstacks; i++) {
-		size_t k = s->stacks[i].hash & (n - 1);
-
-		while (slots[k])
-			k = (k + 1) & (n - 1);
-		slots[k] = (uint32_t)(i + 1);
-	}
-	free(s->slots);
-	s->slots = slots;
-	s->nslots = n;
-	return 0;
-}
-
 int vgl_sampled_add_stack(struct vgl_sampled *s, uint32_t tid,
 			  const struct vgl_frame *frames, size_t nframes,
 			  uint64_t count)
 {
-	struct vgl_sampled_stack *st;
-	uint64_t h;
-	size_t k, i;
+	size_t i;
 
 	if (!nframes || !count)
 		return 0;
 	if (nframes > VGL_STACK_MAX_FRAMES)
 		nframes = VGL_STACK_MAX_FRAMES;
-	/* Keep the table at most half full, so probes stay short. */
-	if ((s->nstacks + 1) * 2 > s->nslots && rehash(s))
-		return -ENOMEM;
-	h = stack_hash(tid, frames, nframes);
-	for (k = h & (s->nslots - 1); s->slots[k]; k = (k + 1) & (s->nslots - 1)) {
-		st = &s->stacks[s->slots[k] - 1];
-		if (st->hash == h && same(st, tid, frames, nframes)) {
-			st->count += count;
-			s->stack_samples += count;
-			return 0;
-		}
-	}
-	if (s->nstacks == s->stacks_cap) {
-		size_t cap = s->stacks_cap ? s->stacks_cap * 2 : 64;
-		struct vgl_sampled_stack *p = realloc(s->stacks, cap * sizeof(*p));
-
-		if (!p)
+	if (!s->key) {
+		s->key = malloc(2 * VGL_STACK_MAX_FRAMES * sizeof(*s->key));
+		if (!s->key)
 			return -ENOMEM;
-		s->stacks = p;
-		s->stacks_cap = cap;
 	}
-	st = &s->stacks[s->nstacks];
-	st->frames = malloc(nframes * sizeof(*frames));
-	if (!st->frames)
-		return -ENOMEM;
 	for (i = 0; i < nframes; i++) {
-		st->frames[i] = frames[i];
-		st->frames[i].reserved = 0;
+		s->key[2 * i] = frames[i].addr;
+		s->key[2 * i + 1] = frames[i].module;
 	}
-	st->tid = tid;
-	st->nframes = (uint32_t)nframes;
-	st->count = count;
-	st->hash = h;
-	s->slots[k] = (uint32_t)(++s->nstacks);
+	if (vgl_stacktab_add(&s->stacks, tid, 0, s->key,
+			     (uint32_t)(2 * nframes), count))
+		return -ENOMEM;
 	s->stack_samples += count;
 	return 0;
 }
@@ -173,32 +93,41 @@ int vgl_sampled_add_stack(struct vgl_sampled *s, uint32_t tid,
 /* Lays out STACKS into s->stack_bytes and out. */
 static int stacks_section(struct vgl_sampled *s, struct vgl_writer_section *out)
 {
+	const struct vgl_stacktab *t = &s->stacks;
+	struct vgl_frame *fr;
 	struct vgl_stacks kh;
-	size_t size = sizeof(kh), i, at;
+	size_t size = sizeof(kh), i, j, at;
 
-	for (i = 0; i < s->nstacks; i++)
+	for (i = 0; i < t->n; i++)
 		size += sizeof(struct vgl_stack) +
-			s->stacks[i].nframes * sizeof(struct vgl_frame);
+			t->e[i].n / 2 * sizeof(struct vgl_frame);
 	free(s->stack_bytes);
 	s->stack_bytes = malloc(size);
 	if (!s->stack_bytes)
 		return -ENOMEM;
 	memset(&kh, 0, sizeof(kh));
-	kh.count = s->nstacks;
+	kh.count = t->n;
 	kh.samples = s->stack_samples;
 	kh.lost = s->stack_lost;
 	kh.frequency = s->frequency;
 	memcpy(s->stack_bytes, &kh, sizeof(kh));
 	at = sizeof(kh);
-	for (i = 0; i < s->nstacks; i++) {
-		const struct vgl_sampled_stack *st = &s->stacks[i];
-		struct vgl_stack rec = { st->tid, st->nframes, st->count };
+	for (i = 0; i < t->n; i++) {
+		const struct vgl_stack_entry *e = &t->e[i];
+		const uint64_t *w = e->words;
+		struct vgl_stack rec = { e->tid, e->n / 2, e->count };
 
 		memcpy(s->stack_bytes + at, &rec, sizeof(rec));
 		at += sizeof(rec);
-		memcpy(s->stack_bytes + at, st->frames,
-		       st->nframes * sizeof(struct vgl_frame));
-		at += st->nframes * sizeof(struct vgl_frame);
+		/* Every record and frame is 16 bytes: the frames are aligned
+		 * in the malloc'd buffer, and written in place. */
+		fr = (struct vgl_frame *)(void *)(s->stack_bytes + at);
+		for (j = 0; j < e->n / 2; j++) {
+			fr[j].addr = w[2 * j];
+			fr[j].module = (uint32_t)w[2 * j + 1];
+			fr[j].reserved = 0;
+		}
+		at += e->n / 2 * sizeof(*fr);
 	}
 	out->kind = VGL_SEC_STACKS;
 	out->data = s->stack_bytes;
@@ -374,12 +303,8 @@ out:
 
 void vgl_sampled_release(struct vgl_sampled *s)
 {
-	size_t i;
-
-	for (i = 0; i < s->nstacks; i++)
-		free(s->stacks[i].frames);
-	free(s->stacks);
-	free(s->slots);
+	vgl_stacktab_release(&s->stacks);
+	free(s->key);
 	free(s->samples);
 	free(s->stack_bytes);
 	free(s->sample_bytes);

@@ -6,8 +6,9 @@
  * another.
  *
  * Stacks are added up as they come: one record per distinct (thread, call
- * chain) of the run, found through a hash table, so a long run at a high
- * frequency costs memory for its distinct stacks, not for its samples.
+ * chain) of the run, found through a hash table (stacktab.h, the one the
+ * sampler uses too), so a long run at a high frequency costs memory for
+ * its distinct stacks, not for its samples.
  */
 #ifndef VGL_SAMPLED_H
 #define VGL_SAMPLED_H
@@ -15,20 +16,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stacktab.h"
 #include "vgl_format.h"
 #include "vgl_writer.h"
-
-struct vgl_sampled_stack;
 
 struct vgl_sampled {
 	unsigned char *samples;     /* the sample records, laid out */
 	size_t samples_len, samples_cap;
 	uint64_t nsamples;
 
-	struct vgl_sampled_stack *stacks;   /* distinct stacks */
-	size_t nstacks, stacks_cap;
-	uint32_t *slots;            /* hash table: index + 1, 0 = empty */
-	size_t nslots;
+	/* Distinct stacks: tag 0, a frame's address and module as two
+	 * words (the frame's reserved field is not kept). */
+	struct vgl_stacktab stacks;
+	uint64_t *key;              /* one stack's words, being looked up */
 	uint64_t stack_samples;     /* sum of the stacks' counts */
 	uint64_t stack_lost;        /* set by the caller */
 	uint32_t frequency;         /* set by the caller */

@@ -14,7 +14,8 @@
  * buffer (PERF_EVENT_IOC_SET_OUTPUT): 100% of new threads covered.
  *
  * Samples are folded into a table of distinct (thread, call chain) with a
- * count, which the sampler hands out and empties at each sample.
+ * count (lib/stacktab.h), which the sampler hands out and empties at each
+ * sample.
  *
  * An exec of the target is a record among the samples (comm_exec), with
  * the time samples carry too: the samples before it, still in the rings
@@ -35,6 +36,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "stacktab.h"
 #include "unwind.h"
 
 #define RING_PAGES 64          /* data pages per CPU: 256 KiB */
@@ -50,15 +52,11 @@
 #define REGS_MASK 0xff01ffull
 #define NREGS 17
 
-struct stack_entry {
-	pid_t tid;
-	int truncated;
-	uint32_t gen;           /* st->gen when it was taken */
-	uint32_t nips;
-	uint64_t *ips;
-	uint64_t count;
-	uint64_t hash;
-};
+/* A stack's tag in the table (stacktab.h): st->gen when it was taken,
+ * and whether it is truncated. */
+#define TAG(gen, truncated) ((uint64_t)(gen) << 1 | (uint64_t)!!(truncated))
+#define TAG_GEN(tag) ((uint32_t)((tag) >> 1))
+#define TAG_TRUNCATED(tag) ((int)((tag) & 1))
 
 struct ring {
 	int fd;                 /* the event whose buffer this is */
@@ -85,17 +83,12 @@ struct stacks_state {
 	unsigned ring_pages;
 	struct unwinder *unwinder;      /* DWARF */
 	unsigned char *rec;             /* one record, copied out */
-	/* the current round */
-	struct stack_entry *cur;
-	size_t ncur, cap_cur;
-	size_t *index;          /* open addressing into cur; SIZE_MAX empty */
-	size_t index_cap;
+	struct vgl_stacktab cur;        /* the current round */
 	uint64_t samples, lost;
 	uint32_t gen;           /* execs seen in the rings */
 	int exec_seen;          /* since the last stacks_take */
 	/* what the last stacks_take handed out */
-	struct stack_entry *prev;
-	size_t nprev;
+	struct vgl_stacktab prev;
 	struct sampler_stack *out;
 	size_t cap_out;
 };
@@ -427,81 +420,14 @@ void stacks_hangup(struct stacks_state *st, int fd)
 	}
 }
 
-static uint64_t hash_stack(pid_t tid, int truncated, const uint64_t *ips,
-			   uint32_t n)
-{
-	uint64_t h = (1469598103934665603ull ^ (uint64_t)tid) +
-		     (uint64_t)truncated;
-	uint32_t i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ ips[i]) * 1099511628211ull;
-	return h ^ (h >> 29);
-}
-
-static int rehash(struct stacks_state *st, size_t cap)
-{
-	size_t *idx = malloc(cap * sizeof(*idx)), i, j;
-
-	if (!idx)
-		return -ENOMEM;
-	for (i = 0; i < cap; i++)
-		idx[i] = SIZE_MAX;
-	for (i = 0; i < st->ncur; i++) {
-		for (j = st->cur[i].hash & (cap - 1); idx[j] != SIZE_MAX;
-		     j = (j + 1) & (cap - 1))
-			;
-		idx[j] = i;
-	}
-	free(st->index);
-	st->index = idx;
-	st->index_cap = cap;
-	return 0;
-}
-
-/* Counts count samples of tid with call chain ips[0..n). */
+/* Counts count samples of tid with call chain ips[0..n).  Out of
+ * memory, the samples are counted but not their stack. */
 static void add_sample(struct stacks_state *st, pid_t tid, int truncated,
 		       const uint64_t *ips, uint32_t n, uint64_t count)
 {
-	uint64_t h = hash_stack(tid, truncated, ips, n) ^ st->gen;
-	struct stack_entry *e;
-	size_t j;
-
 	st->samples += count;
-	if ((st->ncur + 1) * 2 > st->index_cap &&
-	    rehash(st, st->index_cap ? st->index_cap * 2 : 1024))
-		return;
-	for (j = h & (st->index_cap - 1); st->index[j] != SIZE_MAX;
-	     j = (j + 1) & (st->index_cap - 1)) {
-		e = &st->cur[st->index[j]];
-		if (e->hash == h && e->tid == tid && e->nips == n &&
-		    e->truncated == truncated && e->gen == st->gen &&
-		    !memcmp(e->ips, ips, n * sizeof(*ips))) {
-			e->count += count;
-			return;
-		}
-	}
-	if (st->ncur == st->cap_cur) {
-		size_t cap = st->cap_cur ? st->cap_cur * 2 : 256;
-		struct stack_entry *p = realloc(st->cur, cap * sizeof(*p));
-
-		if (!p)
-			return;
-		st->cur = p;
-		st->cap_cur = cap;
-	}
-	e = &st->cur[st->ncur];
-	e->ips = malloc((n ? n : 1) * sizeof(*ips));
-	if (!e->ips)
-		return;
-	memcpy(e->ips, ips, n * sizeof(*ips));
-	e->tid = tid;
-	e->truncated = truncated;
-	e->gen = st->gen;
-	e->nips = n;
-	e->count = count;
-	e->hash = h;
-	st->index[j] = st->ncur++;
+	vgl_stacktab_add(&st->cur, (uint32_t)tid, TAG(st->gen, truncated),
+			 ips, n, count);
 }
 
 /* Unwinds a sample body from off: u64 abi, regs[NREGS] (when abi is not
@@ -770,17 +696,9 @@ uint64_t stacks_waiting(struct stacks_state *st)
 	return st->samples + st->lost;
 }
 
-static void free_entries(struct stack_entry *e, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(e[i].ips);
-	free(e);
-}
-
 int stacks_take(struct stacks_state *st, struct sampler_sample *s)
 {
+	struct vgl_stacktab tab;
 	int exec = 0;
 	size_t i;
 
@@ -788,30 +706,31 @@ int stacks_take(struct stacks_state *st, struct sampler_sample *s)
 	 * before any exec. */
 	unwind_ready(st->unwinder);
 	stacks_drain(st);
-	free_entries(st->prev, st->nprev);
+	/* The round's stacks are handed out, and the table of the round
+	 * before, emptied, takes the next one. */
+	vgl_stacktab_clear(&st->prev);
+	tab = st->prev;
 	st->prev = st->cur;
-	st->nprev = st->ncur;
-	st->cur = NULL;
-	st->ncur = st->cap_cur = 0;
-	for (i = 0; i < st->index_cap; i++)
-		st->index[i] = SIZE_MAX;
-	if (st->nprev > st->cap_out) {
+	st->cur = tab;
+	if (st->prev.n > st->cap_out) {
 		struct sampler_stack *p = realloc(st->out,
-						  st->nprev * sizeof(*p));
+						  st->prev.n * sizeof(*p));
 
 		if (p) {
 			st->out = p;
-			st->cap_out = st->nprev;
+			st->cap_out = st->prev.n;
 		}
 	}
-	s->nstacks = st->nprev <= st->cap_out ? st->nprev : 0;
+	s->nstacks = st->prev.n <= st->cap_out ? st->prev.n : 0;
 	for (i = 0; i < s->nstacks; i++) {
-		st->out[i].tid = st->prev[i].tid;
-		st->out[i].nips = st->prev[i].nips;
-		st->out[i].truncated = st->prev[i].truncated;
-		st->out[i].before_exec = st->prev[i].gen != st->gen;
-		st->out[i].ips = st->prev[i].ips;
-		st->out[i].count = st->prev[i].count;
+		const struct vgl_stack_entry *e = &st->prev.e[i];
+
+		st->out[i].tid = (pid_t)e->tid;
+		st->out[i].nips = e->n;
+		st->out[i].truncated = TAG_TRUNCATED(e->tag);
+		st->out[i].before_exec = TAG_GEN(e->tag) != st->gen;
+		st->out[i].ips = e->words;
+		st->out[i].count = e->count;
 	}
 	s->stacks = st->out;
 	s->stack_samples = st->samples;
@@ -830,9 +749,12 @@ void stacks_adopt(struct stacks_state *st, struct stacks_state *old)
 	size_t i;
 
 	stacks_drain(old);
-	for (i = 0; i < old->ncur; i++)
-		add_sample(st, old->cur[i].tid, old->cur[i].truncated,
-			   old->cur[i].ips, old->cur[i].nips, old->cur[i].count);
+	for (i = 0; i < old->cur.n; i++) {
+		const struct vgl_stack_entry *e = &old->cur.e[i];
+
+		add_sample(st, (pid_t)e->tid, TAG_TRUNCATED(e->tag),
+			   e->words, e->n, e->count);
+	}
 	st->lost += old->lost;
 	old->samples = old->lost = 0;
 }
@@ -856,9 +778,8 @@ void stacks_close(struct stacks_state *st)
 	free(st->fds);
 	free(st->fd_cpu);
 	free(st->rings);
-	free_entries(st->cur, st->ncur);
-	free_entries(st->prev, st->nprev);
-	free(st->index);
+	vgl_stacktab_release(&st->cur);
+	vgl_stacktab_release(&st->prev);
 	free(st->out);
 	free(st->rec);
 	unwind_close(st->unwinder);

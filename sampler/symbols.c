@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "maps.h"
 #include "sampler.h"
 #include "symbolizer.h"
@@ -42,14 +42,6 @@ struct sampler_symbols {
 	int hold;                /* an old image's: never read again */
 	struct cached cache[CACHE];
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int cmp_range(const void *a, const void *b)
 {
@@ -81,7 +73,7 @@ static void load(struct sampler_symbols *sy)
 	free(sy->ranges);
 	sy->ranges = NULL;
 	sy->nranges = 0;
-	sy->loaded_ns = mono_ns();
+	sy->loaded_ns = vgl_clock_ns(CLOCK_MONOTONIC);
 	if (vgl_symbolizer_from_pid(&sy->sym, sy->pid) < 0)
 		return;
 	if (vgl_maps_open(&maps, sy->pid))
@@ -179,7 +171,8 @@ const char *sampler_symbols_name(struct sampler_symbols *sy, uint64_t addr,
 	if (!sy->loaded_ns && !sy->hold)
 		load(sy);
 	name = lookup(sy, a);
-	if (!name && !sy->hold && mono_ns() - sy->loaded_ns > RELOAD_NS) {
+	if (!name && !sy->hold &&
+	    vgl_clock_ns(CLOCK_MONOTONIC) - sy->loaded_ns > RELOAD_NS) {
 		/* New mappings since we read the maps (dlopen, exec). */
 		load(sy);
 		name = lookup(sy, a);

@@ -19,11 +19,11 @@
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
+#include "maps.h"
 #include "unwind.h"
 
 #define RELOAD_NS 100000000ull   /* at most one re-read of the maps per */
@@ -50,14 +50,6 @@ struct unwinder {
 	uint32_t n, max;
 	int truncated;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Separate debug files are not looked for: .eh_frame is in the binary,
  * and a network look-up (debuginfod) has no place in a sampler. */
@@ -130,23 +122,18 @@ static int cmp_xmap(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* Reads the executable mappings of the process. */
+/* Reads the executable mappings of the process (lib/maps.c, the one
+ * reader of /proc/PID/maps). */
 static void read_xmaps(struct unwinder *u)
 {
-	char path[64], line[4096 + 128];
-	FILE *f;
+	struct vgl_maps maps;
+	struct vgl_map m;
 
 	u->nx = 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)u->pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (vgl_maps_open(&maps, u->pid))
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long lo, hi;
-		char perms[8];
-
-		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) != 3 ||
-		    perms[2] != 'x')
+	while (vgl_maps_next(&maps, &m)) {
+		if (m.perms[2] != 'x')
 			continue;
 		if (u->nx == u->capx) {
 			size_t cap = u->capx ? u->capx * 2 : 64;
@@ -157,9 +144,9 @@ static void read_xmaps(struct unwinder *u)
 			u->x = p;
 			u->capx = cap;
 		}
-		u->x[u->nx++] = (struct xmap){ lo, hi };
+		u->x[u->nx++] = (struct xmap){ m.lo, m.hi };
 	}
-	fclose(f);
+	vgl_maps_close(&maps);
 	qsort(u->x, u->nx, sizeof(*u->x), cmp_xmap);
 }
 
@@ -183,7 +170,7 @@ static int in_xmap(const struct unwinder *u, uint64_t addr)
 /* (Re)reads the process's modules and executable mappings. */
 static void load(struct unwinder *u)
 {
-	u->loaded_ns = mono_ns();
+	u->loaded_ns = vgl_clock_ns(CLOCK_MONOTONIC);
 	if (u->dwfl)
 		dwfl_end(u->dwfl);
 	u->attached = 0;
@@ -264,7 +251,7 @@ uint32_t unwind_sample(struct unwinder *u, pid_t tid, const uint64_t *regs,
 	if (!u->loaded_ns && !u->hold)
 		load(u);
 	if (!in_xmap(u, ip) && !u->hold &&
-	    (t = mono_ns()) - u->loaded_ns > RELOAD_NS)
+	    (t = vgl_clock_ns(CLOCK_MONOTONIC)) - u->loaded_ns > RELOAD_NS)
 		load(u);    /* a mapping new since we read them: dlopen */
 	*truncated = 1;
 	if (!in_xmap(u, ip) || !max)
@@ -295,8 +282,10 @@ uint32_t unwind_check(struct unwinder *u, const uint64_t *ips, uint32_t n,
 {
 	uint32_t i;
 
-	if (!u->hold && (!u->loaded_ns || (n && !in_xmap(u, ips[0]) &&
-					     mono_ns() - u->loaded_ns > RELOAD_NS)))
+	if (!u->hold &&
+	    (!u->loaded_ns || (n && !in_xmap(u, ips[0]) &&
+			       vgl_clock_ns(CLOCK_MONOTONIC) - u->loaded_ns >
+			       RELOAD_NS)))
 		load(u);
 	for (i = 0; i < n; i++)
 		if (!in_xmap(u, i && ips[i] ? ips[i] - 1 : ips[i]))

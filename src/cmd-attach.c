@@ -39,6 +39,7 @@
 #include "outfile.h"
 #include "sampler.h"
 #include "symbols.h"
+#include "tally.h"
 #include "vigil.h"
 
 const char cmd_attach_usage[] =
@@ -162,50 +163,52 @@ struct attach {
 	int kernel_said;         /* stack_kernel_off told, once */
 };
 
-/* Per-function tallies of one sample's stacks (the "top" of the sample). */
-struct tally {
-	char *name;
-	uint64_t self, total;
-	uint64_t last_stack;     /* the stack that last counted total */
-};
-
+/* The functions of one sample's stacks, by name, with their self and
+ * total samples (the "top" of the sample). */
 struct tallies {
-	struct tally *t;
+	char **names;            /* function i's */
 	size_t n, cap;
+	struct vgl_tally t;
+	uint32_t *funcs;         /* one stack's functions, being added */
+	size_t cap_funcs;
+	size_t *order;           /* functions by self, total, name (fold_stacks) */
+	size_t norder;
 };
 
-static struct tally *tally_of(struct tallies *ts, const char *name)
+/* The number of the function called name, or VGL_TALLY_NONE when out of
+ * memory. */
+static uint32_t tally_of(struct tallies *ts, const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < ts->n; i++)
-		if (!strcmp(ts->t[i].name, name))
-			return &ts->t[i];
+		if (!strcmp(ts->names[i], name))
+			return (uint32_t)i;
 	if (ts->n == ts->cap) {
 		size_t cap = ts->cap ? ts->cap * 2 : 64;
-		struct tally *p = realloc(ts->t, cap * sizeof(*p));
+		char **p = realloc(ts->names, cap * sizeof(*p));
 
 		if (!p)
-			return NULL;
-		ts->t = p;
+			return VGL_TALLY_NONE;
+		ts->names = p;
 		ts->cap = cap;
 	}
-	ts->t[ts->n] = (struct tally){ .name = strdup(name),
-				       .last_stack = UINT64_MAX };
-	if (!ts->t[ts->n].name)
-		return NULL;
-	return &ts->t[ts->n++];
+	ts->names[ts->n] = strdup(name);
+	if (!ts->names[ts->n])
+		return VGL_TALLY_NONE;
+	return (uint32_t)ts->n++;
 }
 
-static int cmp_tally(const void *a, const void *b)
+static int cmp_tally(const void *a, const void *b, void *arg)
 {
-	const struct tally *x = a, *y = b;
+	const struct tallies *ts = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
 
-	if (x->self != y->self)
-		return x->self < y->self ? 1 : -1;
-	if (x->total != y->total)
-		return x->total < y->total ? 1 : -1;
-	return strcmp(x->name, y->name);
+	if (ts->t.self[x] != ts->t.self[y])
+		return ts->t.self[x] < ts->t.self[y] ? 1 : -1;
+	if (ts->t.total[x] != ts->t.total[y])
+		return ts->t.total[x] < ts->t.total[y] ? 1 : -1;
+	return strcmp(ts->names[x], ts->names[y]);
 }
 
 static void tallies_free(struct tallies *ts)
@@ -213,8 +216,11 @@ static void tallies_free(struct tallies *ts)
 	size_t i;
 
 	for (i = 0; i < ts->n; i++)
-		free(ts->t[i].name);
-	free(ts->t);
+		free(ts->names[i]);
+	free(ts->names);
+	vgl_tally_release(&ts->t);
+	free(ts->funcs);
+	free(ts->order);
 }
 
 #define MAX_FRAMES_OUT 64
@@ -241,9 +247,16 @@ static void fold_stacks(struct attach *a, const struct sampler_sample *s,
 				",\"truncated\":%s,\"frames\":[", i ? "," : "",
 				(int)st->tid, st->count,
 				st->truncated ? "true" : "false");
-		for (j = 0; j < st->nips; j++) {
-			struct tally *t;
+		if (st->nips > ts->cap_funcs) {
+			uint32_t *p = realloc(ts->funcs,
+					      st->nips * sizeof(*p));
 
+			if (p) {
+				ts->funcs = p;
+				ts->cap_funcs = st->nips;
+			}
+		}
+		for (j = 0; j < st->nips; j++) {
 			sampler_symbols_name(sy, st->ips[j], j > 0, name,
 					     sizeof(name));
 			if (f && j < MAX_FRAMES_OUT) {
@@ -251,24 +264,24 @@ static void fold_stacks(struct attach *a, const struct sampler_sample *s,
 					fputc(',', f);
 				vgl_json_string(f, name);
 			}
-			t = tally_of(ts, name);
-			if (!t)
-				continue;
-			if (!j)
-				t->self += st->count;
-			/* A recursive function counts once per stack. */
-			if (t->last_stack != i) {
-				t->total += st->count;
-				t->last_stack = i;
-			}
+			if (j < ts->cap_funcs)
+				ts->funcs[j] = tally_of(ts, name);
 		}
+		if (st->nips <= ts->cap_funcs)
+			vgl_tally_add(&ts->t, ts->funcs, st->nips, st->count);
 		if (f)
 			fputs("]}", f);
 	}
 	if (f)
 		fputc(']', f);
-	if (ts->n)
-		qsort(ts->t, ts->n, sizeof(*ts->t), cmp_tally);
+	/* Every function named has its counts, if only 0s. */
+	ts->order = malloc((ts->n + 1) * sizeof(*ts->order));
+	if (!ts->order || vgl_tally_reserve(&ts->t, ts->n))
+		return;
+	for (i = 0; i < ts->n; i++)
+		ts->order[i] = i;
+	ts->norder = ts->n;
+	qsort_r(ts->order, ts->norder, sizeof(*ts->order), cmp_tally, ts);
 }
 
 static const char *state_name(char c, char *buf)
@@ -437,11 +450,13 @@ static void write_json_sample(struct attach *a, const struct sampler_sample *s)
 			s->stack_samples, s->stack_lost);
 		fold_stacks(a, s, &ts, f);
 		fputs(",\"top\":[", f);
-		for (i = 0; i < ts.n && i < TOP_N; i++) {
+		for (i = 0; i < ts.norder && i < TOP_N; i++) {
+			size_t k = ts.order[i];
+
 			fputs(i ? ",{\"function\":" : "{\"function\":", f);
-			vgl_json_string(f, ts.t[i].name);
+			vgl_json_string(f, ts.names[k]);
 			fprintf(f, ",\"self\":%" PRIu64 ",\"total\":%" PRIu64 "}",
-				ts.t[i].self, ts.t[i].total);
+				ts.t.self[k], ts.t.total[k]);
 		}
 		fputc(']', f);
 		tallies_free(&ts);
@@ -538,11 +553,14 @@ static void write_text_sample(struct attach *a, const struct sampler_sample *s)
 		fold_stacks(a, s, &ts, NULL);
 		fprintf(f, "  %6s %6s  %s (%" PRIu64 " stack samples)\n",
 			"SELF%", "TOTAL%", "FUNCTION", s->stack_samples);
-		for (i = 0; i < ts.n && i < TOP_N; i++)
+		for (i = 0; i < ts.norder && i < TOP_N; i++) {
+			size_t k = ts.order[i];
+
 			fprintf(f, "  %6.1f %6.1f  %s\n",
-				100.0 * (double)ts.t[i].self / (double)s->stack_samples,
-				100.0 * (double)ts.t[i].total / (double)s->stack_samples,
-				ts.t[i].name);
+				100.0 * (double)ts.t.self[k] / (double)s->stack_samples,
+				100.0 * (double)ts.t.total[k] / (double)s->stack_samples,
+				ts.names[k]);
+		}
 		tallies_free(&ts);
 	}
 	if (s->scan & SAMPLER_SCAN_COUNTS)

@@ -608,6 +608,32 @@ def cmd_stacks(target):
     tops = [r["top"][0]["function"] for r in samples[1:] if r["top"]]
     if not tops or any(t != "hot" for t in tops):
         fail("%s: per-sample top functions %s" % (what, tops))
+    # Each record's top is the tally of its own stacks (lib/tally.c):
+    # self, the samples where a function is frame 0; total, the samples
+    # whose stack holds it, once per stack; the 10 first by self, total,
+    # then name.  Exact, whatever was sampled.  (A record with a stack
+    # cut at the 64 frames written is not checked.)
+    checked = 0
+    for r in samples:
+        if any(len(st["frames"]) >= 64 for st in r["stacks"]):
+            continue
+        tally = {}
+        for st in r["stacks"]:
+            for j, fn in enumerate(st["frames"]):
+                t = tally.setdefault(fn, [0, 0])
+                if j == 0:
+                    t[0] += st["count"]
+            for fn in set(st["frames"]):
+                tally[fn][1] += st["count"]
+        want = sorted(tally.items(), key=lambda kv: (-kv[1][0], -kv[1][1],
+                                                     kv[0]))[:10]
+        got = [(t["function"], [t["self"], t["total"]]) for t in r["top"]]
+        if got != [(k, v) for k, v in want]:
+            fail("%s: sample %d: top %s, its stacks tally %s"
+                 % (what, r["seq"], got, want))
+        checked += 1
+    if checked < 3:
+        fail("%s: only %d records' top checked" % (what, checked))
     tg.kill()
 
 

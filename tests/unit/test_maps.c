@@ -2,6 +2,8 @@
  * them, and the reader on this process's own maps. */
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -15,6 +17,9 @@ int main(void)
 		    "                          [stack]";
 	char l3[] = "7f0000000000-7f0000001000 ---p 00000000 00:00 0 ";
 	char l4[] = "not a mapping";
+	char l5[] = "1000-2000 r--s 00000000 103:1a 4294967296 /dev/shm/x";
+	char l6[] = "1000-2000 r--p 00000000 zz - /odd";
+	struct stat exe;
 	struct vgl_maps maps;
 	struct vgl_map m;
 	int found = 0, n = 0;
@@ -26,8 +31,22 @@ int main(void)
 	CHECK("file mapping perms and offset",
 	      !strcmp(m.perms, "r-xp") && m.offset == 0x2000,
 	      "got %s %llx", m.perms, (unsigned long long)m.offset);
+	CHECK("file mapping device and inode",
+	      m.dev == makedev(8, 1) && m.inode == 1311,
+	      "got %llx %llu", (unsigned long long)m.dev,
+	      (unsigned long long)m.inode);
 	CHECK("path keeps its blanks and (deleted)",
 	      !strcmp(m.path, "/usr/bin/my prog (deleted)"), "got '%s'", m.path);
+	CHECK("device in hex, inode past 32 bits",
+	      !vgl_maps_parse_line(l5, &m) && m.dev == makedev(0x103, 0x1a) &&
+	      m.inode == 4294967296ull && !strcmp(m.path, "/dev/shm/x"),
+	      "got %llx %llu '%s'", (unsigned long long)m.dev,
+	      (unsigned long long)m.inode, m.path);
+	CHECK("unreadable device and inode: 0, still a mapping",
+	      !vgl_maps_parse_line(l6, &m) && m.dev == 0 && m.inode == 0 &&
+	      !strcmp(m.path, "/odd"),
+	      "got %llx %llu '%s'", (unsigned long long)m.dev,
+	      (unsigned long long)m.inode, m.path);
 	CHECK("kernel name", !vgl_maps_parse_line(l2, &m) &&
 	      !strcmp(m.path, "[stack]"), "got '%s'", m.path);
 	CHECK("anonymous", !vgl_maps_parse_line(l3, &m) && !m.path[0] &&
@@ -38,11 +57,13 @@ int main(void)
 	while (vgl_maps_next(&maps, &m)) {
 		n++;
 		if ((uintptr_t)main >= m.lo && (uintptr_t)main < m.hi &&
-		    m.path[0] == '/' && m.perms[2] == 'x')
+		    m.path[0] == '/' && m.perms[2] == 'x' &&
+		    !stat("/proc/self/exe", &exe) &&
+		    m.dev == (uint64_t)exe.st_dev && m.inode == exe.st_ino)
 			found = 1;
 	}
 	vgl_maps_close(&maps);
-	CHECK("own maps hold main in an executable file mapping", found,
-	      "not found in %d mappings", n);
+	CHECK("own maps hold main in an executable mapping of this file",
+	      found, "not found in %d mappings", n);
 	return check_status();
 }
