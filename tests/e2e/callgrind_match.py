@@ -80,9 +80,13 @@ def symbols(path):
     return syms
 
 
-def callgrind(path):
+def callgrind(path, alias=None):
     """(object base name, function) -> calls into it, and
-    ((object, caller), (object, callee)) -> calls."""
+    ((object, caller), (object, callee)) -> calls.  alias renames objects:
+    valgrind names a library by the file the loader opened
+    (liblzma.so.5.4.1), vigil by the name it was loaded under
+    (liblzma.so.5, a symlink)."""
+    alias = alias or {}
     calls = collections.Counter()
     edges = collections.Counter()
     names = {"ob": {}, "fn": {}}
@@ -100,11 +104,13 @@ def callgrind(path):
     with open(path) as f:
         for line in f:
             if line.startswith("ob="):
-                ob, cob = os.path.basename(name("ob", line[3:])), None
+                ob = os.path.basename(name("ob", line[3:]))
+                ob, cob = alias.get(ob, ob), None
             elif line.startswith("fn="):
                 fn, cob = name("fn", line[3:]), None
             elif line.startswith("cob="):
                 cob = os.path.basename(name("ob", line[4:]))
+                cob = alias.get(cob, cob)
             elif line.startswith("cfn="):
                 cfn = name("fn", line[4:])
             elif line.startswith("calls="):
@@ -144,7 +150,9 @@ def main():
     vedges = collections.Counter()
     for e in rep["edges"]:
         vedges[(fmod[e["caller_id"]], fmod[e["callee_id"]])] += e["calls"]
-    ccalls, cedges = callgrind(cgout)
+    ccalls, cedges = callgrind(cgout, {
+        os.path.basename(os.path.realpath(m)): os.path.basename(m)
+        for m in modules})
 
     diffs = []
     called = 0
