@@ -16,7 +16,7 @@ out=build/fuzz
 mkdir -p "$out"
 clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -D_GNU_SOURCE -Ilib \
-	tests/fuzz/fuzz_reader.c lib/vgl_reader.c lib/crc32.c lib/sortsum.c lib/procid.c \
+	tests/fuzz/fuzz_reader.c lib/vgl_reader.c lib/crc32.c lib/sortsum.c lib/procid.c lib/maps.c \
 	-o "$out/fuzz_reader"
 clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -D_GNU_SOURCE -Ilib \
