@@ -14,7 +14,6 @@
  * thread" is a process that is gone but for its exit status.
  */
 #include <dirent.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "proc-ended.h"
@@ -27,7 +26,7 @@ int proc_threads_left(pid_t pid)
 	DIR *dir;
 	int left = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	vgl_proc_path(path, (uint64_t)pid, "task");
 	dir = opendir(path);
 	if (!dir)
 		return 0;   /* gone meanwhile */

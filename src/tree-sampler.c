@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "attach-vgl.h"
+#include "procid.h"
 #include "sampler.h"
 #include "tree-sampler.h"
 
@@ -231,7 +232,7 @@ static int gone(pid_t pid)
 {
 	char path[64], buf[16];
 
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	vgl_proc_path(path, (uint64_t)pid, "exe");
 	return readlink(path, buf, sizeof(buf)) < 0 &&
 	       (errno == ENOENT || errno == ESRCH);
 }
