@@ -591,18 +591,35 @@ int run_merge_finish(struct run_merge *rm)
 }
 
 /* Whether the process that writes dir's file name (NAME.PID.vgl, or a
- * window of it) is still running, or still ending (proc-ended.h). */
-static int writer_running(const char *name)
+ * window of it) is still running, or still ending (proc-ended.h).  A live
+ * pid is that writer only if its start time is the one the file records,
+ * and the file does not say it finished: a long run (a `make check` of
+ * thousands of processes, pid_max 32768) gives a pid out again, and a
+ * finished profile was left in running.XXXXXX as a live writer's. */
+static int writer_running(struct run_merge *rm, const char *name)
 {
-	char buf[1100];
+	char buf[1100], path[4096];
 	size_t n = window_prefix(name);
-	uint64_t pid;
+	struct vgl_reader r;
+	uint64_t pid, start;
+	char state;
+	int running = 1;
 
 	if (n && snprintf(buf, sizeof(buf), "%.*s.vgl", (int)n, name) <
 		 (int)sizeof(buf))
 		name = buf;
 	pid = name_pid(name);
-	return pid && !proc_ended((pid_t)pid);
+	if (!pid || proc_ended((pid_t)pid))
+		return 0;
+	if (join(path, sizeof(path), rm->dir, name) ||
+	    vgl_reader_open_flags(&r, path, VGL_READ_UNSORTED))
+		return 1;   /* cannot tell: leave it where its writer has it */
+	if (r.liveness == VGL_LIVENESS_FINISHED ||
+	    (r.meta.proc_start && vgl_proc_stat(pid, &start, &state) == 0 &&
+	     start != r.meta.proc_start))
+		running = 0;
+	vgl_reader_close(&r);
+	return running;
 }
 
 void run_merge_free(struct run_merge *rm)
@@ -622,7 +639,7 @@ void run_merge_free(struct run_merge *rm)
 		if (join(from, sizeof(from), rm->dir, now.v[i]) ||
 		    join(to, sizeof(to), rm->outdir, now.v[i]))
 			continue;
-		if (writer_running(now.v[i]))
+		if (writer_running(rm, now.v[i]))
 			running++;
 		else if (syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to,
 				 1u /* RENAME_NOREPLACE */))
