@@ -94,12 +94,15 @@ behaviour checked is time itself (an end within 0.5 s).
                     --duration, --format text.
 """
 
+import fcntl
 import json
 import os
 import queue
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import threading
 import time
 
@@ -1561,7 +1564,16 @@ def cmd_ended(target, outdir):
     tg.expect("ready")
     a = Attach(tg.p.pid, "--interval", "100ms", "--scan", "cpu,threads",
                "-o", path)
-    time.sleep(2.0)
+    # Until the process has had 0.3 s of CPU over the samples (2 s on an
+    # idle machine; a loaded one gives the target less), or 60 s.
+    t_end = now() + 60.0
+    while now() < t_end:
+        time.sleep(0.2)
+        got = [r for r in list(a.rec.all) if r["type"] == "sample"]
+        if len(got) >= 2 and \
+                got[-1]["cpu_user_us"] + got[-1]["cpu_sys_us"] - \
+                got[0]["cpu_user_us"] - got[0]["cpu_sys_us"] >= 300000:
+            break
     a.send("stop")
     a.exit_within(now(), 2.0, what)
     samples = [r for r in a.rec.all if r["type"] == "sample"]
@@ -1612,9 +1624,20 @@ def cmd_slow_reader(target):
                          stdin=subprocess.DEVNULL, stdout=wfd,
                          stderr=subprocess.PIPE, text=True)
     os.close(wfd)
-    # 64 KiB of pipe fill in well under a second at 1 ms; then vigil's
-    # writes block for as long as nobody reads.
-    time.sleep(1.5)
+    # The pipe fills in well under a second at 1 ms on an idle machine,
+    # then vigil's writes block for as long as nobody reads.  Until it is
+    # full (a loaded machine may take longer), or 60 s.
+    size = fcntl.fcntl(rfd, 1032)  # F_GETPIPE_SZ
+    t_end = now() + 60.0
+    while now() < t_end:
+        queued = struct.unpack("i", fcntl.ioctl(rfd, termios.FIONREAD,
+                                                b"\0\0\0\0"))[0]
+        if queued >= size - 8192:
+            break
+        time.sleep(0.1)
+    else:
+        fail("%s: %d of %d bytes in the pipe after 60 s" % (what, queued, size))
+    time.sleep(0.2)
     t0 = now()
     p.send_signal(signal.SIGTERM)
     try:
