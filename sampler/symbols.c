@@ -190,6 +190,22 @@ const char *sampler_symbols_name(struct sampler_symbols *sy, uint64_t addr,
 	return buf;
 }
 
+size_t sampler_symbols_inlined(struct sampler_symbols *sy, uint64_t addr,
+			       int caller, const char **names, size_t max)
+{
+	uint64_t a = caller && addr ? addr - 1 : addr;
+	const struct range *r;
+
+	if (addr == SAMPLER_KERNEL_IP)
+		return 0;
+	if (!sy->loaded_ns && !sy->hold)
+		load(sy);
+	/* sampler_symbols_name, asked first, re-read the maps if a was
+	 * outside them; an address not mapped even now has no DWARF. */
+	r = find(sy, a);
+	return r ? vgl_symbolizer_inlined(sy->sym, r->mod, a, names, max) : 0;
+}
+
 void sampler_symbols_close(struct sampler_symbols *sy)
 {
 	size_t i;

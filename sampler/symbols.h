@@ -34,6 +34,16 @@ void sampler_symbols_hold(struct sampler_symbols *sy);
 const char *sampler_symbols_name(struct sampler_symbols *sy, uint64_t addr,
 				 int caller, char *buf, size_t len);
 
+/*
+ * The functions inlined where addr is (caller as for sampler_symbols_name),
+ * from the module's DWARF inline scopes: names[0] the innermost, the last
+ * the one inlined straight into the function sampler_symbols_name names.
+ * Plain names, valid until the next call of either function.  Returns
+ * how many, at most max (0: no inlined copy there, or no DWARF).
+ */
+size_t sampler_symbols_inlined(struct sampler_symbols *sy, uint64_t addr,
+			       int caller, const char **names, size_t max);
+
 void sampler_symbols_close(struct sampler_symbols *sy);
 
 #endif

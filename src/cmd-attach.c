@@ -224,6 +224,24 @@ static void tallies_free(struct tallies *ts)
 }
 
 #define MAX_FRAMES_OUT 64
+#define MAX_INLINED 16   /* inlined functions per frame, at most */
+
+/* ts->funcs[i] = fn, growing the array; -1 when out of memory. */
+static int push_func(struct tallies *ts, size_t i, uint32_t fn)
+{
+	if (i >= ts->cap_funcs) {
+		size_t cap = ts->cap_funcs ? ts->cap_funcs * 2 : 64;
+		uint32_t *p = realloc(ts->funcs, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		ts->funcs = p;
+		ts->cap_funcs = cap;
+	}
+	ts->funcs[i] = fn;
+	return 0;
+}
+
 #define TOP_N 10
 
 /* Names the frames of every stack and adds up self and total samples per
@@ -232,7 +250,7 @@ static void fold_stacks(struct attach *a, const struct sampler_sample *s,
 			struct tallies *ts, FILE *f)
 {
 	char name[512];
-	size_t i;
+	size_t i, nf;
 	uint32_t j;
 
 	if (f)
@@ -241,34 +259,45 @@ static void fold_stacks(struct attach *a, const struct sampler_sample *s,
 		const struct sampler_stack *st = &s->stacks[i];
 		struct sampler_symbols *sy = st->before_exec && a->old_syms ?
 					     a->old_syms : a->syms;
+		int ok = 1;
 
 		if (f)
 			fprintf(f, "%s{\"tid\":%d,\"count\":%" PRIu64
 				",\"truncated\":%s,\"frames\":[", i ? "," : "",
 				(int)st->tid, st->count,
 				st->truncated ? "true" : "false");
-		if (st->nips > ts->cap_funcs) {
-			uint32_t *p = realloc(ts->funcs,
-					      st->nips * sizeof(*p));
-
-			if (p) {
-				ts->funcs = p;
-				ts->cap_funcs = st->nips;
-			}
-		}
+		/* Each frame's inlined functions come before it, innermost
+		 * first, "NAME (inlined)", as the files' outputs show them. */
+		nf = 0;
 		for (j = 0; j < st->nips; j++) {
+			const char *inl[MAX_INLINED];
+			size_t k, ni;
+
 			sampler_symbols_name(sy, st->ips[j], j > 0, name,
 					     sizeof(name));
-			if (f && j < MAX_FRAMES_OUT) {
-				if (j)
-					fputc(',', f);
-				vgl_json_string(f, name);
+			ni = sampler_symbols_inlined(sy, st->ips[j], j > 0, inl,
+						     MAX_INLINED);
+			for (k = 0; k <= ni; k++) {
+				char both[512 + 16];
+				const char *fn = name;
+
+				if (k < ni) {
+					snprintf(both, sizeof(both),
+						 "%s (inlined)", inl[k]);
+					fn = both;
+				}
+				if (f && nf < MAX_FRAMES_OUT) {
+					if (nf)
+						fputc(',', f);
+					vgl_json_string(f, fn);
+				}
+				if (push_func(ts, nf, tally_of(ts, fn)))
+					ok = 0;
+				nf++;
 			}
-			if (j < ts->cap_funcs)
-				ts->funcs[j] = tally_of(ts, name);
 		}
-		if (st->nips <= ts->cap_funcs)
-			vgl_tally_add(&ts->t, ts->funcs, st->nips, st->count);
+		if (ok)
+			vgl_tally_add(&ts->t, ts->funcs, nf, st->count);
 		if (f)
 			fputs("]}", f);
 	}

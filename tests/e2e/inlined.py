@@ -16,7 +16,12 @@ one line per problem and exit 1):
 - pprof (decoded by the pprof-format package) has exactly the folded
   stacks; report --json names "burn_inner (inlined)" with the folded
   stacks' self and total samples, and "burn_outer (inlined)" with their
-  total; the flame graph and the callgrind file name both frames so.
+  total; the flame graph and the callgrind file name both frames so;
+- live, `vigil attach` of the program names the frames alike: of the
+  stacks whose innermost out-of-line frame is host_fn (at least 300
+  samples), >= 99% begin "burn_inner (inlined)", "burn_outer (inlined)",
+  "host_fn" (innermost first), and each sample's `top` gives
+  "burn_inner (inlined)" the self samples of those stacks.
 """
 
 import glob
@@ -118,7 +123,46 @@ def main():
                    for line in grind.splitlines()
                    if line.startswith(("fn=", "cfn="))):
             fail("callgrind: no fn= or cfn= line naming %r" % name)
+    live(prog)
     return 1 if problems else 0
+
+
+def live(prog):
+    """The same frames in vigil attach's records, as they are sampled."""
+    target = subprocess.Popen([prog, "1.5"])
+    out = subprocess.run([VIGIL, "attach", "-p", str(target.pid), "--scan",
+                          "stacks", "--frequency", "999", "--interval",
+                          "250ms"], check=True, capture_output=True,
+                         stdin=subprocess.DEVNULL, text=True).stdout
+    target.wait()
+    hosted = good = 0
+    for line in out.splitlines():
+        rec = json.loads(line)
+        if rec["type"] != "sample":
+            continue
+        inner_self = 0
+        for st in rec["stacks"]:
+            f = st["frames"]
+            out_of_line = [x for x in f if not x.endswith(" (inlined)")]
+            if out_of_line and out_of_line[0] == HOST:
+                hosted += st["count"]
+                if f[:3] == [INNER, OUTER, HOST]:
+                    good += st["count"]
+            if f and f[0] == INNER:
+                inner_self += st["count"]
+        top = {t["function"]: t["self"] for t in rec["top"]}
+        if inner_self and top.get(INNER) != inner_self:
+            fail("attach: sample %d: top gives %r self %s, its stacks %d"
+                 % (rec["seq"], INNER, top.get(INNER), inner_self))
+    if hosted < 300:
+        fail("attach: %d samples with host_fn innermost, want >= 300:\n%s"
+             % (hosted, out[-3000:]))
+    elif good < 0.99 * hosted:
+        fail("attach: %d of %d samples (%.1f%%) begin %s, %s, %s, want "
+             ">= 99%%" % (good, hosted, 100.0 * good / hosted, INNER, OUTER,
+                          HOST))
+    print("inlined: attach: %d of %d host_fn samples (%.2f%%) begin with %s"
+          % (good, hosted, 100.0 * good / max(hosted, 1), INNER))
 
 
 if __name__ == "__main__":
