@@ -307,7 +307,7 @@ def fib_cost(env, tmp):
         sh("gcc %s %s -o %s" % (obj, libs, exe))
         n = callgrind_ir([exe, "25"], env, tmp)
         print("  fib(25) %-24s %+6.2f instructions per call over plain "
-              "(%d)" % (name, (n - base) / calls, base))
+              "(plain: %d)" % (name, (n - base) / calls, base))
 
 
 def cost():
