@@ -27,10 +27,18 @@ tests/lit/Inputs/bench.lua, and the CPU time of BENCH_ENTRY_RUNS (default
 5) interleaved runs, for plain, plain with -fno-optimize-sibling-calls,
 the inline mode (vigil-inline.pc) and the entry mode, as ratios to plain.
 
+The cost part also measures bench/fib.c (fib 25 under callgrind,
+instructions per call over its plain build).  With BENCH_ENTRY_BEFORE set
+to the lib directory of another installed runtime (an older commit's
+`make install PREFIX=...`), the same entry-mode objects of Lua and fib
+are linked with that runtime too and measured in the same run: before
+and after, side by side.
+
 A measurement, not a test: it prints, and exits non-zero only if
 something could not be built or run, or a check above failed.
 Environment: BENCH_ENTRY_ONLY=lua,xz,sqlite,cost (a subset), BENCH_ENTRY_OUT
-(another directory than build/entry-builds, for a second run beside one).
+(another directory than build/entry-builds, for a second run beside one),
+BENCH_ENTRY_BEFORE (above).
 """
 
 import glob
@@ -49,6 +57,7 @@ VIGIL = os.path.join(ROOT, "build", "vigil")
 MATCH = os.path.join(ROOT, "tests", "e2e", "callgrind_match.py")
 INPUTS = os.path.join(ROOT, "tests", "lit", "Inputs")
 RUNS = int(os.environ.get("BENCH_ENTRY_RUNS", "5"))
+BEFORE = os.environ.get("BENCH_ENTRY_BEFORE", "")
 ONLY = [x for x in os.environ.get("BENCH_ENTRY_ONLY", "").split(",") if x]
 CALLGRIND = ["valgrind", "--tool=callgrind", "--separate-recs=1",
              "--compress-strings=no", "--compress-pos=no"]
@@ -126,7 +135,7 @@ def no_gmon(name, *dirs):
 
 # ---- Lua -------------------------------------------------------------------
 
-def lua_build(src, cc, cflags, libs, name, static=False):
+def lua_build(src, cc, cflags, libs, name, static=False, exe_name=None):
     """Lua's interpreter from src/ with cc: objects once per name."""
     obj = os.path.join(OUT, "lua-obj", name)
     if not os.path.isdir(obj):
@@ -144,7 +153,8 @@ def lua_build(src, cc, cflags, libs, name, static=False):
                     raise RuntimeError("compiling Lua (%s) failed" % name)
         if any(p.wait() != 0 for p in procs):
             raise RuntimeError("compiling Lua (%s) failed" % name)
-    exe = os.path.join(OUT, "lua-" + name + ("-static" if static else ""))
+    exe = os.path.join(OUT, exe_name or
+                       "lua-" + name + ("-static" if static else ""))
     sh("%s %s %s/*.o %s %s -lm -ldl -o %s" % (cc, cflags, obj, libs,
                                             "-static" if static else "", exe),
        cwd=src)
@@ -260,6 +270,46 @@ def cpu_run(argv, env):
     return (t1.ru_utime - t0.ru_utime) + (t1.ru_stime - t0.ru_stime)
 
 
+def before_libs():
+    """The runtime in BENCH_ENTRY_BEFORE, linked as exe_libs links ours."""
+    return pc("--variable=exe_libs", "vigil-entry").replace(
+        "-L" + os.path.join(PREFIX, "lib"), "-L" + BEFORE)
+
+
+def callgrind_ir(argv, env, tmp):
+    cg = os.path.join(tmp, "cg.out")
+    subprocess.run(["valgrind", "--tool=callgrind",
+                    "--callgrind-out-file=" + cg] + argv, env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   check=True)
+    with open(cg) as f:
+        for line in f:
+            if line.startswith(("summary:", "totals:")):
+                return int(line.split()[1])
+    raise RuntimeError("no totals in " + cg)
+
+
+def fib_cost(env, tmp):
+    """bench/fib.c, fib(25): instructions per call over plain."""
+    fib = os.path.join(ROOT, "bench", "fib.c")
+    plain = os.path.join(tmp, "fib-plain")
+    obj = os.path.join(tmp, "fib-entry.o")
+    sh(["gcc", "-O2", fib, "-o", plain])
+    sh("gcc -O2 %s -c %s -o %s" % (pc("--cflags", "vigil-entry"), fib, obj))
+    exes = [("entry (vigil-entry)", os.path.join(tmp, "fib-entry"),
+             pc("--libs", "vigil-entry"))]
+    if BEFORE:
+        exes.append(("entry, runtime BEFORE", os.path.join(tmp, "fib-before"),
+                     before_libs()))
+    calls = 242785  # fib(25): 1 + calls(24) + calls(23)
+    base = callgrind_ir([plain, "25"], env, tmp)
+    for name, exe, libs in exes:
+        sh("gcc %s %s -o %s" % (obj, libs, exe))
+        n = callgrind_ir([exe, "25"], env, tmp)
+        print("  fib(25) %-24s %+6.2f instructions per call over plain "
+              "(plain: %d)" % (name, (n - base) / calls, base))
+
+
 def cost():
     print("cost on Lua 5.4 (gcc -g -O2, dynamic), tests/lit/Inputs/bench.lua:")
     src = lua_src()
@@ -275,21 +325,19 @@ def cost():
     for (name, c, l), obj in zip(builds, ("plain", "plain-nosib", "inline",
                                           "entry-gcc")):
         exes.append((name, lua_build(src, "gcc", c, l, obj)))
+    if BEFORE:
+        exes.append(("entry, runtime BEFORE",
+                     lua_build(src, "gcc", "-g -O2 " +
+                               pc("--cflags", "vigil-entry"), before_libs(),
+                               "entry-gcc", exe_name="lua-entry-before")))
     work = os.path.join(INPUTS, "bench.lua")
     tmp = os.path.join(OUT, "run", "cost")
     os.makedirs(tmp, exist_ok=True)
     env = dict(os.environ, VIGIL_FILE=os.path.join(tmp, "%e.%p.vgl"))
     ir = {}
     for name, exe in exes:
-        cg = os.path.join(tmp, "cg.out")
-        subprocess.run(["valgrind", "--tool=callgrind",
-                        "--callgrind-out-file=" + cg, exe, work], env=env,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       check=True)
-        with open(cg) as f:
-            for line in f:
-                if line.startswith(("summary:", "totals:")):
-                    ir[name] = int(line.split()[1])
+        ir[name] = callgrind_ir([exe, work], env, tmp)
+    fib_cost(env, tmp)
     cpu = {name: [] for name, _ in exes}
     for r in range(RUNS):
         for name, exe in exes:
