@@ -52,7 +52,11 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VIGIL = os.path.join(ROOT, "build", "vigil")
-SECONDS = float(os.environ.get("BENCH_SECONDS", "5"))
+# 15 s: ~10,000 samples per tool on a target with a core of its own.  A
+# share's sampling error is then about 0.5 points, where at 5 s on a busy
+# machine (500 samples) it was 2 to 3: the 3.1 points once measured on the
+# tree were that noise, not a difference of the two unwinders.
+SECONDS = float(os.environ.get("BENCH_SECONDS", "15"))
 
 
 def cpu_s(pid):
