@@ -7,7 +7,7 @@ Part of `make bench`; a measurement, not a test: exits 0 whatever the
 numbers, non-zero only if something could not be built or run.  For each
 target (a 4-level call tree built -O2 -fomit-frame-pointer; Debian's
 python3 running a recursive function; Debian's xz -9 compressing 50 MB),
-both tools sample at 999 Hz for BENCH_SECONDS (default 5) and the script
+both tools sample at 999 Hz for BENCH_SECONDS (default 15) and the script
 prints, per tool:
 
   samples        stack samples taken
