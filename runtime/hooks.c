@@ -1093,9 +1093,10 @@ void RT thread_fentry_early(uintptr_t ret, uintptr_t site)
 	slow_count(0, site, ret);
 }
 
-/* fentry.S's target after the loader bound an object to __fentry__: drops
- * the edges of unloaded objects (from every index and table), then counts
- * this call as the fast path would. */
+/* fentry.S's target after the loader bound an object to the enter hook,
+ * and around a dlclose (dlclose.c, unload.c): drops the edges of unloaded
+ * objects (from every index and table), then counts this call as the fast
+ * path would. */
 void RT thread_fentry_check(uintptr_t ret, uintptr_t site)
 {
 	struct rt_ent_tls tls;
@@ -1112,11 +1113,12 @@ void RT thread_fentry_check(uintptr_t ret, uintptr_t site)
 }
 
 /*
- * What enter_check runs, on the first call after the loader bound an
- * object to the hook: looks for unloaded objects and drops their edges,
- * then points the hook back at enter_hot unless another object was bound
- * meanwhile.  Like the slow path, with every signal blocked, the loader
- * asked before the lock is taken.
+ * What both check stubs run, on the first call after the loader bound an
+ * object to the enter hook or a dlclose began or ended: looks for
+ * unloaded objects and drops their edges, then points the hooks back at
+ * their fast paths unless another object was bound meanwhile or a
+ * dlclose is under way.  Like the slow path, with every signal blocked,
+ * the loader asked before the lock is taken.
  */
 void RT thread_check_unloads(void)
 {
