@@ -3,8 +3,9 @@
 #
 # `make demo` runs this after building the runtime and the `vigil` command.
 # It compiles the demo the way you would compile your own program (with
-# -finstrument-functions and build/libvigil.a; after `make install`,
-# `pkg-config --cflags --libs vigil` gives the same flags), runs it with
+# -finstrument-functions and build/libvigil.a: the inline mode, which
+# counts inlined copies too; after `make install`, `pkg-config --cflags
+# --libs vigil-inline` gives the same flags), runs it with
 # VIGIL_FILE pointing into build/demo/ (or $DEMO_OUT), then prints `vigil show` (what the
 # file is: program, pid, state, validity) and `vigil report` (the flat
 # profile and each function's callers and callees).

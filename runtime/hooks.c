@@ -294,6 +294,26 @@ enter_resolve(void)
 void __cyg_profile_func_enter(void *this_fn, void *call_site)
 	__attribute__((ifunc("enter_resolve"), visibility("default")));
 
+/*
+ * The loader may be unloading an object (unload.c's dlclose, before and
+ * after the loader's): what the resolver above does, for __fentry__, which
+ * is no IFUNC.  Touches only its own words, so it may run in a signal
+ * handler.  Sequentially consistent: a check that points a hook back at
+ * its fast path reads binds after its compare-exchange (see
+ * thread_check_unloads).
+ */
+void RT thread_loader_changed(void)
+{
+	void (*hot)(uintptr_t, uintptr_t) = enter_hot;
+	void *fhot = vgl_fentry_hot;
+
+	__atomic_add_fetch(&binds, 1, __ATOMIC_SEQ_CST);
+	__atomic_compare_exchange_n(&enter_fn, &hot, enter_check, 0,
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	__atomic_compare_exchange_n(&vgl_fentry_fn, &fhot, vgl_fentry_check,
+				    0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
 
 /* For `vigil check` of a stripped program, which has only the dynamic
  * symbol table: the exported IFUNC names the resolver, and this allocated
@@ -864,11 +884,15 @@ void RT thread_after_fork_child(void)
 	vgl_rt.pid = (uint32_t)syscall(SYS_getpid);
 	if (vgl_self)
 		vgl_self->tid = (uint32_t)syscall(SYS_gettid);
+	unload_after_fork_child();
 }
 
 /* Deaths of loaded objects whose edges the indexes still hold; with
  * vgl_rt.lock held. */
 static uint64_t purged_deaths;
+/* The loader's unload counter up to which every index and table is
+ * purged (the last check's); stored with vgl_rt.lock held. */
+static unsigned long long purged_subs = ~0ull;
 
 /* Marks the slots of edges of unloaded objects dead.  In place, one word
  * at a time: the thread that owns the array may be probing it. */
@@ -1081,9 +1105,10 @@ void RT thread_fentry_early(uintptr_t ret, uintptr_t site)
 	slow_count(0, site, ret);
 }
 
-/* fentry.S's target after the loader bound an object to __fentry__: drops
- * the edges of unloaded objects (from every index and table), then counts
- * this call as the fast path would. */
+/* fentry.S's target after the loader bound an object to the enter hook,
+ * and around a dlclose (dlclose.c, unload.c): drops the edges of unloaded
+ * objects (from every index and table), then counts this call as the fast
+ * path would. */
 void RT thread_fentry_check(uintptr_t ret, uintptr_t site)
 {
 	struct rt_ent_tls tls;
@@ -1100,42 +1125,66 @@ void RT thread_fentry_check(uintptr_t ret, uintptr_t site)
 }
 
 /*
- * What enter_check runs, on the first call after the loader bound an
- * object to the hook: looks for unloaded objects and drops their edges,
- * then points the hook back at enter_hot unless another object was bound
- * meanwhile.  Like the slow path, with every signal blocked, the loader
- * asked before the lock is taken.
+ * What both check stubs run, on the first call after the loader bound an
+ * object to the enter hook or a dlclose began or ended: looks for
+ * unloaded objects and drops their edges, then points the hooks back at
+ * their fast paths unless another object was bound meanwhile or a
+ * dlclose is under way.  Like the slow path, with every signal blocked,
+ * the loader asked before the lock is taken.
  */
 void RT thread_check_unloads(void)
 {
 	void (*check)(uintptr_t, uintptr_t) = enter_check;
 	int saved_errno = errno;
 	uint64_t old, seen;
+	unsigned long long subs;
 
 	if (vgl_in_slow)
 		return; /* a call from inside the slow path: it purges */
+	/* While a dlclose is under way every call comes here, and most find
+	 * nothing unloaded since the last purge: then one look at the
+	 * loader's counter is all (a dlclose whose library's destructors
+	 * make 100,000 calls took 308 times as long with the whole check,
+	 * docs/entry-mode-runtime.md). */
+	if (unload_busy() &&
+	    module_subs() == __atomic_load_n(&purged_subs, __ATOMIC_ACQUIRE)) {
+		errno = saved_errno;
+		return;
+	}
 	rt_block_signals(&old);
 	vgl_in_slow = 1;
 	/* The lock below may be one a parent's thread held at a raw clone. */
 	rt_check_fork();
 	seen = __atomic_load_n(&binds, __ATOMIC_ACQUIRE);
 	module_prepare(0, 0);
+	subs = module_seen_subs();
 	if (module_deaths() != __atomic_load_n(&purged_deaths,
-					       __ATOMIC_RELAXED)) {
+					       __ATOMIC_RELAXED) ||
+	    subs != __atomic_load_n(&purged_subs, __ATOMIC_RELAXED)) {
 		pthread_mutex_lock(&vgl_rt.lock);
 		purge_unloaded();
+		__atomic_store_n(&purged_subs, subs, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&vgl_rt.lock);
 	}
-	if (seen == __atomic_load_n(&binds, __ATOMIC_ACQUIRE)) {
+	/* Not while a dlclose is under way (unload.c): the object it
+	 * unloads may be unmapped after the look above. */
+	if (seen == __atomic_load_n(&binds, __ATOMIC_SEQ_CST) &&
+	    !unload_busy()) {
 		void *fcheck = vgl_fentry_check;
 
 		__atomic_compare_exchange_n(&enter_fn, &check, enter_hot, 0,
-					    __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED);
+					    __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
 		__atomic_compare_exchange_n(&vgl_fentry_fn, &fcheck,
 					    vgl_fentry_hot, 0,
-					    __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED);
+					    __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
+		/* A bind or a dlclose that began after the test above found
+		 * the hooks at their check stubs, left them there, and the
+		 * exchanges just undid that: put them back. */
+		if (seen != __atomic_load_n(&binds, __ATOMIC_SEQ_CST) ||
+		    unload_busy())
+			thread_loader_changed();
 	}
 	vgl_in_slow = 0;
 	rt_restore_signals(&old);

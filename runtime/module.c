@@ -407,7 +407,6 @@ static void RT rescan(unsigned long long subs)
 	uint32_t scan = __atomic_add_fetch(&scans, 1, __ATOMIC_RELAXED);
 	uint32_t i, n;
 
-	__atomic_store_n(&seen_subs, subs, __ATOMIC_RELAXED);
 	dl_iterate_phdr(add_one, &scan);
 	n = __atomic_load_n(&nmods, __ATOMIC_ACQUIRE);
 	for (i = 0; i < n; i++) {
@@ -424,6 +423,9 @@ static void RT rescan(unsigned long long subs)
 						__ATOMIC_RELAXED))
 			__atomic_add_fetch(&deaths, 1, __ATOMIC_RELEASE);
 	}
+	/* Last: whoever reads subs here finds every object unloaded
+	 * before it marked dead (module_seen_subs). */
+	__atomic_store_n(&seen_subs, subs, __ATOMIC_RELEASE);
 }
 
 /*
@@ -445,6 +447,23 @@ void RT module_prepare(uintptr_t fn, uintptr_t site)
 	    subs == __atomic_load_n(&seen_subs, __ATOMIC_RELAXED))
 		return;
 	rescan(subs);
+}
+
+/* The loader's unload counter now: one dl_iterate_phdr callback, no
+ * system call. */
+unsigned long long RT module_subs(void)
+{
+	unsigned long long subs = 0;
+
+	dl_iterate_phdr(peek_subs, &subs);
+	return subs;
+}
+
+/* The unload counter of the last scan: the entries of every object
+ * unloaded before it are marked dead. */
+unsigned long long RT module_seen_subs(void)
+{
+	return __atomic_load_n(&seen_subs, __ATOMIC_ACQUIRE);
 }
 
 /*

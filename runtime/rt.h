@@ -1,7 +1,8 @@
 /*
  * rt.h - internals shared by the runtime's files.  Nothing here is visible
  * outside libvigil (the runtime is built with -fvisibility=hidden); the
- * only exported symbols are the hooks (hooks.c, fentry.S) and the functions of vigil.h.
+ * only exported symbols are the hooks (hooks.c, fentry.S), dlclose
+ * (dlclose.c) and the functions of vigil.h.
  *
  * Where things live:
  *   the store (store.c)   the profile file, mapped shared at a fixed,
@@ -133,6 +134,8 @@ void store_clean_leftovers(const char *path);
 void module_prepare(uintptr_t fn, uintptr_t site);  /* without vgl_rt.lock */
 int module_dead(uint32_t id);
 uint64_t module_deaths(void);
+unsigned long long module_subs(void);       /* without vgl_rt.lock */
+unsigned long long module_seen_subs(void);
 uint32_t module_of(struct rt *rt, uintptr_t addr);  /* with it */
 
 /* modfile.c: the identity of a module without build-id (vgl_format.h). */
@@ -147,6 +150,7 @@ void thread_slow_fentry(uintptr_t ret, uintptr_t site);
 void thread_fentry_early(uintptr_t ret, uintptr_t site);
 void thread_fentry_check(uintptr_t ret, uintptr_t site);
 void thread_check_unloads(void);
+void thread_loader_changed(void);    /* any thread, signal handlers too */
 int thread_key_init(void);
 uint64_t thread_skipped_calls(void);
 void thread_after_fork_child(void);
@@ -155,6 +159,12 @@ void rt_block_signals(uint64_t *old);
 void rt_restore_signals(const uint64_t *old);
 void rt_lock(uint64_t *old);
 void rt_unlock(const uint64_t *old);
+
+/* unload.c: dlcloses under way (dlclose.c, the exported dlclose) */
+void unload_begin(void);
+void unload_end(void);
+int unload_busy(void);
+void unload_after_fork_child(void);
 
 /* interval.c */
 int interval_start(struct rt *rt);

@@ -262,7 +262,7 @@ done
 entry_tests=()
 for t in "${lit_tests[@]}"; do
 	case $t in
-	tests/lit/endings/*|tests/lit/hostile/*|tests/lit/harmless/address-*.test|tests/lit/harmless/unchanged.test|tests/lit/interval/windows.test|tests/lit/fork.test|tests/lit/threads.test|tests/lit/short-threads.test|tests/lit/shlib.test|tests/lit/nopie.test|tests/lit/samename.test|tests/lit/limits.test|tests/lit/guest.test|tests/lit/inline.test) entry_tests+=("$t") ;;
+	tests/lit/endings/*|tests/lit/hostile/*|tests/lit/harmless/address-*.test|tests/lit/harmless/unchanged.test|tests/lit/interval/windows.test|tests/lit/fork.test|tests/lit/threads.test|tests/lit/short-threads.test|tests/lit/shlib.test|tests/lit/nopie.test|tests/lit/samename.test|tests/lit/limits.test|tests/lit/guest.test|tests/lit/inline.test|tests/lit/profiles/reload-same-address.test) entry_tests+=("$t") ;;
 	esac
 done
 entry_pid=

@@ -14,7 +14,8 @@
  */
 #include <time.h>
 
-#define NOINLINE __attribute__((noinline))
+/* noclone: built with -pg (entry mode), GCC made hidden_fn.constprop.0 */
+#define NOINLINE __attribute__((noinline, noclone))
 #define NOINST __attribute__((no_instrument_function))
 
 static volatile unsigned long sink;

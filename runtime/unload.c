@@ -1,0 +1,49 @@
+/*
+ * unload.c - dlcloses under way, for the hooks' checks (dlclose.c calls
+ * unload_begin and unload_end around the loader's dlclose).
+ *
+ * From unload_begin until unload_end, both hooks go through their check
+ * stubs (thread_loader_changed): each call of each thread looks at the
+ * loader's list of objects first, and drops the edges of the objects it
+ * finds unloaded; and no check points the hooks back at their fast paths
+ * (unload_busy), since the object may be unmapped after its look.
+ * unload_end switches them to the checks again, after the unmap: the
+ * last look is always after it.  Only counters and the hooks' pointers
+ * change here, atomically, without a lock: safe in a signal handler and
+ * in any thread.
+ */
+#include "rt.h"
+
+#define RT __attribute__((no_instrument_function))
+
+/* dlcloses under way, in the process and in this thread (a fork child
+ * has only the forking thread's). */
+static int busy;
+static __thread int busy_here;
+
+void RT unload_begin(void)
+{
+	busy_here++;
+	__atomic_add_fetch(&busy, 1, __ATOMIC_SEQ_CST);
+	thread_loader_changed();
+}
+
+void RT unload_end(void)
+{
+	/* After the unmap: a check that looked at the loader before it must
+	 * not be the last one. */
+	thread_loader_changed();
+	__atomic_sub_fetch(&busy, 1, __ATOMIC_SEQ_CST);
+	busy_here--;
+}
+
+int RT unload_busy(void)
+{
+	return __atomic_load_n(&busy, __ATOMIC_SEQ_CST) > 0;
+}
+
+/* In a fork child: only this thread's dlcloses can still return. */
+void RT unload_after_fork_child(void)
+{
+	__atomic_store_n(&busy, busy_here, __ATOMIC_SEQ_CST);
+}
