@@ -278,16 +278,9 @@ typedef void hook_fn(void *, void *);
 __attribute__((no_instrument_function, no_stack_protector, used)) static hook_fn *
 enter_resolve(void)
 {
-	void (*hot)(uintptr_t, uintptr_t) = enter_hot;
-	void *fhot = vgl_fentry_hot;
-
-	__atomic_add_fetch(&binds, 1, __ATOMIC_RELEASE);
-	__atomic_compare_exchange_n(&enter_fn, &hot, enter_check, 0,
-				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
-	/* In a process that uses both hooks, __fentry__'s tables hold
+	/* Both hooks: in a process that uses both, __fentry__'s tables hold
 	 * edges of unloaded objects as well. */
-	__atomic_compare_exchange_n(&vgl_fentry_fn, &fhot, vgl_fentry_check,
-				    0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	thread_loader_changed();
 	return __wrap___cyg_profile_func_enter;
 }
 
@@ -295,14 +288,15 @@ void __cyg_profile_func_enter(void *this_fn, void *call_site)
 	__attribute__((ifunc("enter_resolve"), visibility("default")));
 
 /*
- * The loader may be unloading an object (unload.c's dlclose, before and
- * after the loader's): what the resolver above does, for __fentry__, which
- * is no IFUNC.  Touches only its own words, so it may run in a signal
- * handler.  Sequentially consistent: a check that points a hook back at
- * its fast path reads binds after its compare-exchange (see
- * thread_check_unloads).
+ * The loader bound a new object to the enter hook (the resolver above), or
+ * may be unloading one (unload.c's dlclose, before and after the
+ * loader's; __fentry__ is no IFUNC): both hooks to their checks.  Touches
+ * only its own words, so it may run in a signal handler, and no TLS (no
+ * stack protector): the resolver may run before TLS is set up.
+ * Sequentially consistent: a check that points a hook back at its fast
+ * path reads binds after its compare-exchange (see thread_check_unloads).
  */
-void RT thread_loader_changed(void)
+__attribute__((no_stack_protector)) void RT thread_loader_changed(void)
 {
 	void (*hot)(uintptr_t, uintptr_t) = enter_hot;
 	void *fhot = vgl_fentry_hot;
