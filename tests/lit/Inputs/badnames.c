@@ -4,8 +4,8 @@
  * pthread_setname_np, both to the bytes "w\xe9\xff\xfe" (Latin-1 e-acute,
  * then two bytes no UTF-8 text holds).  The thread calls that function 3
  * times.  Given "spin SECONDS", the thread then keeps running that long
- * (for vigil attach), after main printed "ready PID"; the program's stdout
- * stays open until it ends.  Given "exit N", it exits with status N.  Any
+ * (for vigil attach), and main prints "ready PID" once it spins; the
+ * program's stdout stays open until it ends.  Given "exit N", it exits with status N.  Any
  * other arguments are only recorded.
  */
 #define _GNU_SOURCE
@@ -30,6 +30,11 @@ static double secs;
  * would catch now and then. */
 static volatile int stop;
 
+/* Set by the worker just before it spins, so "ready" is printed only then:
+ * a sampler attached on "ready" sees no thread start (pthread_create in
+ * main, the new thread's set-up) in its first samples. */
+static volatile int started;
+
 static void *worker(void *arg)
 {
 	volatile unsigned long n = 0;
@@ -39,6 +44,7 @@ static void *worker(void *arg)
 	pthread_setname_np(pthread_self(), "w\xe9\xff\xfe");
 	for (i = 0; i < 3; i++)
 		weird();
+	started = 1;
 	while (secs > 0 && !stop)
 		n++;
 	return NULL;
@@ -53,12 +59,16 @@ int main(int argc, char **argv)
 		secs = atof(argv[2]);
 	if (argc > 2 && !strcmp(argv[1], "exit"))
 		status = atoi(argv[2]);
+	if (pthread_create(&t, NULL, worker, NULL))
+		return 1;
 	if (secs > 0) {
+		struct timespec ms = { 0, 1000000 };
+
+		while (!started)
+			nanosleep(&ms, NULL);
 		printf("ready %d\n", (int)getpid());
 		fflush(stdout);
 	}
-	if (pthread_create(&t, NULL, worker, NULL))
-		return 1;
 	if (secs > 0) {
 		struct timespec ts = { (time_t)secs,
 				       (long)((secs - (time_t)secs) * 1e9) };
