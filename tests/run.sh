@@ -88,6 +88,7 @@ export VIGIL_LIT_OUTPUT=${VIGIL_LIT_OUTPUT:-$root/$out/lit}
 
 passed=0
 failed=0
+skipped=0   # lit's unsupported tests: neither passed nor failed
 pass() { passed=$((passed + 1)); }
 fail() {
 	failed=$((failed + 1))
@@ -296,7 +297,7 @@ lit_rc=$?
 if [[ ! -s $json ]]; then
 	fail "lit: no results (exit status $lit_rc)"
 else
-	read -r lp lf < <(/usr/bin/python3 - "$json" "$root" <<-'EOF'
+	read -r lp lf lskipped < <(/usr/bin/python3 - "$json" "$root" <<-'EOF'
 	import json, os, sys
 	ok = {"PASS", "XFAIL"}
 	tests = json.load(open(sys.argv[1]))["tests"]
@@ -313,11 +314,12 @@ else
 	for t in tests:
 	    if t["code"] == "XFAIL":
 	        print("known bug: lit: %s (XFAIL)" % t["name"], file=sys.stderr)
-	print(good, len(tests) - good - len(skipped))
+	print(good, len(tests) - good - len(skipped), len(skipped))
 	EOF
 	)
 	passed=$((passed + lp))
 	failed=$((failed + lf))
+	skipped=$((skipped + lskipped))
 	if ((lf == 0 && lit_rc != 0)); then
 		fail "lit: exit status $lit_rc with no failing test"
 	fi
@@ -332,10 +334,14 @@ if [[ -n $entry_pid ]]; then
 	wait "$entry_pid"
 	grep -E '^(FAIL|skipped|known bug): ' "$out/lit-entry.log"
 	grep '^rerun: ' "$out/lit-entry.log" | sed 's/^rerun: /rerun: VIGIL_MODE=entry /'
-	read -r ep _ ef _ < <(tail -n 1 "$out/lit-entry.log")
-	passed=$((passed + ${ep:-0}))
-	failed=$((failed + ${ef:-1}))
-	echo "lit, entry mode: ${ep:-0} passed, ${ef:-1} failed (log: $out/lit-entry.log)"
+	# Its last line is its tally; anything else (it died) is a failure.
+	ep=0 ef=1
+	if [[ $(tail -n 1 "$out/lit-entry.log") =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+		ep=${BASH_REMATCH[1]} ef=${BASH_REMATCH[2]}
+	fi
+	passed=$((passed + ep))
+	failed=$((failed + ef))
+	echo "lit, entry mode: $ep passed, $ef failed (log: $out/lit-entry.log)"
 fi
 
 # ---- 4. fuzz smoke ---------------------------------------------------------
@@ -353,7 +359,7 @@ else
 fi
 fi
 
-if ((passed + failed == 0 && ${#filters[@]})); then
+if ((passed + failed + skipped == 0 && ${#filters[@]})); then
 	echo "run.sh: no test matches ${filters[*]}" >&2
 	exit 2
 fi
