@@ -17,6 +17,7 @@ whatever way it ends, so that no browser outlives it."""
 
 import atexit
 import base64
+import fcntl
 import json
 import os
 import select
@@ -38,7 +39,8 @@ CHROME = ["chromium", "--headless", "--no-sandbox", "--disable-gpu",
 
 # Generous: the suite runs its tests CPUs + 1 at a time on a loaded
 # machine, and a browser start there has been seen to take 20 s.
-TIMEOUT = 90
+# VIGIL_HEADLESS_TIMEOUT: shorter, for the test of the deadline itself.
+TIMEOUT = int(os.environ.get("VIGIL_HEADLESS_TIMEOUT") or 90)
 
 
 def fail(msg):
@@ -60,9 +62,9 @@ class Browser:
         self.profile = tempfile.mkdtemp(prefix="headless.")
         to_r, to_w = os.pipe()      # our commands -> its fd 3
         from_r, from_w = os.pipe()  # its fd 4 -> our replies
-        # Out of the way of fds 3 and 4, which the child's dup2s write.
-        hi = [os.dup2(fd, 100 + i, inheritable=False)
-              for i, fd in enumerate((to_r, from_w))]
+        # Copies above fds 3 and 4, which the child's dup2s overwrite.
+        hi = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+              for fd in (to_r, from_w)]
         null = os.open(os.devnull, os.O_RDWR)
         try:
             # posix_spawn, not fork+exec with a preexec_fn: some checks
@@ -78,6 +80,7 @@ class Browser:
                               (os.POSIX_SPAWN_DUP2, hi[1], 4)],
                 setpgroup=0)
         except OSError as e:
+            shutil.rmtree(self.profile, ignore_errors=True)
             fail("cannot start chromium: %s" % e)
         finally:
             for fd in [to_r, from_w, null] + hi:
@@ -90,20 +93,17 @@ class Browser:
             signal.signal(sig, lambda s, f: sys.exit(128 + s))
         self.call("Target.setDiscoverTargets", {"discover": False})
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
     def died(self, what):
         """Chromium has gone: fail with its status and last stderr line."""
-        try:
+        # Its pipe closes a moment before it exits: its status, if it
+        # comes within a few seconds.
+        end = time.monotonic() + 5
+        while self.status is None and time.monotonic() < end:
             pid, st = os.waitpid(self.pid, os.WNOHANG)
-        except ChildProcessError:
-            pid, st = self.pid, 0
-        if pid:
-            self.status = os.waitstatus_to_exitcode(st)
+            if pid:
+                self.status = os.waitstatus_to_exitcode(st)
+            else:
+                time.sleep(0.05)
         self.err.seek(0)
         lines = [l for l in self.err.read().decode(errors="replace")
                  .splitlines() if l.strip()]
@@ -276,14 +276,17 @@ class Tab:
 
     def stable_screenshot(self, path, tries=20):
         """A screenshot taken once it is the same as the one before
-        (what a canvas draws on animation frames has been drawn)."""
+        (what a canvas draws on animation frames has been drawn), after
+        two animation frames (draws already asked for run first)."""
+        self.eval("new Promise(function (r) { requestAnimationFrame("
+                  "function () { requestAnimationFrame(r); }); })")
         last = None
         for _ in range(tries):
             png = self.call("Page.captureScreenshot", {"format": "png"})["data"]
             if png == last:
                 break
             last = png
-            time.sleep(0.2)
+            time.sleep(0.5)
         else:
             fail("the page at %s kept changing for %d screenshots"
                  % (self.eval("location.href"), tries))
