@@ -22,7 +22,7 @@ import os
 import re
 import sys
 
-from headless import chrome, png_counts  # noqa: E402
+from headless import Browser, png_counts  # noqa: E402
 
 
 PAGE = """<!DOCTYPE html><html><body>%s
@@ -71,15 +71,18 @@ def main():
     svg, work, names = sys.argv[1], sys.argv[2], sys.argv[3:]
     text = open(svg).read()
     bad = []
-    dom = chrome(["--dump-dom", "file://" + os.path.abspath(svg)])
+    browser = Browser()
+    url = "file://" + os.path.abspath(svg)
+    tab = browser.open(url)
+    dom = tab.settled()
     for n in names:
         if 'data-name="%s"' % n not in dom:
             bad.append("no frame %s in the rendered DOM" % n)
     m = re.search(r'data-name="%s"[^>]*>.*?fill="rgb\((\d+),(\d+),(\d+)\)"'
                   % re.escape(names[0]), text)
-    shot = os.path.join(work, "shot.png")
-    chrome(["--screenshot=" + shot, "--window-size=1200,400",
-            "file://" + os.path.abspath(svg)])
+    tab = browser.open(url, (1200, 400))
+    tab.settled()
+    shot = tab.screenshot(os.path.join(work, "shot.png"))
     colours = set(png_counts(shot))
     if not m or tuple(int(x) for x in m.groups()) not in colours:
         bad.append("the screenshot lacks %s's colour" % names[0])
@@ -90,9 +93,11 @@ def main():
     with open(page, "w") as f:
         f.write(PAGE % (body, json.dumps(names[1]), json.dumps(names[0]),
                         "true" if fills else "false"))
-    dom = chrome(["--dump-dom", "file://" + os.path.abspath(page)])
-    m = re.search(r'<pre id="result">(.*?)</pre>', dom, re.S)
-    result = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&")) if m and m.group(1) else None
+    tab = browser.open("file://" + os.path.abspath(page))
+    tab.wait_for("document.getElementById('result').textContent", 30)
+    out = tab.eval("document.getElementById('result').textContent")
+    browser.close()
+    result = json.loads(out) if out else None
     print(json.dumps(result, sort_keys=True))
     if result is None:
         bad.append("the page's script gave no result")

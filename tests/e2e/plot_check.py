@@ -30,7 +30,7 @@ import os
 import re
 import sys
 
-from headless import chrome, png_counts  # noqa: E402
+from headless import Browser, png_counts  # noqa: E402
 
 
 PAGE = """<!DOCTYPE html><html><body style="margin:0">%s
@@ -150,7 +150,9 @@ def main():
     rep = json.load(open(report))["sampled"]
     bad = []
 
-    dom = chrome(["--dump-dom", "file://" + os.path.abspath(svg)])
+    browser = Browser()
+    url = "file://" + os.path.abspath(svg)
+    dom = browser.open(url).settled()
     series = [attrs(m) for m in re.findall(r'<path class="series"[^>]*>', dom)]
     threads = {s["data-tid"]: s for s in series if s.get("data-tid")}
     legend = re.findall(r'<g class="legend"[^>]*>.*?<text[^>]*>(.*?)</text>', dom)
@@ -171,10 +173,9 @@ def main():
     print("threads as in the report:", "no" if bad else "yes")
 
     named = {s["data-name"]: s for s in threads.values()}
-    shot = os.path.join(work, "shot.png")
-    chrome(["--screenshot=" + shot, "--window-size=1200,900",
-            "file://" + os.path.abspath(svg)])
-    counts = png_counts(shot)
+    tab = browser.open(url, (1200, 900))
+    tab.settled()
+    counts = png_counts(tab.screenshot(os.path.join(work, "shot.png")))
     if len(counts) < 5:
         bad.append("the screenshot is blank (%d colours)" % len(counts))
 
@@ -193,10 +194,11 @@ def main():
     page = os.path.join(work, "page.html")
     with open(page, "w") as f:
         f.write(PAGE % (body, json.dumps(busy)))
-    dom = chrome(["--dump-dom", "file://" + os.path.abspath(page)])
-    m = re.search(r'<pre id="result">(.*?)</pre>', dom, re.S)
-    result = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&")) \
-        if m and m.group(1) else None
+    tab = browser.open("file://" + os.path.abspath(page))
+    tab.wait_for("document.getElementById('result').textContent", 30)
+    out = tab.eval("document.getElementById('result').textContent")
+    browser.close()
+    result = json.loads(out) if out else None
     if result is None:
         bad.append("the page's script gave no result")
     else:

@@ -19,7 +19,7 @@ import os
 import re
 import sys
 
-from headless import chrome, png_counts  # noqa: E402
+from headless import Browser, png_counts  # noqa: E402
 
 PAGE = """<!DOCTYPE html><html><body style="margin:0">%s
 <pre id="result"></pre>
@@ -58,11 +58,12 @@ def main():
     page = os.path.join(work, "tower.html")
     with open(page, "w") as f:
         f.write(PAGE % (text[text.index("<svg"):], json.dumps(name)))
-    dom = chrome(["--window-size=1200,2000", "--dump-dom",
-                  "file://" + os.path.abspath(page)])
-    m = re.search(r'<pre id="result">(.*?)</pre>', dom, re.S)
-    res = json.loads(m.group(1).replace("&quot;", '"')) if m and m.group(1) \
-        else []
+    browser = Browser()
+    tab = browser.open("file://" + os.path.abspath(page), (1200, 2000))
+    # The script runs after the load (a timeout of 0): waited for.
+    tab.wait_for("document.getElementById('result').textContent", 30)
+    out = tab.eval("document.getElementById('result').textContent")
+    res = json.loads(out) if out else []
     tall = max([lv for lv, _ in res] or [0])
     wide = max([w for lv, w in res if lv >= levels] or [0])
     print("tower %d share %.2f" % (tall, wide))
@@ -74,9 +75,10 @@ def main():
                    "of the width, want >= %.2f" % (name, levels, wide, share))
     m = re.search(r'data-name="%s"[^>]*>.*?fill="rgb\((\d+),(\d+),(\d+)\)"'
                   % re.escape(name), text)
-    shot = os.path.join(work, "tower.png")
-    chrome(["--screenshot=" + shot, "--window-size=1200,2000",
-            "file://" + os.path.abspath(svg)])
+    tab = browser.open("file://" + os.path.abspath(svg), (1200, 2000))
+    tab.settled()
+    shot = tab.screenshot(os.path.join(work, "tower.png"))
+    browser.close()
     if not m or tuple(int(x) for x in m.groups()) not in set(png_counts(shot)):
         bad.append("the screenshot lacks %s's colour" % name)
     for b in bad:
