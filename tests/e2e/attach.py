@@ -652,13 +652,21 @@ def cmd_main_exit(target):
     a.next()
     tg.send("exit")
     time.sleep(0.3)
+    # vigil's CPU against the spinning target's, in the same 1.5 s: a
+    # vigil that spins on the hung-up events gets as much CPU as the
+    # target (both always runnable), whatever else the machine runs; one
+    # that samples 999 times a second and symbolizes every 500 ms uses
+    # 0-7% of a CPU on an idle machine, and 11% was seen beside the
+    # suite's other tests, where a bound of 10% of a CPU failed.
     hz = os.sysconf("SC_CLK_TCK")
-    c0, t0 = cpu_ticks(a.p.pid), now()
+    c0, g0, t0 = cpu_ticks(a.p.pid), cpu_ticks(tg.p.pid), now()
     time.sleep(1.5)
-    used = (cpu_ticks(a.p.pid) - c0) / hz / (now() - t0)
-    if used > 0.10:
+    used, spun = cpu_ticks(a.p.pid) - c0, cpu_ticks(tg.p.pid) - g0
+    if used > 0.3 * spun:
         fail("%s: vigil attach used %.0f%% of a CPU after the main thread "
-             "ended" % (what, used * 100))
+             "ended, the spinning target %.0f%%" % (
+                 what, used / hz / (now() - t0) * 100,
+                 spun / hz / (now() - t0) * 100))
     # The spinning thread is sampled on: 50 stack samples in the samples
     # that came after the main thread ended, waited for (60 s at most;
     # at load 45 the last two samples held 20: the thread had little CPU
