@@ -29,7 +29,8 @@ behaviour checked is time itself (an end within 0.5 s).
   main-exit TARGET  stacks on; the thread whose events own the ring
                     buffers (the main one) calls pthread_exit while another
                     spins: the spinning thread is still sampled, and vigil
-                    attach does not spin (under 10% of a CPU).
+                    attach does not spin (under 0.3 of the CPU time the
+                    spinning thread gets meanwhile).
   churn TARGET      threads born and ended at a high rate, sampled every
                     1 ms for 10 s: exit 0, nothing on stderr, all valid.
   exec TARGET       an exec mid-run is reported with the new image.
