@@ -14,37 +14,17 @@
  * loads shared a base address, so a test can see that it tested that case.
  */
 #define _GNU_SOURCE /* dlinfo */
-#include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
-typedef int (*entry_fn)(int);
+#include "reload_load.h"
 
 static void *to_close;
 /* Read at run time, so that the compiler makes one loop of the loads, not
  * one copy of its body (and of each call site in it) per plugin. */
 static volatile int nplugins = 2;
-
-static __attribute__((noinline)) int call_it(entry_fn f, int x)
-{
-	return f(x);
-}
-
-static void *load(const char *path, int mode, uintptr_t *base)
-{
-	struct link_map *lm = NULL;
-	void *h = dlopen(path, mode);
-
-	if (!h || dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0) {
-		fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
-		return NULL;
-	}
-	*base = lm->l_addr;
-	return h;
-}
 
 static void *closer(void *arg)
 {

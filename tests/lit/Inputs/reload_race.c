@@ -14,13 +14,11 @@
  * Prints whether the two loads shared a base address.
  */
 #define _GNU_SOURCE /* dlinfo */
-#include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
 
-typedef int (*entry_fn)(int);
+#include "reload_load.h"
 
 static const char *paths[2];
 static void *handle;
@@ -28,24 +26,6 @@ static uintptr_t base[2];
 static long sum;
 static sem_t loaded, go, done;
 static volatile int nplugins = 2; /* one loop, one copy of its sites */
-
-static __attribute__((noinline)) int call_it(entry_fn f, int x)
-{
-	return f(x);
-}
-
-static void *load(const char *path, uintptr_t *b)
-{
-	struct link_map *lm = NULL;
-	void *h = dlopen(path, RTLD_NOW);
-
-	if (!h || dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0) {
-		fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
-		return NULL;
-	}
-	*b = lm->l_addr;
-	return h;
-}
 
 static void *worker(void *arg)
 {
@@ -58,7 +38,7 @@ static void *worker(void *arg)
 	for (k = 0; k < nplugins; k++) {
 		if (k)
 			sem_wait(&go);
-		if (!(handle = load(paths[k], &base[k])) ||
+		if (!(handle = load(paths[k], RTLD_NOW, &base[k])) ||
 		    !(f = (entry_fn)dlsym(handle, names[k])))
 			return NULL;
 		for (i = 0; i < calls[k]; i++)
