@@ -39,8 +39,6 @@
 
 #include "rt.h"
 
-#define RT __attribute__((no_instrument_function))
-
 /* libc.a's name of its dlclose (glibc 2.34 on); not in libc.so, where
  * this weak reference stays NULL. */
 extern int __dlclose(void *handle) __attribute__((weak));

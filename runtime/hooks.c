@@ -66,7 +66,6 @@
 #include "rt.h"
 
 #define HOT __attribute__((no_instrument_function, visibility("default")))
-#define RT __attribute__((no_instrument_function))
 
 struct rt_thread {
 	uint64_t *slots;           /* slots[-1] holds the shift (the size) */

@@ -26,7 +26,6 @@
 #include "rt.h"
 #include "vigil.h"
 
-#define RT __attribute__((no_instrument_function))
 #define API __attribute__((no_instrument_function, visibility("default")))
 
 #define DEFAULT_PATTERN "vigil.%e.%p.vgl"

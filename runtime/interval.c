@@ -40,8 +40,6 @@
 #include "crc32.h"
 #include "rt.h"
 
-#define RT __attribute__((no_instrument_function))
-
 #define SHADOW_RESERVE (1ull << 26)  /* one u64 per 32-byte record of a
                                       * 256 MiB arena (store.c RESERVE) */
 

@@ -24,7 +24,6 @@
 #include "crc32.h"
 #include "rt.h"
 
-#define RT __attribute__((no_instrument_function))
 #define CRC_MAX (16u << 20)
 
 static int RT readonly_load(const ElfW(Phdr) *ph)

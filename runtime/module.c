@@ -37,7 +37,6 @@
 
 #include "rt.h"
 
-#define RT __attribute__((no_instrument_function))
 #define MAX_MODULES 1024
 
 /* Ids of one entry: place + MAX_MODULES * n, below VGL_NO_MODULE. */

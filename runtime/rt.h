@@ -25,6 +25,10 @@
 
 #include "vgl_format.h"
 
+/* Every function of the runtime: never a hook's caller (its own calls
+ * would re-enter it). */
+#define RT __attribute__((no_instrument_function))
+
 #define RT_PATH_MAX 4096
 
 /*

@@ -48,8 +48,6 @@
 #include "procid.h"
 #include "rt.h"
 
-#define RT __attribute__((no_instrument_function))
-
 #define RESERVE (1ull << 28)        /* 8M edge records; address space only */
 #define RESERVE_MIN (1ull << 20)    /* under a tight RLIMIT_AS, down to this */
 #define OVERFLOW_RESERVE (1ull << 26)

@@ -11,8 +11,6 @@
 
 #include "rt.h"
 
-#define RT __attribute__((no_instrument_function))
-
 void RT rt_text_init(struct rt_text *t, char *buf, size_t size)
 {
 	t->buf = buf;

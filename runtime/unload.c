@@ -14,8 +14,6 @@
  */
 #include "rt.h"
 
-#define RT __attribute__((no_instrument_function))
-
 /* dlcloses under way, in the process and in this thread (a fork child
  * has only the forking thread's). */
 static int busy;
