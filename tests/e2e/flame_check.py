@@ -94,8 +94,7 @@ def main():
         f.write(PAGE % (body, json.dumps(names[1]), json.dumps(names[0]),
                         "true" if fills else "false"))
     tab = browser.open("file://" + os.path.abspath(page))
-    tab.wait_for("document.getElementById('result').textContent", 30)
-    out = tab.eval("document.getElementById('result').textContent")
+    out = tab.result()
     browser.close()
     result = json.loads(out) if out else None
     print(json.dumps(result, sort_keys=True))

@@ -259,6 +259,13 @@ class Tab:
                 return False
             time.sleep(0.05)
 
+    def result(self, timeout=30):
+        """The text a check's page writes into its <pre id="result">
+        when its script is done, waited for; "" if it never does."""
+        expr = "document.getElementById('result').textContent"
+        self.wait_for(expr, timeout)
+        return self.eval(expr)
+
     def settled(self, quiet=0.3):
         """Wait until the DOM has not changed for quiet seconds (what was
         drawn after the load has been drawn), then return it as

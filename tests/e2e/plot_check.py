@@ -195,8 +195,7 @@ def main():
     with open(page, "w") as f:
         f.write(PAGE % (body, json.dumps(busy)))
     tab = browser.open("file://" + os.path.abspath(page))
-    tab.wait_for("document.getElementById('result').textContent", 30)
-    out = tab.eval("document.getElementById('result').textContent")
+    out = tab.result()
     browser.close()
     result = json.loads(out) if out else None
     if result is None:

@@ -61,8 +61,7 @@ def main():
     browser = Browser()
     tab = browser.open("file://" + os.path.abspath(page), (1200, 2000))
     # The script runs after the load (a timeout of 0): waited for.
-    tab.wait_for("document.getElementById('result').textContent", 30)
-    out = tab.eval("document.getElementById('result').textContent")
+    out = tab.result()
     res = json.loads(out) if out else []
     tall = max([lv for lv, _ in res] or [0])
     wide = max([w for lv, w in res if lv >= levels] or [0])
