@@ -136,6 +136,7 @@ def live(prog):
                          stdin=subprocess.DEVNULL, text=True).stdout
     target.wait()
     hosted = good = 0
+    bad = {}
     for line in out.splitlines():
         rec = json.loads(line)
         if rec["type"] != "sample":
@@ -148,6 +149,9 @@ def live(prog):
                 hosted += st["count"]
                 if f[:3] == [INNER, OUTER, HOST]:
                     good += st["count"]
+                else:
+                    k = ";".join(f)
+                    bad[k] = bad.get(k, 0) + st["count"]
             if f and f[0] == INNER:
                 inner_self += st["count"]
         top = {t["function"]: t["self"] for t in rec["top"]}
@@ -159,8 +163,8 @@ def live(prog):
              % (hosted, out[-3000:]))
     elif good < 0.99 * hosted:
         fail("attach: %d of %d samples (%.1f%%) begin %s, %s, %s, want "
-             ">= 99%%" % (good, hosted, 100.0 * good / hosted, INNER, OUTER,
-                          HOST))
+             ">= 99%%; the others: %s" % (good, hosted, 100.0 * good / hosted,
+                                         INNER, OUTER, HOST, bad))
     print("inlined: attach: %d of %d host_fn samples (%.2f%%) begin with %s"
           % (good, hosted, 100.0 * good / max(hosted, 1), INNER))
 
