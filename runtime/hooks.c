@@ -803,7 +803,7 @@ static int RT block_new(struct rt_thread *t)
  * The record is complete before the block's count covers it, so a reader
  * in another process never sees half an edge. */
 static struct vgl_edge *RT edge_new(struct rt_thread *t, uintptr_t fn,
-				    uintptr_t site)
+				    uintptr_t site, struct module_ids *ids)
 {
 	struct vgl_edge *e;
 
@@ -815,8 +815,9 @@ static struct vgl_edge *RT edge_new(struct rt_thread *t, uintptr_t fn,
 	e->callee = fn;
 	e->site = site;
 	e->count = 0;
-	e->callee_mod = module_of(&vgl_rt, fn);
-	e->site_mod = module_of(&vgl_rt, site);
+	module_ids(&vgl_rt, fn, site, ids);
+	e->callee_mod = ids->fn;
+	e->site_mod = ids->site;
 	__atomic_store_n(&t->blk->count, t->blk->count + 1, __ATOMIC_RELEASE);
 	index_put(t->slots, e);
 	t->used++;
@@ -1009,6 +1010,7 @@ static void RT slow_count(uintptr_t fn, uintptr_t site, uintptr_t ret)
 	int saved_errno = errno;
 	struct rt_thread *t;
 	struct vgl_edge *e = NULL;
+	struct module_ids ids;
 	uint64_t old;
 
 	if (vgl_in_slow) {
@@ -1031,7 +1033,7 @@ static void RT slow_count(uintptr_t fn, uintptr_t site, uintptr_t ret)
 		t = thread_new();
 	if (ret)
 		fn = fentry_callee(ret);
-	module_prepare(fn, site);
+	module_prepare(fn, site, &ids);
 
 	pthread_mutex_lock(&vgl_rt.lock);
 	if (rt_ensure_init() < 0) {
@@ -1043,7 +1045,7 @@ static void RT slow_count(uintptr_t fn, uintptr_t site, uintptr_t ret)
 	if (t && t->pid != vgl_rt.pid && index_own(t) < 0)
 		t = NULL;
 	if (t && !(e = index_find(t->slots, fn, site)))
-		e = edge_new(t, fn, site);
+		e = edge_new(t, fn, site, &ids);
 	if (e) {
 		count_inc(e);
 		if (ret && (!t->ents || !ent_find(t->ents, ent_bits(t->ents),
@@ -1149,7 +1151,7 @@ void RT thread_check_unloads(void)
 	/* The lock below may be one a parent's thread held at a raw clone. */
 	rt_check_fork();
 	seen = __atomic_load_n(&binds, __ATOMIC_ACQUIRE);
-	module_prepare(0, 0);
+	module_prepare(0, 0, NULL);
 	subs = module_seen_subs();
 	if (module_deaths() != __atomic_load_n(&purged_deaths,
 					       __ATOMIC_RELAXED) ||
