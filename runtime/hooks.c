@@ -82,6 +82,7 @@ struct rt_thread {
 	uint64_t nblocks, blocks_cap;
 	struct rt_ent *ents;       /* __fentry__'s table (fentry.S) */
 	uint64_t ents_used;
+	unsigned ents_first;       /* the bits of its first table */
 };
 
 /*
@@ -181,7 +182,21 @@ static void (*enter_fn)(uintptr_t, uintptr_t) = enter_early;
 /* Times the loader bound an object's calls to the hook. */
 static uint64_t binds;
 
+/*
+ * The first sizes of a thread's index and entry table.  Each doubling
+ * rehashes the whole table under the lock: started at 256 entries, Lua's
+ * bench.lua (1,059 edges, one thread) grew both four times, 155
+ * instructions per new edge.  The first thread state of a process (the
+ * main thread, mostly) starts where both hold 2,047 edges (an index of
+ * 4,096 slots, 32 KiB, half full; an entry table of 8,192 entries, 256
+ * KiB, a quarter full): pages that no entry lands on are never touched,
+ * so a small program pays for the pages its edges hash to, at most one
+ * each.  Other threads start small, for programs that run thousands at
+ * once.
+ */
 #define FIRST_BITS 8
+#define MAIN_FIRST_BITS 12
+#define MAIN_ENT_FIRST_BITS 13
 #define FIRST_BLOCK 1024u
 #define MAX_BLOCK 65536u
 
@@ -598,7 +613,7 @@ static void RT ent_add(struct rt_thread *t, uintptr_t ret, uintptr_t site,
 	uint64_t n, i;
 
 	if (!old) {
-		if (!(t->ents = ent_alloc(ENT_FIRST_BITS)))
+		if (!(t->ents = ent_alloc(t->ents_first)))
 			return;
 		t->ents_used = 0;
 		old = t->ents;
@@ -691,6 +706,8 @@ static uintptr_t RT fentry_callee(uintptr_t ret)
 static struct rt_thread *free_threads;
 /* Every state, pushed once when made (fork children inherit the list). */
 static struct rt_thread *all_threads;
+/* States made: the first gets larger tables (MAIN_FIRST_BITS). */
+static int states_made;
 
 static void RT free_push(struct rt_thread *first, struct rt_thread *last)
 {
@@ -739,10 +756,14 @@ static struct rt_thread *RT thread_new(void)
 			free_push(rest, last);
 		}
 	} else {
+		int first = !__atomic_fetch_add(&states_made, 1,
+						__ATOMIC_RELAXED);
+
 		t = map_anon(sizeof(*t));
 		if (!t)
 			return NULL;
-		t->slots = index_alloc(FIRST_BITS);
+		t->slots = index_alloc(first ? MAIN_FIRST_BITS : FIRST_BITS);
+		t->ents_first = first ? MAIN_ENT_FIRST_BITS : ENT_FIRST_BITS;
 		if (!t->slots) {
 			munmap(t, sizeof(*t));
 			return NULL;
