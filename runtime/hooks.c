@@ -1057,12 +1057,16 @@ static void RT slow_count(uintptr_t fn, uintptr_t site, uintptr_t ret)
 	module_prepare(fn, site, &ids);
 
 	pthread_mutex_lock(&vgl_rt.lock);
-	if (rt_ensure_init() < 0) {
+	/* Ready, and no fork child's take-over due: rt_ensure_init would
+	 * only say so (40 instructions a call). */
+	if ((vgl_rt.state != RT_READY || vgl_rt.fork_pending) &&
+	    rt_ensure_init() < 0) {
 		pthread_mutex_unlock(&vgl_rt.lock);
 		goto unblock;
 	}
 	note_mode(ret ? VGL_META_MODE_ENTRY : VGL_META_MODE_ENTER);
-	purge_unloaded();
+	if (module_deaths() != purged_deaths)
+		purge_unloaded();
 	if (t && t->pid != vgl_rt.pid && index_own(t) < 0)
 		t = NULL;
 	if (t && !(e = index_find(t->slots, fn, site)))
