@@ -42,7 +42,9 @@ struct rt_arena {
 };
 
 struct rt {
-	pthread_mutex_t lock;    /* every slow path; never the hot path */
+	int lock;                /* every slow path; never the hot path:
+	                          * 0 free, 1 held, 2 held and waited for
+	                          * (hooks.c, lock_take) */
 	int state;               /* RT_* below */
 	int fd;                  /* the file while it is being set up, or -1:
 	                          * the runtime keeps no descriptor open */
