@@ -4,8 +4,10 @@
  *
  * The map is an append-only table filled from dl_iterate_phdr callbacks,
  * which the loader runs under its own lock, one thread at a time: so the
- * table needs no lock of ours, and it is always brought up to date before
- * the slow path takes the runtime's lock.  Never the other way round: a
+ * table needs no lock of ours, and it is brought up to date before the
+ * slow path takes the runtime's lock (unless the new edge is all in the
+ * executable, whose entry no load or unload changes: module_prepare).
+ * Never the other way round: a
  * thread inside the loader's lock (an instrumented dl_iterate_phdr
  * callback, as crash reporters and unwinders have) may be waiting for the
  * runtime's lock, so the runtime never asks the loader while holding it.
