@@ -56,6 +56,7 @@
  * --wrap (see vigil.pc): they cost what they did.
  */
 #include <errno.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -82,6 +83,7 @@ struct rt_thread {
 	uint64_t nblocks, blocks_cap;
 	struct rt_ent *ents;       /* __fentry__'s table (fentry.S) */
 	uint64_t ents_used;
+	unsigned ents_first;       /* the bits of its first table */
 };
 
 /*
@@ -181,7 +183,21 @@ static void (*enter_fn)(uintptr_t, uintptr_t) = enter_early;
 /* Times the loader bound an object's calls to the hook. */
 static uint64_t binds;
 
+/*
+ * The first sizes of a thread's index and entry table.  Each doubling
+ * rehashes the whole table under the lock: started at 256 entries, Lua's
+ * bench.lua (1,059 edges, one thread) grew both four times, 155
+ * instructions per new edge.  The first thread state of a process (the
+ * main thread, mostly) starts where both hold 2,047 edges (an index of
+ * 4,096 slots, 32 KiB, half full; an entry table of 8,192 entries, 256
+ * KiB, a quarter full): pages that no entry lands on are never touched,
+ * so a small program pays for the pages its edges hash to, at most one
+ * each.  Other threads start small, for programs that run thousands at
+ * once.
+ */
 #define FIRST_BITS 8
+#define MAIN_FIRST_BITS 12
+#define MAIN_ENT_FIRST_BITS 13
 #define FIRST_BLOCK 1024u
 #define MAX_BLOCK 65536u
 
@@ -598,7 +614,7 @@ static void RT ent_add(struct rt_thread *t, uintptr_t ret, uintptr_t site,
 	uint64_t n, i;
 
 	if (!old) {
-		if (!(t->ents = ent_alloc(ENT_FIRST_BITS)))
+		if (!(t->ents = ent_alloc(t->ents_first)))
 			return;
 		t->ents_used = 0;
 		old = t->ents;
@@ -691,6 +707,8 @@ static uintptr_t RT fentry_callee(uintptr_t ret)
 static struct rt_thread *free_threads;
 /* Every state, pushed once when made (fork children inherit the list). */
 static struct rt_thread *all_threads;
+/* States made: the first gets larger tables (MAIN_FIRST_BITS). */
+static int states_made;
 
 static void RT free_push(struct rt_thread *first, struct rt_thread *last)
 {
@@ -739,10 +757,14 @@ static struct rt_thread *RT thread_new(void)
 			free_push(rest, last);
 		}
 	} else {
+		int first = !__atomic_fetch_add(&states_made, 1,
+						__ATOMIC_RELAXED);
+
 		t = map_anon(sizeof(*t));
 		if (!t)
 			return NULL;
-		t->slots = index_alloc(FIRST_BITS);
+		t->slots = index_alloc(first ? MAIN_FIRST_BITS : FIRST_BITS);
+		t->ents_first = first ? MAIN_ENT_FIRST_BITS : ENT_FIRST_BITS;
 		if (!t->slots) {
 			munmap(t, sizeof(*t));
 			return NULL;
@@ -803,7 +825,7 @@ static int RT block_new(struct rt_thread *t)
  * The record is complete before the block's count covers it, so a reader
  * in another process never sees half an edge. */
 static struct vgl_edge *RT edge_new(struct rt_thread *t, uintptr_t fn,
-				    uintptr_t site)
+				    uintptr_t site, struct module_ids *ids)
 {
 	struct vgl_edge *e;
 
@@ -815,8 +837,9 @@ static struct vgl_edge *RT edge_new(struct rt_thread *t, uintptr_t fn,
 	e->callee = fn;
 	e->site = site;
 	e->count = 0;
-	e->callee_mod = module_of(&vgl_rt, fn);
-	e->site_mod = module_of(&vgl_rt, site);
+	module_ids(&vgl_rt, fn, site, ids);
+	e->callee_mod = ids->fn;
+	e->site_mod = ids->site;
 	__atomic_store_n(&t->blk->count, t->blk->count + 1, __ATOMIC_RELEASE);
 	index_put(t->slots, e);
 	t->used++;
@@ -831,6 +854,48 @@ static void RT count_lost(void)
 		__atomic_fetch_add(&m->lost_calls, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_or(&m->flags, VGL_META_INCOMPLETE,
 				  __ATOMIC_RELAXED);
+	}
+}
+
+/*
+ * The runtime's lock, vgl_rt.lock: 0 free, 1 held, 2 held with a thread
+ * waiting in the kernel (the futex mutex of Drepper's "Futexes Are
+ * Tricky").  pthread_mutex_lock and _unlock cost 55 instructions per new
+ * edge, this 8 when no other thread holds it.  Not recursive, as the
+ * mutex it replaces was not: signals are blocked wherever it is held.  A
+ * fork child sets it free (thread_after_fork_child).
+ */
+static void RT lock_wait(int c)
+{
+	int saved_errno = errno;
+
+	if (c != 2)
+		c = __atomic_exchange_n(&vgl_rt.lock, 2, __ATOMIC_ACQUIRE);
+	while (c != 0) {
+		syscall(SYS_futex, &vgl_rt.lock, FUTEX_WAIT_PRIVATE, 2, NULL,
+			NULL, 0);
+		c = __atomic_exchange_n(&vgl_rt.lock, 2, __ATOMIC_ACQUIRE);
+	}
+	errno = saved_errno;
+}
+
+static inline void RT lock_take(void)
+{
+	int c = 0;
+
+	if (!__atomic_compare_exchange_n(&vgl_rt.lock, &c, 1, 0,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		lock_wait(c);
+}
+
+static inline void RT lock_drop(void)
+{
+	if (__atomic_exchange_n(&vgl_rt.lock, 0, __ATOMIC_RELEASE) == 2) {
+		int saved_errno = errno;
+
+		syscall(SYS_futex, &vgl_rt.lock, FUTEX_WAKE_PRIVATE, 1, NULL,
+			NULL, 0);
+		errno = saved_errno;
 	}
 }
 
@@ -858,12 +923,12 @@ void RT rt_lock(uint64_t *old)
 {
 	rt_block_signals(old);
 	vgl_in_slow = 1;
-	pthread_mutex_lock(&vgl_rt.lock);
+	lock_take();
 }
 
 void RT rt_unlock(const uint64_t *old)
 {
-	pthread_mutex_unlock(&vgl_rt.lock);
+	lock_drop();
 	vgl_in_slow = 0;
 	rt_restore_signals(old);
 }
@@ -872,7 +937,7 @@ void RT rt_unlock(const uint64_t *old)
  * lock as its parent took it; its state goes on being its own. */
 void RT thread_after_fork_child(void)
 {
-	pthread_mutex_init(&vgl_rt.lock, NULL);
+	__atomic_store_n(&vgl_rt.lock, 0, __ATOMIC_RELAXED);
 	vgl_in_slow = 0;
 	vgl_rt.pid = (uint32_t)syscall(SYS_getpid);
 	if (vgl_self)
@@ -1009,6 +1074,7 @@ static void RT slow_count(uintptr_t fn, uintptr_t site, uintptr_t ret)
 	int saved_errno = errno;
 	struct rt_thread *t;
 	struct vgl_edge *e = NULL;
+	struct module_ids ids;
 	uint64_t old;
 
 	if (vgl_in_slow) {
@@ -1031,19 +1097,23 @@ static void RT slow_count(uintptr_t fn, uintptr_t site, uintptr_t ret)
 		t = thread_new();
 	if (ret)
 		fn = fentry_callee(ret);
-	module_prepare(fn, site);
+	module_prepare(fn, site, &ids);
 
-	pthread_mutex_lock(&vgl_rt.lock);
-	if (rt_ensure_init() < 0) {
-		pthread_mutex_unlock(&vgl_rt.lock);
+	lock_take();
+	/* Ready, and no fork child's take-over due: rt_ensure_init would
+	 * only say so (40 instructions a call). */
+	if ((vgl_rt.state != RT_READY || vgl_rt.fork_pending) &&
+	    rt_ensure_init() < 0) {
+		lock_drop();
 		goto unblock;
 	}
 	note_mode(ret ? VGL_META_MODE_ENTRY : VGL_META_MODE_ENTER);
-	purge_unloaded();
+	if (module_deaths() != purged_deaths)
+		purge_unloaded();
 	if (t && t->pid != vgl_rt.pid && index_own(t) < 0)
 		t = NULL;
 	if (t && !(e = index_find(t->slots, fn, site)))
-		e = edge_new(t, fn, site);
+		e = edge_new(t, fn, site, &ids);
 	if (e) {
 		count_inc(e);
 		if (ret && (!t->ents || !ent_find(t->ents, ent_bits(t->ents),
@@ -1052,7 +1122,7 @@ static void RT slow_count(uintptr_t fn, uintptr_t site, uintptr_t ret)
 	} else {
 		count_lost();
 	}
-	pthread_mutex_unlock(&vgl_rt.lock);
+	lock_drop();
 
 	vgl_self = t;
 	if (t && __atomic_load_n(&vgl_rt.state, __ATOMIC_RELAXED) == RT_READY &&
@@ -1149,15 +1219,15 @@ void RT thread_check_unloads(void)
 	/* The lock below may be one a parent's thread held at a raw clone. */
 	rt_check_fork();
 	seen = __atomic_load_n(&binds, __ATOMIC_ACQUIRE);
-	module_prepare(0, 0);
+	module_prepare(0, 0, NULL);
 	subs = module_seen_subs();
 	if (module_deaths() != __atomic_load_n(&purged_deaths,
 					       __ATOMIC_RELAXED) ||
 	    subs != __atomic_load_n(&purged_subs, __ATOMIC_RELAXED)) {
-		pthread_mutex_lock(&vgl_rt.lock);
+		lock_take();
 		purge_unloaded();
 		__atomic_store_n(&purged_subs, subs, __ATOMIC_RELEASE);
-		pthread_mutex_unlock(&vgl_rt.lock);
+		lock_drop();
 	}
 	/* Not while a dlclose is under way (unload.c): the object it
 	 * unloads may be unmapped after the look above. */

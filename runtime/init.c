@@ -31,7 +31,6 @@
 #define DEFAULT_PATTERN "vigil.%e.%p.vgl"
 
 struct rt vgl_rt = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.fd = -1,
 };
 

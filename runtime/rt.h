@@ -42,7 +42,9 @@ struct rt_arena {
 };
 
 struct rt {
-	pthread_mutex_t lock;    /* every slow path; never the hot path */
+	int lock;                /* every slow path; never the hot path:
+	                          * 0 free, 1 held, 2 held and waited for
+	                          * (hooks.c, lock_take) */
 	int state;               /* RT_* below */
 	int fd;                  /* the file while it is being set up, or -1:
 	                          * the runtime keeps no descriptor open */
@@ -135,12 +137,20 @@ int store_create_tmp(const char *path, char *tmp);
 void store_clean_leftovers(const char *path);
 
 /* module.c */
-void module_prepare(uintptr_t fn, uintptr_t site);  /* without vgl_rt.lock */
+/* The module ids of a new edge, found before the lock and checked under
+ * it. */
+struct module_ids {
+	uint64_t stamp;          /* the table's changes when they were found */
+	uint32_t fn, site;
+};
+/* Without vgl_rt.lock; ids NULL: only the loader's unload counter. */
+void module_prepare(uintptr_t fn, uintptr_t site, struct module_ids *ids);
 int module_dead(uint32_t id);
 uint64_t module_deaths(void);
 unsigned long long module_subs(void);       /* without vgl_rt.lock */
 unsigned long long module_seen_subs(void);
-uint32_t module_of(struct rt *rt, uintptr_t addr);  /* with it */
+void module_ids(struct rt *rt, uintptr_t fn, uintptr_t site,
+		struct module_ids *ids);              /* with it */
 
 /* modfile.c: the identity of a module without build-id (vgl_format.h). */
 struct dl_phdr_info;
