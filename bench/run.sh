@@ -30,6 +30,10 @@
 #                           (Debian's source package): training-run cost,
 #                           then the optimized binaries timed against the
 #                           original (CPython too: make bench-bolt-cpython)
+#   bench/entry_builds.py   (BENCH_ENTRY_ONLY=cost) Lua 5.4 from Debian's
+#                           source, plain, inline and entry builds: callgrind
+#                           instructions and CPU of tests/lit/Inputs/bench.lua,
+#                           and fib's instructions per call (issue 17)
 # BENCH_READERS_ONLY=1 runs only the last.  Expects `make all` to have built
 # build/libvigil.a (make bench does).
 #
@@ -62,6 +66,7 @@ if [ "${BENCH_READERS_ONLY:-}" != 1 ]; then
 	/usr/bin/python3 bench/bench.py "$@" || status=1
 	/usr/bin/python3 bench/run_merge.py || status=1
 	/usr/bin/python3 bench/bolt.py || status=1
+	BENCH_ENTRY_ONLY=cost /usr/bin/python3 bench/entry_builds.py || status=1
 fi
 /usr/bin/python3 bench/readers.py || status=1
 /usr/bin/python3 bench/outputs.py || status=1
