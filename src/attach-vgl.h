@@ -23,6 +23,7 @@ struct attach_vgl {
 	                             * then by each sample) */
 	char **argv;                /* /proc/PID/cmdline at the attach */
 	size_t argc;
+	unsigned cmdline_tries;     /* samples that found it empty since */
 	struct vgl_sampled rec;
 	struct attach_vgl_module *mods;
 	size_t nmods;

@@ -292,7 +292,8 @@ def cmd_samples(a):
             continue
         doc = json.loads(r.stdout)
         pid = int(f[len(a.exe) + 1:-len(".vgl")])
-        if doc["pid"] != pid or not doc["command"][0].endswith(a.exe):
+        if doc["pid"] != pid or not doc["command"] or \
+                not doc["command"][0].endswith(a.exe):
             fail("%s: pid %r command %r" % (path, doc["pid"],
                                             doc["command"]))
         if doc["sampled"]["samples"] >= 1 and \
