@@ -443,9 +443,33 @@ static void RT rescan(unsigned long long subs)
 	__atomic_store_n(&seen_subs, subs, __ATOMIC_RELEASE);
 }
 
-/* module_ids: the ids are the executable's, right whatever the table
- * does. */
+/* Stamps that no table_stamp() is: the ids are the executable's, right
+ * whatever the table does; or the table was rescanned, so module_ids()
+ * looks them up again. */
 #define EXE_STAMP (~0ull - 1)
+#define NO_STAMP (~0ull)
+
+/* module_prepare() past the executable: asks the loader. */
+static __attribute__((noinline)) void RT prepare_ask(uintptr_t fn,
+						    uintptr_t site,
+						    struct module_ids *ids)
+{
+	unsigned long long subs;
+
+	rt_find_exe();
+	if (ids) {
+		ids->stamp = table_stamp();
+		ids->fn = lookup(fn);
+		ids->site = lookup(site);
+	}
+	subs = module_subs();
+	if (subs == __atomic_load_n(&seen_subs, __ATOMIC_RELAXED) &&
+	    (!ids || (ids->fn != VGL_NO_MODULE && ids->site != VGL_NO_MODULE)))
+		return;
+	rescan(subs);
+	if (ids)
+		ids->stamp = NO_STAMP;
+}
 
 /*
  * Makes sure the objects of a new edge's callee and call site are in the
@@ -460,30 +484,6 @@ static void RT rescan(unsigned long long subs)
  * The ids found are left in *ids for module_ids().  Called without the
  * runtime's lock.
  */
-/* module_prepare() past the executable: asks the loader. */
-static __attribute__((noinline)) void RT prepare_ask(uintptr_t fn,
-						    uintptr_t site,
-						    struct module_ids *ids)
-{
-	unsigned long long subs = 0;
-
-	rt_find_exe();
-	if (ids) {
-		ids->stamp = table_stamp();
-		ids->fn = lookup(fn);
-		ids->site = lookup(site);
-	}
-	dl_iterate_phdr(peek_subs, &subs);
-	if (ids && ids->fn != VGL_NO_MODULE && ids->site != VGL_NO_MODULE &&
-	    subs == __atomic_load_n(&seen_subs, __ATOMIC_RELAXED))
-		return;
-	if (!ids && subs == __atomic_load_n(&seen_subs, __ATOMIC_RELAXED))
-		return;
-	rescan(subs);
-	if (ids)
-		ids->stamp = ~0ull; /* no stamp: module_ids looks again */
-}
-
 void RT module_prepare(uintptr_t fn, uintptr_t site, struct module_ids *ids)
 {
 	if (ids && __atomic_load_n(&exe.known, __ATOMIC_ACQUIRE) &&
