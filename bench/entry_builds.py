@@ -23,12 +23,16 @@ every caller -> callee pair; `find` looks for a gmon.out anywhere in the
 source tree and the run directories; xz's `make check` must pass.
 
 Then the cost on Lua (GCC -O2, dynamic): callgrind instructions of
-tests/lit/Inputs/bench.lua, and the CPU time of BENCH_ENTRY_RUNS (default
-5) interleaved runs, for plain, plain with -fno-optimize-sibling-calls,
-the inline mode (vigil-inline.pc) and the entry mode, as ratios to plain.
+tests/lit/Inputs/bench.lua, and the CPU time of `bench.lua 300` (0.2 s
+plain) in BENCH_ENTRY_RUNS (default 11) interleaved rounds, the median of
+each round's ratio to plain, for plain, plain with
+-fno-optimize-sibling-calls, the inline mode (vigil-inline.pc), the entry
+mode, and the entry mode's floor: its objects linked with a __fentry__
+that only returns (what the calls alone cost, which no counting hook can
+go below).
 
 The cost part also measures bench/fib.c (fib 25 under callgrind,
-instructions per call over its plain build).  With BENCH_ENTRY_BEFORE set
+instructions per call over its plain build, the floor's too).  With BENCH_ENTRY_BEFORE set
 to the lib directory of another installed runtime (an older commit's
 `make install PREFIX=...`), the same entry-mode objects of Lua and fib
 are linked with that runtime too and measured in the same run: before
@@ -56,7 +60,7 @@ PREFIX = os.path.join(OUT, "prefix")
 VIGIL = os.path.join(ROOT, "build", "vigil")
 MATCH = os.path.join(ROOT, "tests", "e2e", "callgrind_match.py")
 INPUTS = os.path.join(ROOT, "tests", "lit", "Inputs")
-RUNS = int(os.environ.get("BENCH_ENTRY_RUNS", "5"))
+RUNS = int(os.environ.get("BENCH_ENTRY_RUNS", "11"))
 BEFORE = os.environ.get("BENCH_ENTRY_BEFORE", "")
 ONLY = [x for x in os.environ.get("BENCH_ENTRY_ONLY", "").split(",") if x]
 CALLGRIND = ["valgrind", "--tool=callgrind", "--separate-recs=1",
@@ -297,7 +301,9 @@ def fib_cost(env, tmp):
     sh(["gcc", "-O2", fib, "-o", plain])
     sh("gcc -O2 %s -c %s -o %s" % (pc("--cflags", "vigil-entry"), fib, obj))
     exes = [("entry (vigil-entry)", os.path.join(tmp, "fib-entry"),
-             pc("--libs", "vigil-entry"))]
+             pc("--libs", "vigil-entry")),
+            ("floor (__fentry__: ret)", os.path.join(tmp, "fib-floor"),
+             floor_obj(tmp))]
     if BEFORE:
         exes.append(("entry, runtime BEFORE", os.path.join(tmp, "fib-before"),
                      before_libs()))
@@ -308,6 +314,17 @@ def fib_cost(env, tmp):
         n = callgrind_ir([exe, "25"], env, tmp)
         print("  fib(25) %-24s %+6.2f instructions per call over plain "
               "(plain: %d)" % (name, (n - base) / calls, base))
+
+
+def floor_obj(tmp):
+    """An object whose __fentry__ only returns: the floor of the mode."""
+    src = os.path.join(tmp, "floor.s")
+    obj = os.path.join(tmp, "floor.o")
+    with open(src, "w") as f:
+        f.write("\t.text\n\t.globl __fentry__\n__fentry__:\n\tret\n"
+                "\t.section .note.GNU-stack,\"\",@progbits\n")
+    sh(["gcc", "-c", src, "-o", obj])
+    return obj
 
 
 def cost():
@@ -325,28 +342,38 @@ def cost():
     for (name, c, l), obj in zip(builds, ("plain", "plain-nosib", "inline",
                                           "entry-gcc")):
         exes.append((name, lua_build(src, "gcc", c, l, obj)))
+    tmp = os.path.join(OUT, "run", "cost")
+    os.makedirs(tmp, exist_ok=True)
+    exes.append(("entry floor (__fentry__: ret)",
+                 lua_build(src, "gcc", "-g -O2 " + pc("--cflags", "vigil-entry"),
+                           floor_obj(tmp), "entry-gcc",
+                           exe_name="lua-entry-floor")))
     if BEFORE:
         exes.append(("entry, runtime BEFORE",
                      lua_build(src, "gcc", "-g -O2 " +
                                pc("--cflags", "vigil-entry"), before_libs(),
                                "entry-gcc", exe_name="lua-entry-before")))
     work = os.path.join(INPUTS, "bench.lua")
-    tmp = os.path.join(OUT, "run", "cost")
-    os.makedirs(tmp, exist_ok=True)
     env = dict(os.environ, VIGIL_FILE=os.path.join(tmp, "%e.%p.vgl"))
     ir = {}
     for name, exe in exes:
         ir[name] = callgrind_ir([exe, work], env, tmp)
     fib_cost(env, tmp)
+    # CPU of a run long enough (0.2 s) that start-up weighs little, each
+    # round's ratio to plain: a machine whose speed drifts (another
+    # tenant) moves a round's runs together.
     cpu = {name: [] for name, _ in exes}
     for r in range(RUNS):
-        for name, exe in exes:
-            cpu[name].append(cpu_run([exe, work], env))
-    base_ir, base_cpu = ir["plain"], statistics.median(cpu["plain"])
+        t = {name: cpu_run([exe, work, "300"], env) for name, exe in exes}
+        for name, _ in exes:
+            cpu[name].append((t[name] / t["plain"], t[name]))
+    base_ir = ir["plain"]
     for name, _ in exes:
-        m = statistics.median(cpu[name])
-        print("  %-26s instructions %6.2fx   CPU %6.2fx (median of %d, "
-              "%.3f s)" % (name, ir[name] / base_ir, m / base_cpu, RUNS, m))
+        ratio = statistics.median(x[0] for x in cpu[name])
+        secs = statistics.median(x[1] for x in cpu[name])
+        print("  %-30s instructions %6.2fx   CPU %6.2fx (bench.lua 300, "
+              "median of %d rounds, %.3f s)" % (name, ir[name] / base_ir,
+                                               ratio, RUNS, secs))
 
 
 def main():

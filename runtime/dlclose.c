@@ -22,7 +22,14 @@
  * calls counted as that library's.  The price is paid while dlclose runs
  * (the library's destructors included): every call, of every thread,
  * looks at the loader first.  A dlclose that unloads nothing (the object
- * was opened more than once) costs that and nothing more.
+ * was opened more than once) costs that and nothing more.  The
+ * executable's own calls never take the check stubs (fentry.S: the callee
+ * is in the executable, which is never unloaded, but the call site may be
+ * in the unloaded object): so this dlclose drops the unloaded object's
+ * edges from every table itself before it returns.  What is left is a
+ * call into the executable made by another thread from an uninstrumented
+ * library mapped into the freed place, at a call site the unloaded one
+ * had, between the loader's unmap and that drop (docs/entry-mode-runtime.md).
  *
  * A file of its own, apart from unload.c (which the hooks use): a program
  * that neither calls dlclose nor asks for it (-udlclose, which
@@ -81,6 +88,10 @@ __attribute__((visibility("default"))) int RT dlclose(void *handle)
 	ret = real(handle);
 	saved = errno;
 	unload_end();
+	/* The program's own calls skip the check stubs (fentry.S): drop
+	 * what the unloaded object left from every table before returning,
+	 * rather than at the next call through them. */
+	thread_check_unloads();
 	errno = saved;
 	return ret;
 }

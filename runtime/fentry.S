@@ -21,27 +21,29 @@
  * the raw return addresses so that no callee start is computed per call;
  * the slow path stores the true start in the edge record, which is the
  * same record, in the same file, that the enter hook counts into.  The
- * table's byte mask and base are two words of TLS (the mask read first:
- * a signal handler that grows the table between the two reads leaves a
- * smaller mask over a larger table), the home slot is (R ^ site * K) &
+ * table's byte mask and base (its distance from the TLS block, see below)
+ * are two words of TLS (the mask read first: a signal handler that grows
+ * the table between the two reads leaves a smaller mask over a larger
+ * table), the home slot is (R ^ site * K) &
  * mask, as many instructions as R + 8 site, which clustered: with 500
  * sites that call 400 functions each (tests/lit/hostile/many-edges.test)
  * many keys had the same sum, and the test timed out.
  * An empty entry (key 0) sends the call to the slow path; a purged one
- * (key 1) is probed past; the entry after the last (key 2) holds the
- * table's base, so a probe wraps without reading TLS again.  The entry
+ * (key 1) is probed past; at the entry after the last (key 2) a probe
+ * reads the base from TLS again and goes on from the first.  The entry
  * after home is compared right after home, before home is looked at for
  * empty or the next one for the wrap: a used entry is never emptied, so no
  * key lies past an empty home, and the wrap's key matches no R.  A hit
  * there costs 2 instructions more than one at home, not 9 (Lua's
  * bench.lua: 11% of its calls).  Past it, 7 instructions per entry.
  *
- * The exported __wrap___fentry__ jumps through vgl_fentry_fn, which starts
- * at the early stub (instrumented IFUNC resolvers run before TLS can be
- * read: see hooks.c) and goes to the check stub when the loader binds a
- * new object to the enter hook (its IFUNC resolver, in hooks.c): in a
- * process that uses both, the check drops unloaded objects' edges from
- * both hooks' tables.
+ * The exported __fentry__ jumps through vgl_fentry_fn, which starts at
+ * the early stub (instrumented IFUNC resolvers run before TLS can be read:
+ * see hooks.c) and goes to the check stub when the loader binds a new
+ * object to the enter hook (its IFUNC resolver, in hooks.c) or a dlclose
+ * is under way: the check drops unloaded objects' edges from both hooks'
+ * tables.  A dynamic program's own calls (__wrap___fentry__) skip that
+ * jump: see below.
  *
  * The slow stubs save every argument register and the whole vector state
  * (XSAVE of x87, SSE, AVX and AVX-512 state, as the CPU has them, or
@@ -60,9 +62,8 @@
 	.text
 
 /*
- * The executable's calls (through --wrap=__fentry__, past the PLT slot a
- * dynamic link may give the exported name) and every shared object's
- * (through the exported __fentry__) land here.  Unlike the enter hook,
+ * Every shared object's calls (through the exported __fentry__) land
+ * here, and a -static program's.  Unlike the enter hook,
  * __fentry__ is no IFUNC: shared objects take it through their GOT
  * (call *__fentry__@GOTPCREL(%rip)), bound while the loader relocates
  * them, and glibc refuses to start a program whose libraries bind to an
@@ -70,15 +71,8 @@
  * loader does not tell the runtime when it binds a new object to this
  * hook (see docs/entry-mode-runtime.md for what that costs).
  */
-	.globl __wrap___fentry__
-	.type __wrap___fentry__, @function
-	.p2align 4
-__wrap___fentry__:
-	jmp *vgl_fentry_fn(%rip)
-	.size __wrap___fentry__, .-__wrap___fentry__
-
-	/* The same jump, under a name of its own (vigil check and objdump
-	 * then tell the two apart). */
+	/* Shared objects' calls, and a -static program's (linked without
+	 * --wrap=__fentry__: its IFUNC resolvers run before TLS exists). */
 	.globl __fentry__
 	.type __fentry__, @function
 	.p2align 4
@@ -95,19 +89,49 @@ __fentry__:
 	.quad __wrap___fentry__ - __fentry__
 	.popsection
 
+/*
+ * Entries are addressed from the thread pointer, %fs-relative: the TLS
+ * block's base word is the table's distance from the block (hooks.c,
+ * struct rt_ent_tls).  In the archive (linked into executables) the
+ * block's own offset is a constant, the displacement of every entry's
+ * operand; in libvigil.so it is read from the GOT, and r11 holds the
+ * entry's whole offset from the thread pointer.
+ */
+#ifdef VGL_RT_SHARED
+#define ENT(off) %fs:off(%r11)
+#define BASE(reg) \
+	mov vgl_ent_tls@gottpoff(%rip), reg; \
+	add %fs:8(reg), reg
+#else
+#define ENT(off) %fs:vgl_ent_tls@tpoff+off(%r11)
+#define BASE(reg) mov %fs:vgl_ent_tls@tpoff+8, reg
+#endif
+
 	.globl vgl_fentry_hot
 	.hidden vgl_fentry_hot
 	.type vgl_fentry_hot, @function
+	.globl __wrap___fentry__
+	.type __wrap___fentry__, @function
 	.p2align 4
 vgl_fentry_hot:
+/*
+ * A dynamic program's own calls (--wrap=__fentry__) come here directly,
+ * with no jump through vgl_fentry_fn (Lua's bench.lua: 1.42x of plain in
+ * CPU with the jump, 1.38x without).  They can: in a dynamic program TLS
+ * exists from the first instruction, all zero until the loader
+ * initialises it, which sends a call to the slow path (struct
+ * rt_ent_tls); and the program's calls need no check after an unload,
+ * since their callee is in the executable and the runtime's dlclose
+ * purges what an unloaded object left before it returns.
+ */
+__wrap___fentry__:
 #ifdef VGL_RT_SHARED
-	/* Initial-exec TLS: the words' offset from the GOT first. */
 	imul $0x68e31da5, 8(%rsp), %r10
 	xor (%rsp), %r10
 	mov vgl_ent_tls@gottpoff(%rip), %r11
 	and %fs:(%r11), %r10
 	add %fs:8(%r11), %r10
-	mov %r10, %r11
+	add %r10, %r11
 	mov (%rsp), %r10
 #else
 	mov (%rsp), %r10
@@ -117,57 +141,60 @@ vgl_fentry_hot:
 	add %fs:vgl_ent_tls@tpoff+8, %r11
 #endif
 	/* The home entry. */
-	cmp %r10, (%r11)
+	cmp %r10, ENT(0)
 	jne .Lsecond
 .Lsite:
 	mov 8(%rsp), %r10
-	cmp %r10, 8(%r11)
+	cmp %r10, ENT(8)
 	jne .Lsitemiss
-	mov 16(%r11), %r11
+	mov ENT(16), %r11
 	addq $1, EDGE_COUNT(%r11)
 	ret
 	/* The entry after home, whatever home holds: an entry is never
 	 * emptied, so with home empty no key is there either, and the entry
 	 * after the last is the wrap, whose key matches no R. */
 .Lsecond:
-	cmp %r10, ENT_SIZE(%r11)
+	cmp %r10, ENT(ENT_SIZE)
 	jne .Lpast
 	mov 8(%rsp), %r10
-	cmp %r10, ENT_SIZE+8(%r11)
+	cmp %r10, ENT(ENT_SIZE+8)
 	jne .Lsitemiss          /* on from home, as from a miss there */
-	mov ENT_SIZE+16(%r11), %r11
+	mov ENT(ENT_SIZE+16), %r11
 	addq $1, EDGE_COUNT(%r11)
 	ret
 	/* Neither: home empty means no such key; else on from the entry
 	 * after home, known not to match (or, if it is the wrap, from the
 	 * first). */
 .Lpast:
-	cmpq $KEY_EMPTY, (%r11)
+	cmpq $KEY_EMPTY, ENT(0)
 	je .Lslow
 	add $ENT_SIZE, %r11
-	cmpq $KEY_WRAP, (%r11)
+	cmpq $KEY_WRAP, ENT(0)
 	jne .Lmiss
-	mov 16(%r11), %r11
+	BASE(%r11)
 	jmp .Lprobe
 .Lsitemiss:
 	mov (%rsp), %r10
 	/* r11 is an entry that does not match, r10 is R: an empty one ends
-	 * the probe, a wrap leads to the first. */
+	 * the probe, a wrap leads to the first (the base read again: a
+	 * signal handler may have grown the table since; its first entry is
+	 * as good a place to go on from as the old one's). */
 .Lmiss:
-	cmpq $KEY_EMPTY, (%r11)
+	cmpq $KEY_EMPTY, ENT(0)
 	je .Lslow
 	add $ENT_SIZE, %r11
-	cmpq $KEY_WRAP, (%r11)
+	cmpq $KEY_WRAP, ENT(0)
 	jne .Lprobe
-	mov 16(%r11), %r11
+	BASE(%r11)
 .Lprobe:
-	cmp %r10, (%r11)
+	cmp %r10, ENT(0)
 	jne .Lmiss
 	jmp .Lsite
 .Lslow:
 	lea thread_slow_fentry(%rip), %r11
 	jmp save_call
 	.size vgl_fentry_hot, .-vgl_fentry_hot
+	.size __wrap___fentry__, .-__wrap___fentry__
 
 /* Before TLS is usable, and after the loader bound a new object. */
 	.globl vgl_fentry_early

@@ -110,11 +110,28 @@ struct rt_ent {
 #define ENT_DEAD 1u
 #define ENT_WRAP 2u
 
-/* What fentry.S reads: the byte mask of a home entry's offset, then the
- * table's base. */
+/*
+ * This thread's words of static TLS, one block.  fentry.S reads the first
+ * two: the byte mask of a home entry's offset, then the table's base, as
+ * its distance from this block (so that it addresses entries %fs-relative,
+ * block + base + offset, with no register for the thread pointer).  All
+ * zero is a valid state: before the loader initialises TLS (an
+ * instrumented IFUNC resolver of a dynamic program, run during
+ * relocation) and in a thread that has no table yet, the home "entry" is
+ * this block itself, whose key (the mask, 0) is empty and whose next key
+ * (in_slow, at the next entry's offset) is 0 or 1, never a return
+ * address: the call goes to the slow path.
+ */
 struct rt_ent_tls {
 	uint64_t mask;
-	struct rt_ent *base;
+	uint64_t base;             /* table - &vgl_ent_tls, this thread's */
+	uint64_t *slots;           /* the enter hook's index */
+	struct rt_thread *self;    /* this thread's state */
+	/* Set while this thread is in the slow path: a hook that a libc
+	 * function called from there runs (an instrumented malloc, say)
+	 * counts as lost instead of waiting for the lock its own thread
+	 * holds. */
+	uint64_t in_slow;
 };
 
 /* An empty slot leads to the header's first word; a purged one to its
@@ -139,27 +156,17 @@ static struct {
  * slow path asks for the pid each time instead. */
 static int wipe_fails;
 
-/* Two words of static TLS: what the hot path reads, and the thread's
- * state.  A plugin that brings libvigil.so takes no more of the static TLS
- * block that later dlopens of initial-exec libraries need. */
-static __thread uint64_t *vgl_slots = EMPTY_SLOTS;
-static __thread struct rt_thread *vgl_self;
-/* Set while this thread is in the slow path: a hook that a libc function
- * called from there runs (an instrumented malloc, say) counts as lost
- * instead of waiting for the lock its own thread holds. */
-static __thread int vgl_in_slow;
+/* Five words of static TLS (struct rt_ent_tls).  A plugin that brings
+ * libvigil.so takes no more of the static TLS block that later dlopens of
+ * initial-exec libraries need. */
+__thread struct rt_ent_tls vgl_ent_tls
+	__attribute__((visibility("hidden"))) = { .slots = EMPTY_SLOTS };
+
+#define vgl_slots (vgl_ent_tls.slots)
+#define vgl_self (vgl_ent_tls.self)
+#define vgl_in_slow (vgl_ent_tls.in_slow)
 
 static pthread_key_t thread_key;
-
-/* A thread's entry table before it has one: one empty entry, then the
- * wrap. */
-static struct rt_ent empty_ents[2] = {
-	{ ENT_EMPTY, 0, NULL, 0 },
-	{ ENT_WRAP, 0, (struct vgl_edge *)empty_ents, 0 },
-};
-
-__thread struct rt_ent_tls vgl_ent_tls
-	__attribute__((visibility("hidden"))) = { 0, empty_ents };
 
 /* fentry.S's entry points and the pointer its exported hook jumps through
  * (early, hot or check, as enter_fn). */
@@ -552,7 +559,7 @@ static struct rt_ent *RT ent_alloc(unsigned bits)
 	((uint64_t *)t)[-1] = bits;
 	if (madvise(t, bytes, MADV_WIPEONFORK) < 0)
 		__atomic_store_n(&wipe_fails, 1, __ATOMIC_RELAXED);
-	t[n].edge = (struct vgl_edge *)t;
+	/* fentry.S takes the base from TLS again at the wrap. */
 	t[n].key = ENT_WRAP;
 	return t;
 }
@@ -590,7 +597,9 @@ static struct rt_ent *RT ent_find(struct rt_ent *t, unsigned bits,
  * the fast path reads first is never larger than the base's table. */
 static void RT ent_publish(struct rt_thread *t)
 {
-	__atomic_store_n(&vgl_ent_tls.base, t->ents, __ATOMIC_RELEASE);
+	__atomic_store_n(&vgl_ent_tls.base,
+			 (uint64_t)((uintptr_t)t->ents - (uintptr_t)&vgl_ent_tls),
+			 __ATOMIC_RELEASE);
 	__atomic_store_n(&vgl_ent_tls.mask, ent_mask(ent_bits(t->ents)),
 			 __ATOMIC_RELEASE);
 }
@@ -731,9 +740,11 @@ static void RT thread_free(void *arg)
 	 * starts with another state: this one is no longer its own. */
 	vgl_self = NULL;
 	vgl_slots = EMPTY_SLOTS;
-	/* The mask first (see ent_publish), read by the fast path first. */
+	/* The mask first (see ent_publish), read by the fast path first:
+	 * a mask of 0 leads to the old table's first entry, then to this
+	 * block (see struct rt_ent_tls). */
 	__atomic_store_n(&vgl_ent_tls.mask, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&vgl_ent_tls.base, empty_ents, __ATOMIC_RELEASE);
+	__atomic_store_n(&vgl_ent_tls.base, 0, __ATOMIC_RELEASE);
 	free_push(t, t);
 }
 
@@ -1147,9 +1158,16 @@ __attribute__((noinline)) void RT thread_slow_enter(uintptr_t fn,
 	slow_count(fn, site, 0);
 }
 
-/* fentry.S's slow path: (ret, site) is not in this thread's table. */
+/* fentry.S's slow path: (ret, site) is not in this thread's table.  Also
+ * where a dynamic program's own calls go before the loader initialised
+ * TLS (all zero, see struct rt_ent_tls): skipped and tallied, as at
+ * thread_fentry_early, which they never pass. */
 void RT thread_slow_fentry(uintptr_t ret, uintptr_t site)
 {
+	if (__builtin_expect(!vgl_slots, 0)) {
+		__atomic_fetch_add(&skipped_calls, 1, __ATOMIC_RELAXED);
+		return;
+	}
 	slow_count(0, site, ret);
 }
 
@@ -1174,13 +1192,15 @@ void RT thread_fentry_early(uintptr_t ret, uintptr_t site)
  * path would. */
 void RT thread_fentry_check(uintptr_t ret, uintptr_t site)
 {
-	struct rt_ent_tls tls;
-	struct rt_ent *en;
+	struct rt_ent *en = NULL;
 
 	thread_check_unloads();
-	tls = vgl_ent_tls;
-	en = tls.base == empty_ents ? NULL
-	     : ent_find(tls.base, ent_bits(tls.base), ret, site);
+	if (vgl_ent_tls.mask) {
+		struct rt_ent *t = (struct rt_ent *)((uintptr_t)&vgl_ent_tls +
+						     vgl_ent_tls.base);
+
+		en = ent_find(t, ent_bits(t), ret, site);
+	}
 	if (en)
 		count_inc(en->edge);
 	else

@@ -97,6 +97,8 @@ struct elf_facts {
 	GElf_Addr fentry_wrap;  /* FENTRY_WRAP, or 0 */
 	int fentry_undef;       /* FENTRY referenced, defined elsewhere */
 	unsigned long fentry_calls; /* direct calls of FENTRY or its wrap */
+	unsigned long fentry_wrap_calls; /* of the wrap alone */
+	int interp;             /* PT_INTERP: a dynamic program */
 	int gmon_start;         /* GMON_START defined: gcrt1.o linked in */
 };
 
@@ -211,6 +213,8 @@ static void scan_calls(Elf_Scn *scn, const GElf_Shdr *sh,
 		if (f->fentry_defined && (to == f->fentry_addr ||
 					  (f->fentry_wrap && to == f->fentry_wrap)))
 			f->fentry_calls++;
+		if (f->fentry_defined && f->fentry_wrap && to == f->fentry_wrap)
+			f->fentry_wrap_calls++;
 	}
 }
 
@@ -325,7 +329,7 @@ static int read_facts(Elf *elf, uint64_t fsize, struct elf_facts *f,
 		for (i = 0; i < nph; i++)
 			if (gelf_getphdr(elf, (int)i, &ph) &&
 			    ph.p_type == PT_INTERP)
-				f->program = 1;
+				f->program = f->interp = 1;
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
 			continue;
@@ -381,6 +385,19 @@ static int verdict(const struct elf_facts *f, char *msg, size_t len)
 		snprintf(msg, len, "linked with gprof's gcrt1.o (-pg reached the "
 			 "link): it writes gmon.out at exit (give -pg to the "
 			 "compiler only: `pkg-config --cflags vigil-entry`)");
+		return 1;
+	}
+	/* The wrapped name is the fast path, which reads TLS at once: a
+	 * static program's IFUNC resolvers run before TLS exists
+	 * (runtime/fentry.S). */
+	if (f->fentry_defined && f->fentry_wrap_calls && vigil &&
+	    f->program && !f->interp) {
+		snprintf(msg, len, "instrumented for entry counting, with "
+			 "vigil's runtime linked in, but static with "
+			 "--wrap=" FENTRY ": an instrumented IFUNC resolver "
+			 "would crash before main (link -static programs with "
+			 "`pkg-config --libs vigil-entry` or --variable=exe_libs, "
+			 "which leave it out)");
 		return 1;
 	}
 	if (f->fentry_defined && f->fentry_calls && vigil) {

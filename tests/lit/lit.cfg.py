@@ -112,16 +112,22 @@ if mode not in ("enter", "entry"):
     lit_config.fatal("VIGIL_MODE must be enter or entry, not %r" % mode)
 config.environment["VIGIL_MODE"] = mode
 config.available_features.add(mode + "-mode")
-# The hook's symbols in this mode: what the compiler makes functions call,
-# its wrapper, its fast path, and where the fast path jumps to for a new
-# edge.
+# The hook's symbols in this mode: where a dynamic program's calls go (its
+# wrapper), where a -static program's go, its fast path (as objdump names
+# it), where the fast path jumps to for a new edge, and what the compiler
+# makes functions call.  In entry mode a dynamic program's calls go
+# straight to the fast path (__wrap___fentry__ and vgl_fentry_hot are one
+# address), a -static one's through the exported __fentry__'s jump.
 if mode == "entry":
-    hook = ("__wrap___fentry__", "vgl_fentry_hot", "save_call", "__fentry__")
+    hook = ("__wrap___fentry__", "__fentry__", "__wrap___fentry__",
+            "save_call", "__fentry__")
 else:
-    hook = ("__wrap___cyg_profile_func_enter", "enter_hot",
+    hook = ("__wrap___cyg_profile_func_enter",
+            "__wrap___cyg_profile_func_enter", "enter_hot",
             "thread_slow_enter", "__cyg_profile_func_enter")
-config.substitutions += [("%hook-wrap", hook[0]), ("%hook-hot", hook[1]),
-                         ("%hook-slow", hook[2]), ("%hook-call", hook[3])]
+config.substitutions += [("%hook-wrap", hook[0]), ("%hook-static", hook[1]),
+                         ("%hook-hot", hook[2]), ("%hook-slow", hook[3]),
+                         ("%hook-call", hook[4])]
 
 # CPU features, for tests of what the hook must keep intact.
 try:
