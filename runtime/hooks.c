@@ -134,6 +134,13 @@ struct rt_ent_tls {
 	uint64_t in_slow;
 };
 
+/* fentry.S relies on this layout for the all-zero state. */
+_Static_assert(__builtin_offsetof(struct rt_ent_tls, mask) == 0 &&
+		       __builtin_offsetof(struct rt_ent_tls, base) == 8 &&
+		       __builtin_offsetof(struct rt_ent_tls, in_slow) ==
+			       sizeof(struct rt_ent),
+	       "struct rt_ent_tls: fentry.S's layout");
+
 /* An empty slot leads to the header's first word; a purged one to its
  * second: like an empty one no call matches it (its callee is 0 too), but
  * a probe goes on past it, to the edges placed after it. */
