@@ -34,8 +34,10 @@
  * A file of its own, apart from unload.c (which the hooks use): a program
  * that neither calls dlclose nor asks for it (-udlclose, which
  * vigil-entry.specs leaves out of a -static link) links neither this nor
- * dlsym.  What it adds to a dlclose is atomic stores, no lock: no less
- * safe in a signal handler or a thread than the loader's own.  The
+ * dlsym.  What it adds to a dlclose is atomic stores around the loader's,
+ * then the check that the next call through a check stub would have made
+ * anyway (thread_check_unloads: signals blocked, the loader asked before
+ * the runtime's lock is taken), in the same thread and context.  The
  * loader's dlclose is found at the first call, with dlsym(RTLD_NEXT)
  * (libc's own since glibc 2.34: no libdl for a program that had none).  A
  * static binary has no RTLD_NEXT; there, libc.a's member that defines
