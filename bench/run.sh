@@ -31,9 +31,11 @@
 #                           then the optimized binaries timed against the
 #                           original (CPython too: make bench-bolt-cpython)
 #   bench/entry_builds.py   (BENCH_ENTRY_ONLY=cost) Lua 5.4 from Debian's
-#                           source, plain, inline and entry builds: callgrind
-#                           instructions and CPU of tests/lit/Inputs/bench.lua,
-#                           and fib's instructions per call (issue 17)
+#                           source, plain, inline and entry builds and the
+#                           entry mode's floor (a __fentry__ that only
+#                           returns): callgrind instructions of
+#                           tests/lit/Inputs/bench.lua, CPU of `bench.lua
+#                           300`, and fib's instructions per call (issue 17)
 # BENCH_READERS_ONLY=1 runs only the last.  Expects `make all` to have built
 # build/libvigil.a (make bench does).
 #
