@@ -162,6 +162,11 @@ check-lit:
 	@$(MAKE) --no-print-directory $(BUILD_JOBS) all
 	@tests/run.sh --layer lit
 
+# The tools' link flags, for the bench scripts that link parts of the
+# tools themselves (bench/attach/attach.py, bench/readers.py): one list.
+print-tool-libs:
+	@echo $(TOOL_LIBS)
+
 bench:
 	@scripts/install-deps.sh bench
 	@$(MAKE) --no-print-directory all
@@ -209,7 +214,7 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all build-deps deps demo check check-unit check-lit bench bench-bolt-cpython \
+.PHONY: all build-deps deps demo check check-unit check-lit bench bench-bolt-cpython print-tool-libs \
 	install clean
 
 # ---- pprof (vigil convert --to pprof) --------------------------------------

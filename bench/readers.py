@@ -41,7 +41,11 @@ SIZES = [int(x) for x in
 TIMEOUT = float(os.environ.get("BENCH_READER_TIMEOUT", "120"))
 SYM_SECONDS = os.environ.get("BENCH_SYM_SECONDS", "5")
 JOBS = str(os.cpu_count() or 1)
-TOOL_LIBS = ["-ldw", "-lelf", "-lcapstone", "-lstdc++"]
+# The tools' link flags, from the Makefile (the baseline's lib/ needs no
+# more than today's).
+TOOL_LIBS = subprocess.run(
+    ["make", "-s", "--no-print-directory", "-C", ROOT, "print-tool-libs"],
+    stdout=subprocess.PIPE, text=True, check=True).stdout.split()
 
 
 def sh(cmd, **kw):

@@ -48,7 +48,10 @@ def build():
                     "-I" + os.path.join(ROOT, "sampler"),
                     "-I" + os.path.join(ROOT, "lib"),
                     os.path.join(HERE, "sampler.c"), *srcs,
-                    "-ldw", "-lelf", "-lcapstone", "-lstdc++", "-pthread",
+                    *subprocess.run(
+                        ["make", "-s", "--no-print-directory", "-C", ROOT,
+                         "print-tool-libs"], stdout=subprocess.PIPE,
+                        text=True, check=True).stdout.split(),
                     "-o", os.path.join(OUT, "sampler")], check=True)
     subprocess.run([CC, "-O1", "-fno-omit-frame-pointer",
                     "-mno-omit-leaf-frame-pointer",
