@@ -317,13 +317,10 @@ def fib_cost(env, tmp):
 
 
 def floor_obj(tmp):
-    """An object whose __fentry__ only returns: the floor of the mode."""
-    src = os.path.join(tmp, "floor.s")
-    obj = os.path.join(tmp, "floor.o")
-    with open(src, "w") as f:
-        f.write("\t.text\n\t.globl __fentry__\n__fentry__:\n\tret\n"
-                "\t.section .note.GNU-stack,\"\",@progbits\n")
-    sh(["gcc", "-c", src, "-o", obj])
+    """bench/emptyfentry.S (a __fentry__ that only returns), the mode's
+    floor, as bench.py's floor-entry variant links it."""
+    obj = os.path.join(tmp, "emptyfentry.o")
+    sh(["gcc", "-c", os.path.join(ROOT, "bench", "emptyfentry.S"), "-o", obj])
     return obj
 
 

@@ -184,6 +184,12 @@ void *vgl_fentry_fn __attribute__((visibility("hidden"))) = vgl_fentry_early;
 /* Calls made before TLS could be used (IFUNC resolvers). */
 static uint64_t skipped_calls;
 
+/* A call made before TLS could be used: skipped, and tallied. */
+static void RT count_skipped(void)
+{
+	__atomic_fetch_add(&skipped_calls, 1, __ATOMIC_RELAXED);
+}
+
 uint64_t RT thread_skipped_calls(void)
 {
 	return __atomic_load_n(&skipped_calls, __ATOMIC_RELAXED);
@@ -413,7 +419,7 @@ static uintptr_t RT thread_pointer(void)
 static void RT enter_early(uintptr_t fn, uintptr_t site)
 {
 	if (!thread_pointer() || !vgl_slots) {
-		__atomic_fetch_add(&skipped_calls, 1, __ATOMIC_RELAXED);
+		count_skipped();
 		return;
 	}
 	{
@@ -1172,7 +1178,7 @@ __attribute__((noinline)) void RT thread_slow_enter(uintptr_t fn,
 void RT thread_slow_fentry(uintptr_t ret, uintptr_t site)
 {
 	if (__builtin_expect(!vgl_slots, 0)) {
-		__atomic_fetch_add(&skipped_calls, 1, __ATOMIC_RELAXED);
+		count_skipped();
 		return;
 	}
 	slow_count(0, site, ret);
@@ -1185,7 +1191,7 @@ void RT thread_fentry_early(uintptr_t ret, uintptr_t site)
 	void *early = vgl_fentry_early;
 
 	if (!thread_pointer() || !vgl_slots) {
-		__atomic_fetch_add(&skipped_calls, 1, __ATOMIC_RELAXED);
+		count_skipped();
 		return;
 	}
 	__atomic_compare_exchange_n(&vgl_fentry_fn, &early, vgl_fentry_hot, 0,
