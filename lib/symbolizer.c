@@ -100,6 +100,20 @@ struct sym_module {
 	Dwfl_Module *dwmod;
 	struct line_row *lines;         /* sorted by (addr, order) */
 	size_t nlines;
+	/* With .debug_aranges, lines are read one CU at a time, as asked
+	 * (see vgl_symbolizer_line); else all at once into lines. */
+	int aranges_tried;
+	Dwarf *dw;                      /* set when it has .debug_aranges */
+	Dwarf_Addr dwbias;
+	struct cu_rows *cus;            /* sorted by off */
+	size_t ncus, cus_cap;
+};
+
+/* One CU's line rows, sorted by (addr, order). */
+struct cu_rows {
+	Dwarf_Off off;
+	struct line_row *rows;
+	size_t n;
 };
 
 /* One address's inlined functions: inl_names[first .. first + n). */
@@ -252,6 +266,9 @@ void vgl_symbolizer_free(struct vgl_symbolizer *s)
 				free((char *)m->funcs[k].demangled);
 		free(m->funcs);
 		free(m->lines);
+		for (k = 0; k < m->ncus; k++)
+			free(m->cus[k].rows);
+		free(m->cus);
 		if (m->cfi)
 			dwarf_cfi_end(m->cfi);
 		free(m->fde_starts);
@@ -1113,29 +1130,31 @@ static int cmp_line(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static int add_cu_lines(struct vgl_symbolizer *s, struct sym_module *m,
-			Dwarf_Die *cu, Dwarf_Addr bias, size_t *cap)
+/* Appends cu's line rows to *rows (*n of them, room for *cap). */
+static int add_cu_lines(struct vgl_symbolizer *s, Dwarf_Die *cu,
+			Dwarf_Addr bias, struct line_row **rows, size_t *n,
+			size_t *cap)
 {
 	Dwarf_Lines *lines;
-	size_t n, i;
+	size_t nl, i;
 
-	if (dwarf_getsrclines(cu, &lines, &n) != 0)
+	if (dwarf_getsrclines(cu, &lines, &nl) != 0)
 		return 0;
-	if (m->nlines + n > *cap) {
-		size_t c = *cap ? *cap : 1024;
+	if (*n + nl > *cap) {
+		size_t c = *cap ? *cap : 64;
 		struct line_row *g;
 
-		while (c < m->nlines + n)
+		while (c < *n + nl)
 			c *= 2;
-		g = realloc(m->lines, c * sizeof(*g));
+		g = realloc(*rows, c * sizeof(*g));
 		if (!g)
 			return -ENOMEM;
-		m->lines = g;
+		*rows = g;
 		*cap = c;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < nl; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
-		struct line_row *row = &m->lines[m->nlines];
+		struct line_row *row = &(*rows)[*n];
 		Dwarf_Addr addr;
 		const char *src;
 		bool end = false;
@@ -1145,7 +1164,7 @@ static int add_cu_lines(struct vgl_symbolizer *s, struct sym_module *m,
 			continue;
 		dwarf_lineendsequence(l, &end);
 		row->addr = addr + bias;
-		row->order = (uint32_t)m->nlines;
+		row->order = (uint32_t)*n;
 		row->file = NULL;
 		row->line = 0;
 		if (!end) {
@@ -1157,7 +1176,7 @@ static int add_cu_lines(struct vgl_symbolizer *s, struct sym_module *m,
 				row->line = lineno;
 			}
 		}
-		m->nlines++;
+		(*n)++;
 	}
 	return 0;
 }
@@ -1192,20 +1211,89 @@ static Dwfl_Module *module_dwarf(struct sym_module *m)
 	return m->dwmod;
 }
 
+/* Whether m's debug info has .debug_aranges, which finds a CU by address
+ * (m->dw is then set).  Asked once. */
+static int module_aranges(struct sym_module *m)
+{
+	Dwfl_Module *mod;
+	Dwarf_Aranges *ar;
+	size_t n = 0;
+
+	if (m->aranges_tried)
+		return m->dw != NULL;
+	m->aranges_tried = 1;
+	mod = module_dwarf(m);
+	if (!mod)
+		return 0;
+	m->dw = dwfl_module_getdwarf(mod, &m->dwbias);
+	if (m->dw && (dwarf_getaranges(m->dw, &ar, &n) != 0 || n == 0))
+		m->dw = NULL;
+	return m->dw != NULL;
+}
+
+static int cmp_off(const void *a, const void *b)
+{
+	Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Decides how m's lines are read.  With .debug_aranges (GCC writes it;
+ * libc6-dbg has it) a lookup finds its CU there and reads that CU's rows
+ * only: `vigil report` of a program whose main is called from libc read
+ * every CU of libc's debug file for that one call site, 0.7 billion
+ * instructions of its 0.72 (the sort of all rows alone 0.21).  The CUs
+ * that .debug_aranges leaves out (Clang writes none, so a Clang program
+ * has entries only for the C library's start files), and every CU of a
+ * module without it, are read at once into one sorted table, m->lines.
+ */
 static int load_lines(struct vgl_symbolizer *s, struct sym_module *m)
 {
 	Dwfl_Module *mod;
 	Dwarf_Die *cu = NULL;
 	Dwarf_Addr bias;
-	size_t cap = 0;
-	int err;
+	Dwarf_Aranges *ar;
+	Dwarf_Off *covered = NULL, off = 0, next;
+	size_t cap = 0, nar = 0, i, hsize;
+	int err = 0;
 
 	m->lines_loaded = 1;
 	mod = module_dwarf(m);
 	if (!mod)
 		return 0;
-	while ((cu = dwfl_module_nextcu(mod, cu, &bias))) {
-		err = add_cu_lines(s, m, cu, bias, &cap);
+	if (!module_aranges(m)) {
+		while ((cu = dwfl_module_nextcu(mod, cu, &bias))) {
+			err = add_cu_lines(s, cu, bias, &m->lines, &m->nlines,
+					   &cap);
+			if (err)
+				return err;
+		}
+	} else if (dwarf_getaranges(m->dw, &ar, &nar) == 0 &&
+		   (covered = malloc(nar * sizeof(*covered)))) {
+		for (i = 0; i < nar; i++) {
+			Dwarf_Addr a;
+			Dwarf_Word len;
+
+			covered[i] = (Dwarf_Off)-1;
+			dwarf_getarangeinfo(dwarf_onearange(ar, i), &a, &len,
+					    &covered[i]);
+		}
+		qsort(covered, nar, sizeof(*covered), cmp_off);
+		/* Unit headers only, until one is not in the list. */
+		while (!err && dwarf_nextcu(m->dw, off, &next, &hsize, NULL,
+					    NULL, NULL) == 0) {
+			Dwarf_Off die = off + hsize;
+			Dwarf_Die cudie;
+
+			if (!bsearch(&die, covered, nar, sizeof(*covered),
+				     cmp_off) &&
+			    dwarf_offdie(m->dw, die, &cudie))
+				err = add_cu_lines(s, &cudie, m->dwbias, &m->lines,
+						   &m->nlines, &cap);
+			off = next;
+		}
+		free(covered);
 		if (err)
 			return err;
 	}
@@ -1214,10 +1302,58 @@ static int load_lines(struct vgl_symbolizer *s, struct sym_module *m)
 	return 0;
 }
 
+/* The rows of the CU that .debug_aranges gives for ELF address a, read
+ * the first time; NULL when none holds a. */
+static struct cu_rows *cu_rows_at(struct vgl_symbolizer *s,
+				  struct sym_module *m, uint64_t a, int *err)
+{
+	Dwarf_Die cu;
+	Dwarf_Off off;
+	size_t lo = 0, hi = m->ncus, cap = 0;
+	struct cu_rows *c;
+
+	*err = 0;
+	if (a < m->dwbias || !dwarf_addrdie(m->dw, a - m->dwbias, &cu))
+		return NULL;
+	off = dwarf_dieoffset(&cu);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->cus[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->ncus && m->cus[lo].off == off)
+		return &m->cus[lo];
+	if (m->ncus == m->cus_cap) {
+		size_t nc = m->cus_cap ? m->cus_cap * 2 : 16;
+
+		c = realloc(m->cus, nc * sizeof(*c));
+		if (!c) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		m->cus = c;
+		m->cus_cap = nc;
+	}
+	memmove(&m->cus[lo + 1], &m->cus[lo], (m->ncus - lo) * sizeof(*c));
+	m->ncus++;
+	c = &m->cus[lo];
+	c->off = off;
+	c->rows = NULL;
+	c->n = 0;
+	*err = add_cu_lines(s, &cu, m->dwbias, &c->rows, &c->n, &cap);
+	if (c->n)
+		qsort(c->rows, c->n, sizeof(*c->rows), cmp_line);
+	return c;
+}
+
 int vgl_symbolizer_line(struct vgl_symbolizer *s, size_t mod, uint64_t addr,
 			const char **file, int *line)
 {
 	struct sym_module *m;
+	const struct line_row *rows;
 	size_t lo, hi;
 	uint64_t a;
 	int err;
@@ -1235,22 +1371,33 @@ int vgl_symbolizer_line(struct vgl_symbolizer *s, size_t mod, uint64_t addr,
 			return err;
 	}
 	a = addr - m->bias;
-	lo = 0;
+	rows = m->lines;
 	hi = m->nlines;
+	if (m->dw) {
+		struct cu_rows *c = cu_rows_at(s, m, a, &err);
+
+		if (err)
+			return err;
+		if (c) {
+			rows = c->rows;
+			hi = c->n;
+		}
+	}
+	lo = 0;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (m->lines[mid].addr <= a)
+		if (rows[mid].addr <= a)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	/* The last row at or before a, as libdw picks it; past the end of
 	 * a sequence there is no line. */
-	if (!lo || !m->lines[lo - 1].file)
+	if (!lo || !rows[lo - 1].file)
 		return -ENOENT;
-	*file = m->lines[lo - 1].file;
-	*line = m->lines[lo - 1].line;
+	*file = rows[lo - 1].file;
+	*line = rows[lo - 1].line;
 	return 0;
 }
 
@@ -1339,7 +1486,7 @@ int vgl_symbolizer_inlines(struct vgl_symbolizer *s, size_t mod,
 {
 	struct sym_module *m;
 	Dwfl_Module *dm;
-	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Die cudie, *cu, *scopes = NULL;
 	Dwarf_Addr bias;
 	int n, i, found = 0;
 
@@ -1351,14 +1498,20 @@ int vgl_symbolizer_inlines(struct vgl_symbolizer *s, size_t mod,
 	dm = module_dwarf(m);
 	if (!dm)
 		return 0;
-	/* Every CU is asked, not .debug_aranges (which Clang does not
-	 * emit: see load_lines). */
-	cu = NULL;
-	while ((cu = dwfl_module_nextcu(dm, cu, &bias)))
-		if (dwarf_haspc(cu, host - m->bias - bias) == 1)
-			break;
-	if (!cu)
-		return 0;
+	/* The CU from .debug_aranges, or, where it has none (Clang writes
+	 * no entries), the first that says it holds the address. */
+	bias = m->dwbias;
+	if (module_aranges(m) && host - m->bias >= bias &&
+	    dwarf_addrdie(m->dw, host - m->bias - bias, &cudie)) {
+		cu = &cudie;
+	} else {
+		cu = NULL;
+		while ((cu = dwfl_module_nextcu(dm, cu, &bias)))
+			if (dwarf_haspc(cu, host - m->bias - bias) == 1)
+				break;
+		if (!cu)
+			return 0;
+	}
 	n = dwarf_getscopes(cu, host - m->bias - bias, &scopes);
 	/* The outermost subprogram around the host's first byte. */
 	for (i = n - 1; i >= 0 && !found; i--)

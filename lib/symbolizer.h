@@ -5,8 +5,10 @@
  *
  * Tuned for a report of a million edges: each module's ELF symbol table is
  * read once into an array sorted by address, and every lookup is a binary
- * search in it; the line table is read only when a line is first asked for
- * in that module, again into one sorted array.  Names are never copied per
+ * search in it; lines are read only when first asked for: of the CU that
+ * .debug_aranges gives for the address, one CU at a time, or, in a module
+ * without .debug_aranges (Clang's), of every CU at once, each into a
+ * sorted array.  Names are never copied per
  * address: function names point into the ELF string table (kept mapped),
  * file names are interned so that equal names are equal pointers, and a
  * C++ name is demangled once per function.
@@ -178,8 +180,8 @@ const char *vgl_func_sym_name(struct vgl_func_sym *f);
 /*
  * The source file (base name, interned: equal names are equal pointers)
  * and line of runtime address addr in module mod.  Returns 0, -ENOENT when
- * nothing is known, or -ENOMEM.  Loads the module's line table on first
- * use.
+ * nothing is known, or -ENOMEM.  Reads the lines of addr's CU (or of the
+ * whole module, see above) on first use.
  */
 int vgl_symbolizer_line(struct vgl_symbolizer *s, size_t mod, uint64_t addr,
 			const char **file, int *line);

@@ -153,6 +153,128 @@ static int count_lines(const char *s)
 	return n;
 }
 
+
+/*
+ * Lines of a module of three CUs, with .debug_aranges (read one CU at a
+ * time, as asked) and without (Clang writes none: every CU read at once):
+ * the same file and line, or none in both, at every byte of every
+ * function; at each function's first byte what binutils' addr2line says.
+ */
+static const char *multi_src[] = {
+	"volatile int v;\n"
+	"int a1(int x)\n{\n\tint i, s = 0;\n"
+	"\tfor (i = 0; i < x; i++)\n\t\ts += i * v;\n\treturn s;\n}\n"
+	"__attribute__((noinline)) static int a2(int x)\n{\n\treturn x * v + 3;\n}\n"
+	"int a3(int x)\n{\n\treturn a2(x) + a1(x);\n}\n",
+	"extern volatile int v;\n"
+	"int b1(int x)\n{\n\tif (x > 3)\n\t\treturn x - v;\n"
+	"\treturn x + v;\n}\n"
+	"int b2(int x)\n{\n\twhile (x > v)\n\t\tx /= 2;\n\treturn x;\n}\n",
+	"extern volatile int v;\n"
+	"__attribute__((noinline)) static int c1(int x)\n{\n\treturn x ^ v;\n}\n"
+	"int c2(int x)\n{\n\tint i;\n\tfor (i = 0; i < 4; i++)\n"
+	"\t\tx = c1(x) + i;\n\treturn x;\n}\n",
+};
+
+/* Compares lines of so (with .debug_aranges) and noar (without) at every
+ * byte of so's functions, and, at each function's start, with addr2line. */
+static void compare_lines(const char *what, const char *so, const char *noar,
+			  size_t want_starts)
+{
+	char cmd[2048], row[512], name[256], label[256], type;
+	unsigned long long a, size;
+	struct vgl_symbolizer *s1 = open1(so, NULL, 0, 0);
+	struct vgl_symbolizer *s2 = open1(noar, NULL, 0, 0);
+	size_t compared = 0, with_line = 0, starts = 0, differ = 0;
+	size_t bad_starts = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm -S %s", so);
+	p = popen(cmd, "r");
+	while (p && fgets(row, sizeof(row), p)) {
+		uint64_t x;
+
+		if (sscanf(row, "%llx %llx %c %255s", &a, &size, &type, name) != 4 ||
+		    (type != 'T' && type != 't'))
+			continue;
+		for (x = a; x < a + size; x++) {
+			const char *f1, *f2;
+			int l1, l2, r1, r2;
+
+			r1 = vgl_symbolizer_line(s1, 0, x, &f1, &l1);
+			r2 = vgl_symbolizer_line(s2, 0, x, &f2, &l2);
+			compared++;
+			with_line += r1 == 0;
+			if ((r1 != r2 || (r1 == 0 && (strcmp(f1, f2) || l1 != l2))) &&
+			    !differ++)
+				printf("# %s %llx: %s:%d (%d) against %s:%d (%d)\n",
+				       what, (unsigned long long)x, r1 ? "?" : f1, l1,
+				       r1, r2 ? "?" : f2, l2, r2);
+			if (x == a && strlen(name) == 2) {
+				starts++;
+				if (r1 || l1 != addr2line(so, x))
+					bad_starts++;
+			}
+		}
+	}
+	if (p)
+		pclose(p);
+	snprintf(label, sizeof(label),
+		 "symbolizer lines by CU, %s: every byte as from the whole table",
+		 what);
+	CHECK(label, compared > 150 && with_line > 100 && differ == 0,
+	      "%zu addresses, %zu with a line, %zu differ", compared, with_line,
+	      differ);
+	snprintf(label, sizeof(label),
+		 "symbolizer lines by CU, %s: each function's start as addr2line",
+		 what);
+	CHECK(label, starts == want_starts && bad_starts == 0,
+	      "%zu of %zu differ", bad_starts, starts);
+	vgl_symbolizer_free(s1);
+	vgl_symbolizer_free(s2);
+}
+
+static void test_lines_by_cu(void)
+{
+	char row[512];
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		FILE *f;
+
+		snprintf(row, sizeof(row), "%s/cu%zu.c", dir, i);
+		f = fopen(row, "w");
+		fputs(multi_src[i], f);
+		fclose(f);
+	}
+	/* GCC's CUs all have entries; with cu2.c built by Clang, the module
+	 * has .debug_aranges (from GCC's CUs and the start files) without an
+	 * entry for that CU. */
+	if (sh("cd %s && gcc -g -O2 -fPIC -shared cu0.c cu1.c cu2.c -o multi.so &&"
+	       " objcopy --remove-section=.debug_aranges multi.so multi-noar.so &&"
+	       " clang -g -O2 -fPIC -c cu2.c -o cu2-clang.o &&"
+	       " gcc -g -O2 -fPIC -shared cu0.c cu1.c cu2-clang.o -o mixed.so &&"
+	       " objcopy --remove-section=.debug_aranges mixed.so mixed-noar.so &&"
+	       " readelf -S multi.so | grep -q debug_aranges &&"
+	       " readelf -S mixed.so | grep -q debug_aranges &&"
+	       " ! readelf -S multi-noar.so | grep -q debug_aranges &&"
+	       " ! readelf -S mixed-noar.so | grep -q debug_aranges", dir)) {
+		CHECK("symbolizer lines by CU: setup", 0, "could not build in %s",
+		      dir);
+		return;
+	}
+	snprintf(row, sizeof(row), "%s/multi.so", dir);
+	{
+		char noar[512], mixed[512], mnoar[512];
+
+		snprintf(noar, sizeof(noar), "%s/multi-noar.so", dir);
+		snprintf(mixed, sizeof(mixed), "%s/mixed.so", dir);
+		snprintf(mnoar, sizeof(mnoar), "%s/mixed-noar.so", dir);
+		compare_lines("GCC", row, noar, 7);
+		compare_lines("GCC and a Clang CU", mixed, mnoar, 7);
+	}
+}
+
 int main(void)
 {
 	char src[512], so[512], stripped[512], dbg[512], linked[512], fifo[512];
@@ -328,6 +450,7 @@ int main(void)
 		vgl_symbolizer_free(ps);
 	}
 
+	test_lines_by_cu();
 	sh("rm -rf %s", dir);
 	return check_status();
 }
