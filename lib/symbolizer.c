@@ -1269,8 +1269,9 @@ static int load_lines(struct vgl_symbolizer *s, struct sym_module *m)
 			if (err)
 				return err;
 		}
-	} else if (dwarf_getaranges(m->dw, &ar, &nar) == 0 &&
-		   (covered = malloc(nar * sizeof(*covered)))) {
+	} else if (dwarf_getaranges(m->dw, &ar, &nar) == 0) {
+		if (!(covered = malloc(nar * sizeof(*covered))))
+			return -ENOMEM;
 		for (i = 0; i < nar; i++) {
 			Dwarf_Addr a;
 			Dwarf_Word len;
@@ -1280,7 +1281,8 @@ static int load_lines(struct vgl_symbolizer *s, struct sym_module *m)
 					    &covered[i]);
 		}
 		qsort(covered, nar, sizeof(*covered), cmp_off);
-		/* Unit headers only, until one is not in the list. */
+		/* Every unit's header, a cheap read; the CU DIE and rows only
+		 * of those .debug_aranges has no entry for. */
 		while (!err && dwarf_nextcu(m->dw, off, &next, &hsize, NULL,
 					    NULL, NULL) == 0) {
 			Dwarf_Off die = off + hsize;
