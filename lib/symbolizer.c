@@ -67,7 +67,8 @@ struct line_row {
 	uint64_t addr;
 	const char *file;       /* interned; NULL for an end of sequence */
 	int line;
-	uint32_t order;         /* position in the CU's program, for ties */
+	uint32_t order : 31;    /* position in the CU's program, for ties */
+	uint32_t end : 1;       /* an end of sequence */
 };
 
 struct sym_module {
@@ -1121,12 +1122,17 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
+/* By address; at one address an end of sequence first, so that a
+ * sequence starting where another ends (main in .text.startup, right
+ * after another CU's code) has its first row found, not the other's end. */
 static int cmp_line(const void *a, const void *b)
 {
 	const struct line_row *x = a, *y = b;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
+	if (x->end != y->end)
+		return x->end ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
@@ -1164,7 +1170,8 @@ static int add_cu_lines(struct vgl_symbolizer *s, Dwarf_Die *cu,
 			continue;
 		dwarf_lineendsequence(l, &end);
 		row->addr = addr + bias;
-		row->order = (uint32_t)*n;
+		row->order = (uint32_t)*n & 0x7fffffffu;
+		row->end = end;
 		row->file = NULL;
 		row->line = 0;
 		if (!end) {

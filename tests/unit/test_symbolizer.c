@@ -234,18 +234,81 @@ static void compare_lines(const char *what, const char *so, const char *noar,
 	vgl_symbolizer_free(s2);
 }
 
+/* Writes text to dir/name. */
+static int write_file(const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!(f = fopen(path, "w")))
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+/*
+ * A function that starts where another CU's line sequence ends: late()
+ * (cold, in .text.unlikely, which the linker puts first) ends at early()'s
+ * first byte, and late.c's CU comes second.  With every CU's rows in one
+ * table, late.c's end-of-sequence row, later at the same address, hid
+ * early()'s line: GCC puts main in .text.startup, and `vigil report` gave
+ * main no file and line in xz's test programs.
+ */
+static void test_sequence_end(void)
+{
+	char so[512];
+	uint64_t e_addr, e_size, l_addr, l_size;
+	struct vgl_symbolizer *s;
+	const char *file = NULL;
+	int line = 0, want;
+
+	snprintf(so, sizeof(so), "%s/seq.so", dir);
+	if (write_file("early.c",
+		       "volatile int v;\n"
+		       "__attribute__((noinline, section(\".text.startup\")))\n"
+		       "int early(int x)\n{\n\treturn x * v + 1;\n}\n") ||
+	    write_file("late.c",
+		       "extern volatile int v;\n"
+		       "__attribute__((noinline, cold)) int late(int x)\n"
+		       "{\n\treturn x - v;\n}\n") ||
+	    sh("cd %s && gcc -g -O2 -falign-functions=1 -fPIC -shared early.c"
+	       " late.c -o seq.so && objcopy --remove-section=.debug_aranges"
+	       " seq.so seq-noar.so", dir) ||
+	    nm_sym(so, "early", &e_addr, &e_size) ||
+	    nm_sym(so, "late", &l_addr, &l_size) ||
+	    l_addr + l_size != e_addr) {
+		CHECK("symbolizer line at another CU's sequence end: setup", 0,
+		      "late() does not end where early() starts in %s", so);
+		return;
+	}
+	want = addr2line(so, e_addr);
+	s = open1(so, NULL, 0, 0);
+	CHECK("symbolizer line at another CU's sequence end",
+	      vgl_symbolizer_line(s, 0, e_addr, &file, &line) == 0 &&
+	      !strcmp(file, "early.c") && line == want && want > 0,
+	      "got %s:%d, addr2line says %d", file ? file : "?", line, want);
+	vgl_symbolizer_free(s);
+	/* The same read whole, in one table (no .debug_aranges). */
+	snprintf(so, sizeof(so), "%s/seq-noar.so", dir);
+	s = open1(so, NULL, 0, 0);
+	file = NULL;
+	line = 0;
+	CHECK("symbolizer line at another CU's sequence end, one table",
+	      vgl_symbolizer_line(s, 0, e_addr, &file, &line) == 0 &&
+	      !strcmp(file, "early.c") && line == want && want > 0,
+	      "got %s:%d, addr2line says %d", file ? file : "?", line, want);
+	vgl_symbolizer_free(s);
+}
+
 static void test_lines_by_cu(void)
 {
 	char row[512];
 	size_t i;
 
 	for (i = 0; i < 3; i++) {
-		FILE *f;
-
-		snprintf(row, sizeof(row), "%s/cu%zu.c", dir, i);
-		f = fopen(row, "w");
-		fputs(multi_src[i], f);
-		fclose(f);
+		snprintf(row, sizeof(row), "cu%zu.c", i);
+		write_file(row, multi_src[i]);
 	}
 	/* GCC's CUs all have entries; with cu2.c built by Clang, the module
 	 * has .debug_aranges (from GCC's CUs and the start files) without an
@@ -273,6 +336,7 @@ static void test_lines_by_cu(void)
 		compare_lines("GCC", row, noar, 7);
 		compare_lines("GCC and a Clang CU", mixed, mnoar, 7);
 	}
+	test_sequence_end();
 }
 
 int main(void)
