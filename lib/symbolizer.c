@@ -104,7 +104,8 @@ struct sym_module {
 	/* With .debug_aranges, lines are read one CU at a time, as asked
 	 * (see vgl_symbolizer_line); else all at once into lines. */
 	int aranges_tried;
-	Dwarf *dw;                      /* set when it has .debug_aranges */
+	int by_cu;                      /* it has .debug_aranges */
+	Dwarf *dw;
 	Dwarf_Addr dwbias;
 	struct cu_rows *cus;            /* sorted by off */
 	size_t ncus, cus_cap;
@@ -1218,8 +1219,8 @@ static Dwfl_Module *module_dwarf(struct sym_module *m)
 	return m->dwmod;
 }
 
-/* Whether m's debug info has .debug_aranges, which finds a CU by address
- * (m->dw is then set).  Asked once. */
+/* Opens m's DWARF (m->dw, NULL when it has none) and says whether it has
+ * .debug_aranges, which finds a CU by address (m->by_cu).  Asked once. */
 static int module_aranges(struct sym_module *m)
 {
 	Dwfl_Module *mod;
@@ -1227,15 +1228,13 @@ static int module_aranges(struct sym_module *m)
 	size_t n = 0;
 
 	if (m->aranges_tried)
-		return m->dw != NULL;
+		return m->by_cu;
 	m->aranges_tried = 1;
 	mod = module_dwarf(m);
-	if (!mod)
-		return 0;
-	m->dw = dwfl_module_getdwarf(mod, &m->dwbias);
-	if (m->dw && (dwarf_getaranges(m->dw, &ar, &n) != 0 || n == 0))
-		m->dw = NULL;
-	return m->dw != NULL;
+	if (mod)
+		m->dw = dwfl_module_getdwarf(mod, &m->dwbias);
+	m->by_cu = m->dw && dwarf_getaranges(m->dw, &ar, &n) == 0 && n > 0;
+	return m->by_cu;
 }
 
 static int cmp_off(const void *a, const void *b)
@@ -1257,26 +1256,13 @@ static int cmp_off(const void *a, const void *b)
  */
 static int load_lines(struct vgl_symbolizer *s, struct sym_module *m)
 {
-	Dwfl_Module *mod;
-	Dwarf_Die *cu = NULL;
-	Dwarf_Addr bias;
 	Dwarf_Aranges *ar;
 	Dwarf_Off *covered = NULL, off = 0, next;
 	size_t cap = 0, nar = 0, i, hsize;
 	int err = 0;
 
 	m->lines_loaded = 1;
-	mod = module_dwarf(m);
-	if (!mod)
-		return 0;
-	if (!module_aranges(m)) {
-		while ((cu = dwfl_module_nextcu(mod, cu, &bias))) {
-			err = add_cu_lines(s, cu, bias, &m->lines, &m->nlines,
-					   &cap);
-			if (err)
-				return err;
-		}
-	} else if (dwarf_getaranges(m->dw, &ar, &nar) == 0) {
+	if (module_aranges(m) && dwarf_getaranges(m->dw, &ar, &nar) == 0) {
 		if (!(covered = malloc(nar * sizeof(*covered))))
 			return -ENOMEM;
 		for (i = 0; i < nar; i++) {
@@ -1288,24 +1274,24 @@ static int load_lines(struct vgl_symbolizer *s, struct sym_module *m)
 					    &covered[i]);
 		}
 		qsort(covered, nar, sizeof(*covered), cmp_off);
-		/* Every unit's header, a cheap read; the CU DIE and rows only
-		 * of those .debug_aranges has no entry for. */
-		while (!err && dwarf_nextcu(m->dw, off, &next, &hsize, NULL,
-					    NULL, NULL) == 0) {
-			Dwarf_Off die = off + hsize;
-			Dwarf_Die cudie;
-
-			if (!bsearch(&die, covered, nar, sizeof(*covered),
-				     cmp_off) &&
-			    dwarf_offdie(m->dw, die, &cudie))
-				err = add_cu_lines(s, &cudie, m->dwbias, &m->lines,
-						   &m->nlines, &cap);
-			off = next;
-		}
-		free(covered);
-		if (err)
-			return err;
 	}
+	/* Every unit's header, a cheap read; the CU DIE and rows only of
+	 * those .debug_aranges has no entry for. */
+	while (m->dw && !err && dwarf_nextcu(m->dw, off, &next, &hsize, NULL,
+					     NULL, NULL) == 0) {
+		Dwarf_Off die = off + hsize;
+		Dwarf_Die cudie;
+
+		if ((!covered || !bsearch(&die, covered, nar, sizeof(*covered),
+					  cmp_off)) &&
+		    dwarf_offdie(m->dw, die, &cudie))
+			err = add_cu_lines(s, &cudie, m->dwbias, &m->lines,
+					   &m->nlines, &cap);
+		off = next;
+	}
+	free(covered);
+	if (err)
+		return err;
 	if (m->nlines)
 		qsort(m->lines, m->nlines, sizeof(*m->lines), cmp_line);
 	return 0;
@@ -1382,7 +1368,7 @@ int vgl_symbolizer_line(struct vgl_symbolizer *s, size_t mod, uint64_t addr,
 	a = addr - m->bias;
 	rows = m->lines;
 	hi = m->nlines;
-	if (m->dw) {
+	if (m->by_cu) {
 		struct cu_rows *c = cu_rows_at(s, m, a, &err);
 
 		if (err)
