@@ -18,10 +18,11 @@
  * addresses that is the quadratic cost the reports used to pay.
  *
  * Lines come from libdw (through libdwfl, which finds separate debug
- * files the standard way), every compile unit's line program copied once
- * into one array sorted by address.  We walk the CUs rather than trusting
- * .debug_aranges, which Clang does not emit: libdw would then miss every
- * Clang CU of a program that also links GCC-built objects.
+ * files the standard way), one CU at a time where .debug_aranges names
+ * it, the other CUs at once (Clang emits no .debug_aranges: see
+ * load_lines).  A debug file with compressed sections is the exception:
+ * its lines are read from .debug_line by lib/dwline.c (see
+ * load_raw_lines), since libdw inflates all of such a file to open it.
  *
  * Every file is opened with O_NONBLOCK and used only if fstat calls it a
  * regular file, so a module path naming a FIFO or a device cannot block.
@@ -44,6 +45,7 @@
 #include "maps.h"
 #include "message.h"
 #include "crc32.h"
+#include "dwline.h"
 #include "symbolizer.h"
 #include "vgl_format.h"
 
@@ -109,6 +111,19 @@ struct sym_module {
 	Dwarf_Addr dwbias;
 	struct cu_rows *cus;            /* sorted by off */
 	size_t ncus, cus_cap;
+	/* Compressed debug sections: lines read by lib/dwline.c, not libdw
+	 * (see load_raw_lines); each sequence's addresses and unit. */
+	int raw;
+	struct vgl_dwline_sections sec;
+	struct line_seq *seqs;          /* sorted by start */
+	size_t nseqs;
+};
+
+/* One sequence of a line program: [start, end), in the unit at .debug_line
+ * offset unit; maxend is the largest end of the sequences up to it. */
+struct line_seq {
+	uint64_t start, end, maxend;
+	size_t unit;
 };
 
 /* One CU's line rows, sorted by (addr, order). */
@@ -271,6 +286,7 @@ void vgl_symbolizer_free(struct vgl_symbolizer *s)
 		for (k = 0; k < m->ncus; k++)
 			free(m->cus[k].rows);
 		free(m->cus);
+		free(m->seqs);
 		if (m->cfi)
 			dwarf_cfi_end(m->cfi);
 		free(m->fde_starts);
@@ -1244,6 +1260,250 @@ static int cmp_off(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The cached rows of the unit at offset off (a CU's in .debug_info, or a
+ * line program's in .debug_line), a new empty slot when not read yet
+ * (*fresh set); NULL without memory. */
+static struct cu_rows *unit_slot(struct sym_module *m, Dwarf_Off off,
+				 int *fresh)
+{
+	size_t lo = 0, hi = m->ncus;
+	struct cu_rows *c;
+
+	*fresh = 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->cus[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->ncus && m->cus[lo].off == off)
+		return &m->cus[lo];
+	if (m->ncus == m->cus_cap) {
+		size_t nc = m->cus_cap ? m->cus_cap * 2 : 16;
+
+		c = realloc(m->cus, nc * sizeof(*c));
+		if (!c)
+			return NULL;
+		m->cus = c;
+		m->cus_cap = nc;
+	}
+	memmove(&m->cus[lo + 1], &m->cus[lo], (m->ncus - lo) * sizeof(*c));
+	m->ncus++;
+	c = &m->cus[lo];
+	c->off = off;
+	c->rows = NULL;
+	c->n = 0;
+	*fresh = 1;
+	return c;
+}
+
+/* ---- lines without libdw: compressed debug sections ---------------------- */
+
+/* Section name of m's DWARF file e, decompressed when it is compressed;
+ * its bytes in *p and *size (NULL, 0 when there is none). */
+static void raw_section(Elf *e, const char *name, const uint8_t **p,
+			size_t *size)
+{
+	Elf_Scn *scn = section_named(e, name);
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	*p = NULL;
+	*size = 0;
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+		return;
+	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		return;
+	d = elf_getdata(scn, NULL);
+	if (d && d->d_buf && d->d_size) {
+		*p = d->d_buf;
+		*size = d->d_size;
+	}
+}
+
+struct seq_walk {
+	struct line_seq *v;
+	size_t n, cap, unit;
+	int open;               /* a sequence has started */
+	uint64_t start;
+};
+
+static int seq_row(void *arg, uint64_t addr, const char *file, int line,
+		   int end)
+{
+	struct seq_walk *w = arg;
+
+	(void)file;
+	(void)line;
+	if (!w->open) {
+		w->open = 1;
+		w->start = addr;
+	}
+	if (!end)
+		return 0;
+	w->open = 0;
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 256;
+		struct line_seq *g = realloc(w->v, cap * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		w->v = g;
+		w->cap = cap;
+	}
+	w->v[w->n].start = w->start;
+	w->v[w->n].end = addr;
+	w->v[w->n].unit = w->unit;
+	w->n++;
+	return 0;
+}
+
+static int cmp_seq(const void *a, const void *b)
+{
+	const struct line_seq *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->unit < y->unit ? -1 : x->unit > y->unit;
+}
+
+/*
+ * When m's DWARF is in compressed sections, reads its lines from
+ * .debug_line ourselves (m->raw): libdw 0.188 inflates every debug
+ * section when it opens such a file, 205 million instructions for
+ * libc6-dbg's, where .debug_line alone is a tenth of it.  One walk over
+ * the line programs notes where each sequence is (m->seqs); a lookup then
+ * reads the rows of its sequence's unit, once.  Returns 1 when m's lines
+ * are read that way, 0 when libdw reads them, or -ENOMEM.
+ */
+static int load_raw_lines(struct sym_module *m)
+{
+	struct seq_walk w = { NULL, 0, 0, 0, 0, 0 };
+	Elf *e = NULL;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	size_t off = 0, next, i;
+	uint64_t maxend = 0;
+	int err = 0;
+
+	if (!m->usable)
+		return 0;
+	if ((scn = section_named(m->elf, ".debug_line")))
+		e = m->elf;
+	else if (m->dbg_elf && (scn = section_named(m->dbg_elf, ".debug_line")))
+		e = m->dbg_elf;
+	if (!e || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED))
+		return 0;
+	raw_section(e, ".debug_line", &m->sec.line, &m->sec.line_size);
+	raw_section(e, ".debug_line_str", &m->sec.line_str,
+		    &m->sec.line_str_size);
+	raw_section(e, ".debug_str", &m->sec.str, &m->sec.str_size);
+	m->raw = 1;
+	while (off < m->sec.line_size) {
+		w.unit = off;
+		w.open = 0;
+		err = vgl_dwline_unit(&m->sec, off, 0, seq_row, &w, &next);
+		if (err == -ENOMEM || next <= off)
+			break;
+		err = 0;
+		off = next;
+	}
+	if (err == -ENOMEM) {
+		free(w.v);
+		return err;
+	}
+	if (w.n)
+		qsort(w.v, w.n, sizeof(*w.v), cmp_seq);
+	for (i = 0; i < w.n; i++) {
+		if (w.v[i].end > maxend)
+			maxend = w.v[i].end;
+		w.v[i].maxend = maxend;
+	}
+	m->seqs = w.v;
+	m->nseqs = w.n;
+	return 1;
+}
+
+struct row_walk {
+	struct vgl_symbolizer *s;
+	struct cu_rows *c;
+	size_t cap;
+};
+
+static int raw_row(void *arg, uint64_t addr, const char *file, int line,
+		   int end)
+{
+	struct row_walk *w = arg;
+	struct cu_rows *c = w->c;
+	struct line_row *row;
+
+	if (c->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 64;
+		struct line_row *g = realloc(c->rows, cap * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		c->rows = g;
+		w->cap = cap;
+	}
+	row = &c->rows[c->n];
+	row->addr = addr;
+	row->order = (uint32_t)c->n & 0x7fffffffu;
+	row->end = !!end;
+	row->file = NULL;
+	row->line = 0;
+	/* As from libdw: a row without a file or with no line has none. */
+	if (!end && file && line > 0) {
+		row->file = vgl_symbolizer_intern(w->s, base_name(file));
+		if (!row->file)
+			return -ENOMEM;
+		row->line = line;
+	}
+	c->n++;
+	return 0;
+}
+
+/* The rows of the unit whose sequence holds ELF address a (the one that
+ * starts last, should sequences overlap), read the first time; NULL when
+ * none holds a. */
+static struct cu_rows *raw_rows_at(struct vgl_symbolizer *s,
+				   struct sym_module *m, uint64_t a, int *err)
+{
+	size_t lo = 0, hi = m->nseqs, next;
+	struct row_walk w = { s, NULL, 0 };
+	int fresh;
+
+	*err = 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->seqs[mid].start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo && m->seqs[lo - 1].maxend > a && m->seqs[lo - 1].end <= a)
+		lo--;
+	if (!lo || m->seqs[lo - 1].end <= a)
+		return NULL;
+	w.c = unit_slot(m, m->seqs[lo - 1].unit, &fresh);
+	if (!w.c) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	if (fresh) {
+		/* A unit that stops short keeps the rows before the fault. */
+		if (vgl_dwline_unit(&m->sec, m->seqs[lo - 1].unit, 1, raw_row,
+				    &w, &next) == -ENOMEM)
+			*err = -ENOMEM;
+		if (w.c->n)
+			qsort(w.c->rows, w.c->n, sizeof(*w.c->rows), cmp_line);
+	}
+	return w.c;
+}
+
 /*
  * Decides how m's lines are read.  With .debug_aranges (GCC writes it;
  * libc6-dbg has it) a lookup finds its CU there and reads that CU's rows
@@ -1262,6 +1522,9 @@ static int load_lines(struct vgl_symbolizer *s, struct sym_module *m)
 	int err = 0;
 
 	m->lines_loaded = 1;
+	err = load_raw_lines(m);
+	if (err)
+		return err < 0 ? err : 0;
 	if (module_aranges(m) && dwarf_getaranges(m->dw, &ar, &nar) == 0) {
 		if (!(covered = malloc(nar * sizeof(*covered))))
 			return -ENOMEM;
@@ -1303,44 +1566,23 @@ static struct cu_rows *cu_rows_at(struct vgl_symbolizer *s,
 				  struct sym_module *m, uint64_t a, int *err)
 {
 	Dwarf_Die cu;
-	Dwarf_Off off;
-	size_t lo = 0, hi = m->ncus, cap = 0;
 	struct cu_rows *c;
+	size_t cap = 0;
+	int fresh;
 
 	*err = 0;
 	if (a < m->dwbias || !dwarf_addrdie(m->dw, a - m->dwbias, &cu))
 		return NULL;
-	off = dwarf_dieoffset(&cu);
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->cus[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
+	c = unit_slot(m, dwarf_dieoffset(&cu), &fresh);
+	if (!c) {
+		*err = -ENOMEM;
+		return NULL;
 	}
-	if (lo < m->ncus && m->cus[lo].off == off)
-		return &m->cus[lo];
-	if (m->ncus == m->cus_cap) {
-		size_t nc = m->cus_cap ? m->cus_cap * 2 : 16;
-
-		c = realloc(m->cus, nc * sizeof(*c));
-		if (!c) {
-			*err = -ENOMEM;
-			return NULL;
-		}
-		m->cus = c;
-		m->cus_cap = nc;
+	if (fresh) {
+		*err = add_cu_lines(s, &cu, m->dwbias, &c->rows, &c->n, &cap);
+		if (c->n)
+			qsort(c->rows, c->n, sizeof(*c->rows), cmp_line);
 	}
-	memmove(&m->cus[lo + 1], &m->cus[lo], (m->ncus - lo) * sizeof(*c));
-	m->ncus++;
-	c = &m->cus[lo];
-	c->off = off;
-	c->rows = NULL;
-	c->n = 0;
-	*err = add_cu_lines(s, &cu, m->dwbias, &c->rows, &c->n, &cap);
-	if (c->n)
-		qsort(c->rows, c->n, sizeof(*c->rows), cmp_line);
 	return c;
 }
 
@@ -1368,8 +1610,9 @@ int vgl_symbolizer_line(struct vgl_symbolizer *s, size_t mod, uint64_t addr,
 	a = addr - m->bias;
 	rows = m->lines;
 	hi = m->nlines;
-	if (m->by_cu) {
-		struct cu_rows *c = cu_rows_at(s, m, a, &err);
+	if (m->by_cu || m->raw) {
+		struct cu_rows *c = m->raw ? raw_rows_at(s, m, a, &err) :
+				    cu_rows_at(s, m, a, &err);
 
 		if (err)
 			return err;
