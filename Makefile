@@ -50,7 +50,7 @@ LIB_SRC  := $(wildcard lib/*.c)
 TOOL_SRC := $(wildcard src/*.c)
 TOOL_CFLAGS := $(CFLAGS) $(WARN) -Iinclude -Ilib -Isrc -D_GNU_SOURCE \
 	-DVIGIL_VERSION='"$(VERSION)"'
-TOOL_LIBS := -ldw -lelf -llzma -lcapstone -lstdc++
+TOOL_LIBS := -ldw -lelf -llzma
 
 TOOL_OBJ := $(patsubst %.c,$(B)/tool/%.o,$(LIB_SRC) $(TOOL_SRC))
 # The live sampler (sampler/): a library of the tool, with its own header.

@@ -14,19 +14,72 @@
  * address, we fall back to looking back: one instruction at each distance
  * a call can have (5 bytes first, then 2 to 7), the first that is a call
  * ending there.
+ *
+ * capstone is loaded with dlopen when the first call is decoded, not
+ * linked: its 80,000 relocations were two thirds of the start-up of
+ * every vigil command (`vigil --help` 22 ms of CPU, 533 page faults),
+ * and only reports of enter/exit profiles and BOLT's .fdata decode.
  */
 #include <capstone/capstone.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <stdlib.h>
 
 #include "callsite.h"
+#include "message.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+/* The library of the capstone whose header we were built with. */
+#define CAPSTONE_SONAME "libcapstone.so." STR(CS_API_MAJOR)
+
+/* capstone's functions, from the library once loaded. */
+static struct {
+	int tried, ok;
+	cs_err (*open)(cs_arch, cs_mode, csh *);
+	cs_err (*option)(csh, cs_opt_type, size_t);
+	cs_insn *(*malloc)(csh);
+	void (*free)(cs_insn *, size_t);
+	cs_err (*close)(csh *);
+	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *,
+			    cs_insn *);
+} cs_lib;
+
+/* Loads capstone once; 1 when its functions are there.  A process keeps
+ * it loaded. */
+static int load_capstone(void)
+{
+	void *h;
+
+	if (cs_lib.tried)
+		return cs_lib.ok;
+	cs_lib.tried = 1;
+	h = dlopen(CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		vgl_warning("%s; call instructions are not decoded", dlerror());
+		return 0;
+	}
+	*(void **)&cs_lib.open = dlsym(h, "cs_open");
+	*(void **)&cs_lib.option = dlsym(h, "cs_option");
+	*(void **)&cs_lib.malloc = dlsym(h, "cs_malloc");
+	*(void **)&cs_lib.free = dlsym(h, "cs_free");
+	*(void **)&cs_lib.close = dlsym(h, "cs_close");
+	*(void **)&cs_lib.disasm_iter = dlsym(h, "cs_disasm_iter");
+	cs_lib.ok = cs_lib.open && cs_lib.option && cs_lib.malloc &&
+		    cs_lib.free && cs_lib.close && cs_lib.disasm_iter;
+	if (!cs_lib.ok)
+		vgl_warning("%s lacks a function vigil calls; call instructions are not decoded",
+			    CAPSTONE_SONAME);
+	return cs_lib.ok;
+}
 
 struct vgl_callsite {
 	struct vgl_symbolizer *sym;
 	csh handle;
 	cs_insn *insn;
-	int open;
+	int tried, open;        /* opening the decoder was tried; it is open */
+	int err;                /* else why not: -ENOTSUP, -ENOMEM */
 	/* The last function decoded: where its instructions start. */
 	size_t fn_mod;
 	uint64_t fn_start, fn_end;
@@ -39,21 +92,32 @@ int vgl_callsite_new(struct vgl_callsite **out, struct vgl_symbolizer *sym)
 {
 	struct vgl_callsite *cs = calloc(1, sizeof(*cs));
 
-	*out = NULL;
+	*out = cs;
 	if (!cs)
 		return -ENOMEM;
 	cs->sym = sym;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs->handle) == CS_ERR_OK) {
-		cs->open = 1;
-		cs_option(cs->handle, CS_OPT_DETAIL, CS_OPT_ON);
-		cs->insn = cs_malloc(cs->handle);
-		if (!cs->insn) {
-			vgl_callsite_free(cs);
-			return -ENOMEM;
-		}
-	}
-	*out = cs;
 	return 0;
+}
+
+/* Opens the decoder on first use: 0, -ENOTSUP without capstone, or
+ * -ENOMEM. */
+static int cs_ready(struct vgl_callsite *cs)
+{
+	if (cs->tried)
+		return cs->err;
+	cs->tried = 1;
+	cs->err = -ENOTSUP;
+	if (!load_capstone() ||
+	    cs_lib.open(CS_ARCH_X86, CS_MODE_64, &cs->handle) != CS_ERR_OK)
+		return cs->err;
+	cs_lib.option(cs->handle, CS_OPT_DETAIL, CS_OPT_ON);
+	cs->insn = cs_lib.malloc(cs->handle);
+	if (!cs->insn) {
+		cs_lib.close(&cs->handle);
+		return cs->err = -ENOMEM;
+	}
+	cs->open = 1;
+	return cs->err = 0;
 }
 
 void vgl_callsite_free(struct vgl_callsite *cs)
@@ -61,10 +125,10 @@ void vgl_callsite_free(struct vgl_callsite *cs)
 	if (!cs)
 		return;
 	free(cs->starts);
-	if (cs->insn)
-		cs_free(cs->insn, 1);
-	if (cs->open)
-		cs_close(&cs->handle);
+	if (cs->open) {
+		cs_lib.free(cs->insn, 1);
+		cs_lib.close(&cs->handle);
+	}
 	free(cs);
 }
 
@@ -109,7 +173,7 @@ static int decode_function(struct vgl_callsite *cs, size_t mod,
 			cs->starts = n;
 			cs->cap = cap;
 		}
-		if (!cs_disasm_iter(cs->handle, &code, &size, &at, cs->insn))
+		if (!cs_lib.disasm_iter(cs->handle, &code, &size, &at, cs->insn))
 			return -ENOENT;   /* not code: padding, data */
 		cs->starts[cs->nstarts++] = here;
 	}
@@ -154,7 +218,7 @@ static int find_forward(struct vgl_callsite *cs, size_t mod, uint64_t ret,
 	at = cs->starts[lo - 1];
 	size = elf_ret - at;
 	if (vgl_symbolizer_code(cs->sym, mod, at, size, &code) < 0 ||
-	    !cs_disasm_iter(cs->handle, &code, &size, &at, cs->insn) ||
+	    !cs_lib.disasm_iter(cs->handle, &code, &size, &at, cs->insn) ||
 	    cs->insn->id != X86_INS_CALL || at != elf_ret)
 		return -ENOENT;
 	fill(cs, elf_ret, out);
@@ -168,8 +232,12 @@ int vgl_callsite_find(struct vgl_callsite *cs, size_t mod, uint64_t ret,
 	uint64_t elf_ret = ret - vgl_symbolizer_module_bias(cs->sym, mod);
 	size_t i;
 
-	if (!cs->open || vgl_symbolizer_machine(cs->sym, mod) != EM_X86_64)
+	int err;
+
+	if (vgl_symbolizer_machine(cs->sym, mod) != EM_X86_64)
 		return -ENOTSUP;
+	if ((err = cs_ready(cs)))
+		return err;
 	if (!find_forward(cs, mod, ret, elf_ret, out))
 		return 0;
 	for (i = 0; i < sizeof(lengths) / sizeof(lengths[0]); i++) {
@@ -181,7 +249,7 @@ int vgl_callsite_find(struct vgl_callsite *cs, size_t mod, uint64_t ret,
 		if (elf_ret < k ||
 		    vgl_symbolizer_code(cs->sym, mod, at, k, &code) < 0)
 			continue;
-		if (!cs_disasm_iter(cs->handle, &code, &size, &at, cs->insn) ||
+		if (!cs_lib.disasm_iter(cs->handle, &code, &size, &at, cs->insn) ||
 		    cs->insn->size != k || cs->insn->id != X86_INS_CALL)
 			continue;
 		fill(cs, elf_ret, out);

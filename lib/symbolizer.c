@@ -30,6 +30,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -61,9 +62,37 @@ static const char *why(int e)
 	return strerror(e);
 }
 
-/* From the C++ runtime (libstdc++), which the tools link. */
-extern char *__cxa_demangle(const char *mangled, char *out, size_t *len,
-			    int *status);
+/*
+ * A C++ name demangled (malloc'd), or NULL.  The C++ runtime's demangler
+ * is loaded with dlopen on the first C++ name, not linked: libstdc++ (and
+ * the libm and libgcc_s it brings) was a tenth of the start-up of every
+ * vigil command, most of which never see one.
+ */
+static char *demangle(const char *name)
+{
+	static char *(*cxa_demangle)(const char *, char *, size_t *, int *);
+	static int tried;
+	int status = -1;
+	char *dem;
+
+	if (!tried) {
+		void *h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+
+		tried = 1;
+		if (h)
+			*(void **)&cxa_demangle = dlsym(h, "__cxa_demangle");
+		if (!cxa_demangle)
+			vgl_warning("cannot load the C++ demangler (libstdc++.so.6: %s); C++ names are shown mangled",
+				    h ? "no __cxa_demangle" : dlerror());
+	}
+	if (!cxa_demangle)
+		return NULL;
+	dem = cxa_demangle(name, NULL, NULL, &status);
+	if (status == 0 && dem)
+		return dem;
+	free(dem);
+	return NULL;
+}
 
 struct line_row {
 	uint64_t addr;
@@ -1112,16 +1141,10 @@ const char *vgl_func_sym_name(struct vgl_func_sym *f)
 {
 	if (!f->demangled) {
 		char *dem = NULL;
-		int status = -1;
 
 		if (f->name[0] == '_' && f->name[1] == 'Z')
-			dem = __cxa_demangle(f->name, NULL, NULL, &status);
-		if (status == 0 && dem) {
-			f->demangled = dem;
-		} else {
-			free(dem);
-			f->demangled = f->name;
-		}
+			dem = demangle(f->name);
+		f->demangled = dem ? dem : f->name;
 	}
 	return f->demangled;
 }
@@ -1772,15 +1795,13 @@ static const char *origin_name(struct vgl_symbolizer *s, Dwarf_Die *die)
 	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at))
 		n = dwarf_formstring(&at);
 	if (n && n[0] == '_' && n[1] == 'Z') {
-		int status = -1;
-		char *dem = __cxa_demangle(n, NULL, NULL, &status);
+		char *dem = demangle(n);
 
-		if (status == 0 && dem) {
+		if (dem) {
 			n = vgl_symbolizer_intern(s, dem);
 			free(dem);
 			return n;
 		}
-		free(dem);
 	}
 	/* DW_AT_name through DW_AT_abstract_origin. */
 	n = dwarf_diename(die);

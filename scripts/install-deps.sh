@@ -18,8 +18,8 @@ build_pkgs=(
 	make gcc libc6-dev
 	libdw-dev libelf-dev          # symbolization in the vigil tool
 	liblzma-dev                   # MiniDebugInfo (.gnu_debugdata) in the vigil tool
-	libcapstone-dev               # call-site analysis in the vigil tool
-	libstdc++-12-dev              # C++ demangling
+	libcapstone-dev               # call-site analysis in the vigil tool (dlopen)
+	libstdc++-12-dev              # C++ demangling (libstdc++.so.6, dlopen)
 	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev  # convert --to pprof
 )
 check_pkgs=(
@@ -29,8 +29,8 @@ check_pkgs=(
 	python3 python3-psutil        # lit, and lit --timeout
 	libdw-dev libelf-dev          # symbolization in the vigil tool
 	liblzma-dev                   # MiniDebugInfo (.gnu_debugdata) in the vigil tool
-	libcapstone-dev               # call-site analysis in the vigil tool
-	libstdc++-12-dev              # C++ demangling
+	libcapstone-dev               # call-site analysis in the vigil tool (dlopen)
+	libstdc++-12-dev              # C++ demangling (libstdc++.so.6, dlopen)
 	binutils pkg-config util-linux diffutils  # readelf; unshare and mount
 	strace                        # tests/lit/guest.test
 	autoconf automake libtool     # tests/lit/autotools.test
