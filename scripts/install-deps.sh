@@ -77,7 +77,17 @@ install_npm() {
 	command -v npm >/dev/null 2>&1 || return 0   # apt installs it below
 	echo "install-deps: npm install ${want[*]} into build/npm" >&2
 	mkdir -p "$dir"
-	npm install --silent --no-audit --no-fund --save-exact --prefix "$dir" "${want[@]}" >&2
+	# A registry that stops answering must not hold the suite (or CI)
+	# for ever: npm once hung here for minutes on end.  Three tries of at
+	# most 3 minutes each (an install takes seconds).
+	local try
+	for try in 1 2 3; do
+		timeout 180 npm install --silent --no-audit --no-fund --save-exact \
+			--prefix "$dir" "${want[@]}" >&2 && return 0
+		echo "install-deps: npm install failed or timed out (try $try of 3)" >&2
+		sleep 5
+	done
+	return 1
 }
 
 missing=()
