@@ -24,6 +24,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "callsite.h"
@@ -36,7 +37,7 @@
 
 /* capstone's functions, from the library once loaded. */
 static struct {
-	int tried, ok;
+	int ok;
 	cs_err (*open)(cs_arch, cs_mode, csh *);
 	cs_err (*option)(csh, cs_opt_type, size_t);
 	cs_insn *(*malloc)(csh);
@@ -46,19 +47,13 @@ static struct {
 			    cs_insn *);
 } cs_lib;
 
-/* Loads capstone once; 1 when its functions are there.  A process keeps
- * it loaded. */
-static int load_capstone(void)
+static void dlopen_capstone(void)
 {
-	void *h;
+	void *h = dlopen(CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL);
 
-	if (cs_lib.tried)
-		return cs_lib.ok;
-	cs_lib.tried = 1;
-	h = dlopen(CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		vgl_warning("%s; call instructions are not decoded", dlerror());
-		return 0;
+		return;
 	}
 	*(void **)&cs_lib.open = dlsym(h, "cs_open");
 	*(void **)&cs_lib.option = dlsym(h, "cs_option");
@@ -71,6 +66,15 @@ static int load_capstone(void)
 	if (!cs_lib.ok)
 		vgl_warning("%s lacks a function vigil calls; call instructions are not decoded",
 			    CAPSTONE_SONAME);
+}
+
+/* Loads capstone once per process, whichever thread asks first; 1 when
+ * its functions are there.  A process keeps it loaded. */
+static int load_capstone(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, dlopen_capstone);
 	return cs_lib.ok;
 }
 

@@ -36,6 +36,7 @@
 #include <gelf.h>
 #include <limits.h>
 #include <lzma.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,23 +69,28 @@ static const char *why(int e)
  * the libm and libgcc_s it brings) was a tenth of the start-up of every
  * vigil command, most of which never see one.
  */
+static char *(*cxa_demangle)(const char *, char *, size_t *, int *);
+
+static void load_demangler(void)
+{
+	void *h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+
+	if (h)
+		*(void **)&cxa_demangle = dlsym(h, "__cxa_demangle");
+	if (!cxa_demangle)
+		vgl_warning("cannot load the C++ demangler (libstdc++.so.6: %s); C++ names are shown mangled",
+			    h ? "no __cxa_demangle" : dlerror());
+}
+
 static char *demangle(const char *name)
 {
-	static char *(*cxa_demangle)(const char *, char *, size_t *, int *);
-	static int tried;
+	/* Once per process, whichever thread asks first (the sampler's
+	 * thread names frames too). */
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	int status = -1;
 	char *dem;
 
-	if (!tried) {
-		void *h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
-
-		tried = 1;
-		if (h)
-			*(void **)&cxa_demangle = dlsym(h, "__cxa_demangle");
-		if (!cxa_demangle)
-			vgl_warning("cannot load the C++ demangler (libstdc++.so.6: %s); C++ names are shown mangled",
-				    h ? "no __cxa_demangle" : dlerror());
-	}
+	pthread_once(&once, load_demangler);
 	if (!cxa_demangle)
 		return NULL;
 	dem = cxa_demangle(name, NULL, NULL, &status);
