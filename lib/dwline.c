@@ -58,25 +58,8 @@ static uint64_t get_n(struct cur *c, size_t n)
 	return v;
 }
 
-static uint64_t get_uleb(struct cur *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	while (c->ok && c->p < c->end) {
-		uint8_t b = *c->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	c->ok = 0;
-	return 0;
-}
-
-static int64_t get_sleb(struct cur *c)
+/* A LEB128 number, sign-extended from its last byte when sign is set. */
+static uint64_t get_leb(struct cur *c, int sign)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
@@ -88,13 +71,23 @@ static int64_t get_sleb(struct cur *c)
 			v |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
 		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
+			if (sign && shift < 64 && (b & 0x40))
 				v |= ~(uint64_t)0 << shift;
-			return (int64_t)v;
+			return v;
 		}
 	}
 	c->ok = 0;
 	return 0;
+}
+
+static uint64_t get_uleb(struct cur *c)
+{
+	return get_leb(c, 0);
+}
+
+static int64_t get_sleb(struct cur *c)
+{
+	return (int64_t)get_leb(c, 1);
 }
 
 /* A NUL-terminated string at the cursor, or NULL (and !ok) without one. */

@@ -264,6 +264,20 @@ static int write_file(const char *name, const char *text)
 	return fclose(f);
 }
 
+/* Checks that module path gives early() (at addr) early.c:want. */
+static void check_early(const char *label, const char *path, uint64_t addr,
+			int want)
+{
+	struct vgl_symbolizer *s = open1(path, NULL, 0, 0);
+	const char *file = NULL;
+	int line = 0;
+
+	CHECK(label, vgl_symbolizer_line(s, 0, addr, &file, &line) == 0 &&
+	      !strcmp(file, "early.c") && line == want && want > 0,
+	      "got %s:%d, addr2line says %d", file ? file : "?", line, want);
+	vgl_symbolizer_free(s);
+}
+
 /*
  * A function that starts where another CU's line sequence ends: late()
  * (cold, in .text.unlikely, which the linker puts first) ends at early()'s
@@ -276,9 +290,7 @@ static void test_sequence_end(void)
 {
 	char so[512];
 	uint64_t e_addr, e_size, l_addr, l_size;
-	struct vgl_symbolizer *s;
-	const char *file = NULL;
-	int line = 0, want;
+	int want;
 
 	snprintf(so, sizeof(so), "%s/seq.so", dir);
 	if (write_file("early.c",
@@ -300,22 +312,12 @@ static void test_sequence_end(void)
 		return;
 	}
 	want = addr2line(so, e_addr);
-	s = open1(so, NULL, 0, 0);
-	CHECK("symbolizer line at another CU's sequence end",
-	      vgl_symbolizer_line(s, 0, e_addr, &file, &line) == 0 &&
-	      !strcmp(file, "early.c") && line == want && want > 0,
-	      "got %s:%d, addr2line says %d", file ? file : "?", line, want);
-	vgl_symbolizer_free(s);
+	check_early("symbolizer line at another CU's sequence end", so, e_addr,
+		    want);
 	/* The same read whole, in one table (no .debug_aranges). */
 	snprintf(so, sizeof(so), "%s/seq-noar.so", dir);
-	s = open1(so, NULL, 0, 0);
-	file = NULL;
-	line = 0;
-	CHECK("symbolizer line at another CU's sequence end, one table",
-	      vgl_symbolizer_line(s, 0, e_addr, &file, &line) == 0 &&
-	      !strcmp(file, "early.c") && line == want && want > 0,
-	      "got %s:%d, addr2line says %d", file ? file : "?", line, want);
-	vgl_symbolizer_free(s);
+	check_early("symbolizer line at another CU's sequence end, one table",
+		    so, e_addr, want);
 }
 
 /*
@@ -338,11 +340,9 @@ static void test_compressed(void)
 		{ "Clang, DWARF 4", "clang -gdwarf-4 -O2" },
 	};
 	char so[512], z[512], label[256], dbgdir[512];
-	const char *file = NULL, *old = getenv("VIGIL_DEBUG_DIR");
-	struct vgl_symbolizer *s;
+	const char *old = getenv("VIGIL_DEBUG_DIR");
 	uint64_t e_addr, e_size;
 	size_t i;
-	int line = 0, want;
 
 	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
 		snprintf(so, sizeof(so), "%s/z%zu.so", dir, i);
@@ -405,13 +405,20 @@ static void test_compressed(void)
 		      0, "no early() in %s", so);
 		return;
 	}
-	want = addr2line(so, e_addr);
-	s = open1(z, NULL, 0, 0);
-	CHECK("symbolizer line at another CU's sequence end, compressed",
-	      vgl_symbolizer_line(s, 0, e_addr, &file, &line) == 0 &&
-	      !strcmp(file, "early.c") && line == want && want > 0,
-	      "got %s:%d, addr2line says %d", file ? file : "?", line, want);
-	vgl_symbolizer_free(s);
+	check_early("symbolizer line at another CU's sequence end, compressed",
+		    z, e_addr, addr2line(so, e_addr));
+}
+
+/* The first line cmd prints, without its newline ("" when none). */
+static void first_line(const char *cmd, char *out, size_t cap)
+{
+	FILE *p = popen(cmd, "r");
+
+	out[0] = 0;
+	if (p && fgets(out, (int)cap, p))
+		out[strcspn(out, "\n")] = 0;
+	if (p)
+		pclose(p);
 }
 
 /*
@@ -424,25 +431,13 @@ static void test_compressed(void)
 static void test_compressed_libc(void)
 {
 	char libc[512], dbg[1024], plain[512], cmd[1024], row[512];
-	FILE *p;
 	size_t n;
 
-	snprintf(cmd, sizeof(cmd), "gcc -print-file-name=libc.so.6");
-	p = popen(cmd, "r");
-	libc[0] = 0;
-	if (p && fgets(libc, sizeof(libc), p))
-		libc[strcspn(libc, "\n")] = 0;
-	if (p)
-		pclose(p);
+	first_line("gcc -print-file-name=libc.so.6", libc, sizeof(libc));
 	snprintf(cmd, sizeof(cmd),
 		 "readelf -n %s 2>/dev/null | awk '/Build ID/ {print substr($3, 1, 2) \"/\" substr($3, 3)}'",
 		 libc);
-	p = popen(cmd, "r");
-	row[0] = 0;
-	if (p && fgets(row, sizeof(row), p))
-		row[strcspn(row, "\n")] = 0;
-	if (p)
-		pclose(p);
+	first_line(cmd, row, sizeof(row));
 	n = (size_t)snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%s.debug",
 			     row);
 	snprintf(plain, sizeof(plain), "%s/libc-plain.debug", dir);
