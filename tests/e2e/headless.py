@@ -162,7 +162,9 @@ class Browser:
         try:
             os.write(self.wfd, json.dumps(msg).encode() + b"\0")
         except BrokenPipeError:
-            self.died("exited before %s" % method)
+            # Gone before the write or after it: which one is a race
+            # (the suite under load saw both), so one message for both.
+            self.died("exited while waiting for %s" % method)
         deadline = time.monotonic() + (timeout or self.timeout)
         while True:
             m = self._read(deadline, method)
