@@ -78,6 +78,11 @@ static int load_capstone(void)
 	return cs_lib.ok;
 }
 
+const char *vgl_callsite_decoder(void)
+{
+	return CAPSTONE_SONAME;
+}
+
 struct vgl_callsite {
 	struct vgl_symbolizer *sym;
 	csh handle;
@@ -103,14 +108,14 @@ int vgl_callsite_new(struct vgl_callsite **out, struct vgl_symbolizer *sym)
 	return 0;
 }
 
-/* Opens the decoder on first use: 0, -ENOTSUP without capstone, or
- * -ENOMEM. */
+/* Opens the decoder on first use: 0, -ELIBACC without capstone (or
+ * with one that cannot decode x86-64), or -ENOMEM. */
 static int cs_ready(struct vgl_callsite *cs)
 {
 	if (cs->tried)
 		return cs->err;
 	cs->tried = 1;
-	cs->err = -ENOTSUP;
+	cs->err = -ELIBACC;
 	if (!load_capstone() ||
 	    cs_lib.open(CS_ARCH_X86, CS_MODE_64, &cs->handle) != CS_ERR_OK)
 		return cs->err;

@@ -37,9 +37,13 @@ void vgl_callsite_free(struct vgl_callsite *cs);
  * Finds the call instruction of module mod that ends at the runtime return
  * address ret.  Returns 0 and fills *out; -ENOENT when no call instruction
  * ends there (or the module's code cannot be read); -ENOTSUP on a machine
- * the decoder does not know.
+ * the decoder does not know; -ELIBACC when the decoder (capstone, loaded
+ * on first use) cannot be loaded, after one warning; -ENOMEM.
  */
 int vgl_callsite_find(struct vgl_callsite *cs, size_t mod, uint64_t ret,
 		      struct vgl_call_insn *out);
+
+/* The decoder's library, as loaded: "libcapstone.so.N". */
+const char *vgl_callsite_decoder(void);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "callsite.h"
 #include "out.h"
 #include "outfile.h"
 #include "by.h"
@@ -129,7 +130,15 @@ static int w_fdata(const struct out_input *in, FILE *f,
 	if (err == -ENOENT)
 		fprintf(stderr, "vigil: %s: no module named '%s'\n", in->path,
 			o->module ? o->module : "(the executable)");
-	return err == -ENOENT ? -ECANCELED : err;
+	else if (err == -ELIBACC)
+		fprintf(stderr, "vigil: %s: cannot write .fdata: its call instructions cannot be found without capstone (%s)\n",
+			in->path, vgl_callsite_decoder());
+	else if (err == -ENOTSUP)
+		fprintf(stderr, "vigil: %s: cannot write .fdata: its call instructions are not x86-64 code\n",
+			in->path);
+	else
+		return err;
+	return -ECANCELED;
 }
 
 static int w_pprof(const struct out_input *in, FILE *f,

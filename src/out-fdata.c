@@ -274,8 +274,15 @@ int out_fdata(const struct vgl_profile *p, const char *module, FILE *f)
 		    e->site_mod != mod || caller->module != mod ||
 		    callee->module != mod || !caller->known || !callee->known)
 			continue;
-		if (vgl_callsite_find(cs, mod, e->site + bias, &insn) < 0 ||
-		    insn.addr < caller->addr)
+		int found = vgl_callsite_find(cs, mod, e->site + bias, &insn);
+
+		/* Without a decoder no edge can be written: an empty file
+		 * would pass for a program that made no calls. */
+		if (found == -ELIBACC || found == -ENOTSUP || found == -ENOMEM) {
+			err = found;
+			break;
+		}
+		if (found < 0 || insn.addr < caller->addr)
 			continue;
 		n1 = bolt_name(&bn, caller->addr, b1, sizeof(b1));
 		n2 = bolt_name(&bn, callee->addr, b2, sizeof(b2));
