@@ -123,31 +123,43 @@ static int cmp_xmap(const void *a, const void *b)
 }
 
 /* Reads the executable mappings of the process (lib/maps.c, the one
- * reader of /proc/PID/maps). */
-static void read_xmaps(struct unwinder *u)
+ * reader of /proc/PID/maps); -1, with the ones read before kept, when
+ * they cannot be read: the process is gone. */
+static int read_xmaps(struct unwinder *u)
 {
 	struct vgl_maps maps;
 	struct vgl_map m;
+	struct xmap *x = NULL;
+	size_t nx = 0, capx = 0;
 
-	u->nx = 0;
 	if (vgl_maps_open(&maps, u->pid))
-		return;
+		return -1;
 	while (vgl_maps_next(&maps, &m)) {
 		if (m.perms[2] != 'x')
 			continue;
-		if (u->nx == u->capx) {
-			size_t cap = u->capx ? u->capx * 2 : 64;
-			struct xmap *p = realloc(u->x, cap * sizeof(*p));
+		if (nx == capx) {
+			size_t cap = capx ? capx * 2 : 64;
+			struct xmap *p = realloc(x, cap * sizeof(*p));
 
 			if (!p)
 				break;
-			u->x = p;
-			u->capx = cap;
+			x = p;
+			capx = cap;
 		}
-		u->x[u->nx++] = (struct xmap){ m.lo, m.hi };
+		x[nx++] = (struct xmap){ m.lo, m.hi };
 	}
 	vgl_maps_close(&maps);
-	qsort(u->x, u->nx, sizeof(*u->x), cmp_xmap);
+	/* An exited process reads as no mappings at all. */
+	if (!nx) {
+		free(x);
+		return -1;
+	}
+	qsort(x, nx, sizeof(*x), cmp_xmap);
+	free(u->x);
+	u->x = x;
+	u->nx = nx;
+	u->capx = capx;
+	return 0;
 }
 
 static int in_xmap(const struct unwinder *u, uint64_t addr)
@@ -167,25 +179,34 @@ static int in_xmap(const struct unwinder *u, uint64_t addr)
 	return 0;
 }
 
-/* (Re)reads the process's modules and executable mappings. */
+/*
+ * (Re)reads the process's modules and executable mappings.  Samples are
+ * often unwound after the process has ended (a short one ends before the
+ * first interval): then nothing can be read, and what was read before
+ * stands, not an empty map that would make every sample unwind to
+ * nothing (Debian's python3 kept 0 to 35 of 38 samples).
+ */
 static void load(struct unwinder *u)
 {
+	Dwfl *d;
+
 	u->loaded_ns = vgl_clock_ns(CLOCK_MONOTONIC);
+	if (read_xmaps(u) < 0 || !u->dwarf)
+		return;
+	d = dwfl_begin(&proc_callbacks);
+	if (!d)
+		return;
+	dwfl_report_begin(d);
+	if (dwfl_linux_proc_report(d, u->pid) ||
+	    dwfl_report_end(d, NULL, NULL) ||
+	    !dwfl_attach_state(d, NULL, u->pid, &thread_callbacks, u)) {
+		dwfl_end(d);
+		return;
+	}
 	if (u->dwfl)
 		dwfl_end(u->dwfl);
-	u->attached = 0;
-	read_xmaps(u);
-	if (!u->dwarf)
-		return;
-	u->dwfl = dwfl_begin(&proc_callbacks);
-	if (!u->dwfl)
-		return;
-	dwfl_report_begin(u->dwfl);
-	if (dwfl_linux_proc_report(u->dwfl, u->pid) ||
-	    dwfl_report_end(u->dwfl, NULL, NULL))
-		return;
-	u->attached = dwfl_attach_state(u->dwfl, NULL, u->pid,
-					&thread_callbacks, u);
+	u->dwfl = d;
+	u->attached = 1;
 }
 
 int unwind_open(struct unwinder **out, pid_t pid, int dwarf)
