@@ -131,7 +131,8 @@ int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
 /* The target exec'd: its mappings are all new (when the exec was not
  * seen in the rings, where it is placed among the samples). */
 void stacks_forget_maps(struct stacks_state *st);
-/* The ring buffers' descriptors, to poll (readable when half full). */
+/* The ring buffers' descriptors, to poll (readable when a sixteenth
+ * full). */
 size_t stacks_fds(struct stacks_state *st, int *fds, size_t max);
 /* fd (one stacks_fds gave) polled as hung up: poll another instead. */
 void stacks_hangup(struct stacks_state *st, int fd);
@@ -140,6 +141,9 @@ void stacks_drain(struct stacks_state *st);
 /* How many samples (taken or lost) the table holds since the last
  * stacks_take. */
 uint64_t stacks_waiting(struct stacks_state *st);
+/* Whether the target mapped new code since the last call (seen among
+ * the records drained). */
+int stacks_maps_changed(struct stacks_state *st);
 /* Drains, then fills s->stacks from the table and empties it (the arrays
  * stay valid until the next call).  Returns 1 when the target exec'd
  * since the last call (the exec's record was in the rings; stacks of the

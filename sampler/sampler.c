@@ -304,6 +304,23 @@ static void report_end(struct sampler *s)
 	s->fn(&smp, s->arg);
 }
 
+/* The target mapped new code (dlopen), seen among the stack samples
+ * drained: a call now, while its maps can be read, for names that a
+ * later sample, after its end, could no longer find. */
+static void report_maps(struct sampler *s)
+{
+	struct sampler_sample smp;
+
+	if (!s->stacks || !stacks_maps_changed(s->stacks))
+		return;
+	memset(&smp, 0, sizeof(smp));
+	smp.kind = SAMPLER_MAPS;
+	smp.time_ns = vgl_clock_ns(CLOCK_REALTIME);
+	smp.mono_ns = vgl_clock_ns(CLOCK_MONOTONIC);
+	smp.interval_ns = s->interval_ns;
+	s->fn(&smp, s->arg);
+}
+
 /* Whether stack samples wait in the rings or the table: the run is
  * ending, and they would be lost without one more sample. */
 static int stacks_pending(struct sampler *s)
@@ -368,6 +385,7 @@ static void *run(void *arg)
 			if (pfd[i].revents & POLLIN)
 				stacks_drain(s->stacks);
 		}
+		report_maps(s);
 		if (pfd[1].revents & POLLIN) {
 			/* v: expirations since the last read; all but one
 			 * were missed. */

@@ -139,6 +139,8 @@ struct sampler_edge {
 enum sampler_kind {
 	SAMPLER_SAMPLE,     /* a sample: the fields of sample.scan are valid */
 	SAMPLER_ENDED,      /* the target ended; the last call for this run */
+	SAMPLER_MAPS,       /* the target mapped new code (dlopen): read its
+	                     * modules now, while it lives; no sample */
 };
 
 struct sampler_sample {

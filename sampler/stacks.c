@@ -87,6 +87,7 @@ struct stacks_state {
 	uint64_t samples, lost;
 	uint32_t gen;           /* execs seen in the rings */
 	int exec_seen;          /* since the last stacks_take */
+	int maps_changed;       /* new code mapped, since stacks_maps_changed */
 	/* what the last stacks_take handed out */
 	struct vgl_stacktab prev;
 	struct sampler_stack *out;
@@ -311,6 +312,10 @@ int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
 		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				PERF_SAMPLE_CALLCHAIN;
 	}
+	/* Every new executable mapping (dlopen) among the samples: the
+	 * mappings are read again before the samples after it are unwound,
+	 * and the names while the process lives (stacks_maps_changed). */
+	a.mmap = 1;
 	/* The exec among the samples, with its time (sample_id_all). */
 	a.comm = 1;
 	a.comm_exec = 1;
@@ -675,11 +680,50 @@ static uint64_t find_exec(struct stacks_state *st)
 	return best;
 }
 
+/* Whether a new executable mapping of the target waits in the rings
+ * (headers only, then the body of an mmap record: its pid). */
+static int mmap_waiting(struct stacks_state *st)
+{
+	struct perf_event_header hdr;
+	uint64_t head, tail;
+	uint32_t pid;
+	size_t i;
+
+	for (i = 0; i < st->nrings; i++) {
+		struct ring *r = &st->rings[i];
+		struct perf_event_mmap_page *pg = r->base;
+
+		if (!pg)
+			continue;
+		head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+		for (tail = pg->data_tail; !peek(st, r, tail, head, &hdr, 0);
+		     tail += hdr.size) {
+			if (hdr.type != PERF_RECORD_MMAP ||
+			    hdr.size < sizeof(hdr) + 8 ||
+			    peek(st, r, tail, head, &hdr, 1))
+				continue;
+			memcpy(&pid, st->rec + sizeof(hdr), 4);
+			if ((pid_t)pid == st->pid)
+				return 1;
+		}
+	}
+	return 0;
+}
+
 void stacks_drain(struct stacks_state *st)
 {
 	uint64_t t;
 	size_t i;
 	int k;
+
+	/* A dlopen among the samples: its module's frames (callers too, not
+	 * only the innermost one, which alone made the maps be read again)
+	 * unwind against mappings read now, while the process can still be
+	 * read.  Samples from before it unwind as well against them. */
+	if (mmap_waiting(st)) {
+		unwind_forget(st->unwinder);
+		st->maps_changed = 1;
+	}
 
 	/* Each exec waiting in the rings: every ring's samples from before
 	 * it first, unwound against the old mappings, then the new image
@@ -695,6 +739,17 @@ void stacks_drain(struct stacks_state *st)
 	for (i = 0; i < st->nrings; i++)
 		if (st->rings[i].base)
 			drain_ring(st, &st->rings[i], UINT64_MAX);
+}
+
+int stacks_maps_changed(struct stacks_state *st)
+{
+	/* After an exec not yet handed out, the new mappings are the new
+	 * image's: names read now would name the old image's stacks (the
+	 * sample that hands them out reads the new maps itself). */
+	int c = st->maps_changed && !st->exec_seen;
+
+	st->maps_changed = 0;
+	return c;
 }
 
 uint64_t stacks_waiting(struct stacks_state *st)

@@ -61,43 +61,64 @@ static long module_of_path(struct vgl_symbolizer *sym, const char *path)
 	return -1;
 }
 
-/* (Re)reads the process's modules and where they are mapped. */
+/*
+ * (Re)reads the process's modules and where they are mapped.  When they
+ * cannot be read (the process has ended), what was read before stands:
+ * the names of its stacks are still asked for after its end.
+ */
 static void load(struct sampler_symbols *sy)
 {
-	size_t cap = 0;
+	size_t cap = 0, n = 0, n2;
+	struct vgl_symbolizer *sym = NULL;
+	struct range *ranges = NULL;
 	struct vgl_maps maps;
 	struct vgl_map m;
 
-	vgl_symbolizer_free(sy->sym);
-	sy->sym = NULL;
-	free(sy->ranges);
-	sy->ranges = NULL;
-	sy->nranges = 0;
 	sy->loaded_ns = vgl_clock_ns(CLOCK_MONOTONIC);
-	if (vgl_symbolizer_from_pid(&sy->sym, sy->pid) < 0)
+	if (vgl_symbolizer_from_pid(&sym, sy->pid) < 0)
 		return;
-	if (vgl_maps_open(&maps, sy->pid))
+	if (vgl_maps_open(&maps, sy->pid)) {
+		vgl_symbolizer_free(sym);
 		return;
+	}
 	while (vgl_maps_next(&maps, &m)) {
 		struct range *g;
 		long mod;
 
 		if (m.path[0] != '/')
 			continue;
-		mod = module_of_path(sy->sym, m.path);
+		mod = module_of_path(sym, m.path);
 		if (mod < 0)
 			continue;
-		if (sy->nranges == cap) {
+		if (n == cap) {
 			cap = cap ? cap * 2 : 64;
-			g = realloc(sy->ranges, cap * sizeof(*g));
+			g = realloc(ranges, cap * sizeof(*g));
 			if (!g)
 				break;
-			sy->ranges = g;
+			ranges = g;
 		}
-		sy->ranges[sy->nranges++] = (struct range){ m.lo, m.hi, (size_t)mod };
+		ranges[n++] = (struct range){ m.lo, m.hi, (size_t)mod };
 	}
 	vgl_maps_close(&maps);
-	qsort(sy->ranges, sy->nranges, sizeof(*sy->ranges), cmp_range);
+	if (!n) {
+		/* Gone between the two reads: an empty map. */
+		free(ranges);
+		vgl_symbolizer_free(sym);
+		return;
+	}
+	qsort(ranges, n, sizeof(*ranges), cmp_range);
+	/* An address named "0x..." before its module was mapped has a
+	 * name now. */
+	for (n2 = 0; n2 < CACHE; n2++) {
+		free(sy->cache[n2].name);
+		sy->cache[n2].name = NULL;
+		sy->cache[n2].addr = 0;
+	}
+	vgl_symbolizer_free(sy->sym);
+	free(sy->ranges);
+	sy->sym = sym;
+	sy->ranges = ranges;
+	sy->nranges = n;
 }
 
 static const struct range *find(const struct sampler_symbols *sy,
@@ -137,6 +158,12 @@ void sampler_symbols_hold(struct sampler_symbols *sy)
 {
 	if (sy)
 		sy->hold = 1;
+}
+
+void sampler_symbols_refresh(struct sampler_symbols *sy)
+{
+	if (sy && sy->loaded_ns && !sy->hold)
+		load(sy);
 }
 
 /* Names addr as every output names it (vgl_place_name); NULL when no

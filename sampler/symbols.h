@@ -25,6 +25,10 @@ void sampler_symbols_ready(struct sampler_symbols *sy);
  * and never reads the (new) maps again. */
 void sampler_symbols_hold(struct sampler_symbols *sy);
 
+/* Reads the maps again now (new code was mapped), unless held or never
+ * read yet; what was read before stands if they cannot be read. */
+void sampler_symbols_refresh(struct sampler_symbols *sy);
+
 /*
  * Writes the name of the function containing addr into buf: "name",
  * "module+0xOFF" when the module has no symbol there, "0xADDR" when no

@@ -276,6 +276,12 @@ static int add_stacks(struct attach_vgl *av, const struct sampler_sample *s,
 static int stream_commit(struct attach_vgl *av, int final, int ended,
 			 int exit_known, int exit_status);
 
+void attach_vgl_maps(struct attach_vgl *av)
+{
+	if (av->modules_read && !av->failed)
+		refresh_modules(av);
+}
+
 void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
 {
 	struct vgl_sample rec;

@@ -48,6 +48,9 @@ int attach_vgl_init(struct attach_vgl *av, pid_t pid);
 /* Keeps one sample (kind SAMPLER_SAMPLE).  Called from the sampler's
  * callback; never fails, but remembers a failure for attach_vgl_write. */
 void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s);
+/* The target mapped new code (SAMPLER_MAPS): its modules are read
+ * again now, while it lives, for the stacks named at a later sample. */
+void attach_vgl_maps(struct attach_vgl *av);
 
 /*
  * Writes the run to path as it goes (a regular file: created at once,

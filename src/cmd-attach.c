@@ -650,6 +650,13 @@ static void on_sample(const struct sampler_sample *s, void *arg)
 	struct attach *a = arg;
 
 	pthread_mutex_lock(&a->out_lock);
+	if (s->kind == SAMPLER_MAPS) {
+		/* Names read now, while the target lives; no record. */
+		sampler_symbols_refresh(a->syms);
+		if (a->vgl)
+			attach_vgl_maps(a->vgl);
+		goto out;
+	}
 	if (s->kind == SAMPLER_ENDED) {
 		if (a->cb_reason == REASON_NONE) {
 			a->cb_reason = REASON_EXITED;

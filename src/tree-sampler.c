@@ -147,6 +147,10 @@ static void on_sample(const struct sampler_sample *s, void *arg)
 				s->stack_kernel_off);
 		}
 		pthread_mutex_unlock(&t->lock);
+	} else if (s->kind == SAMPLER_MAPS) {
+		pthread_mutex_lock(&m->av_lock);
+		attach_vgl_maps(&m->av);
+		pthread_mutex_unlock(&m->av_lock);
 	} else if (s->kind == SAMPLER_ENDED) {
 		pthread_mutex_lock(&t->lock);
 		m->exit_known = s->exit_known;

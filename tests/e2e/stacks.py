@@ -33,12 +33,9 @@ checks holds, else prints one line per problem and exits 1.
                     after the sampler has read its mappings (_json,
                     _hashlib, libcrypto).  Each run holds at least 60% of
                     what its CPU time at 99 Hz gives, less 3, and its
-                    folded stacks add up to that.  (Not checked, not yet
-                    so: frames in those modules are named by address when
-                    the process ended before the sample that names them,
-                    and a stack whose innermost frame is in a module read
-                    before is cut short at the first frame in a newer one
-                    (32% to 53% of them here).)
+                    folded stacks add up to that; >= 90% of them reach
+                    _start through Py_BytesMain, and no frame is an
+                    address outside every module.
   names SOURCE DIR  names without symbols: Debian's xz (stripped; its
                     liblzma too) sampled live and into -o: every frame of
                     liblzma without a symbol is named after the FDE
@@ -382,6 +379,13 @@ def cmd_short(outdir):
             fail("%s: folded stacks add up to %d, the file says %d (%s)"
                  % (what, sum(n for _, n in stacks), got, out.stderr.strip()))
             continue
+        rec = [{"stacks": [dict(st, count=n) for st, n in stacks]}]
+        share(what, rec, lambda st: st["frames"][-1] == "_start" and
+              "Py_BytesMain" in st["frames"],
+              "reach _start through Py_BytesMain", need=0.9, at_least=1)
+        share(what, rec, lambda st: not any(x.startswith("0x")
+                                            for x in st["frames"]),
+              "with every frame in a module", need=1.0, at_least=1)
 
 
 LZMA = "/usr/lib/x86_64-linux-gnu/liblzma.so.5.4.1"
