@@ -78,9 +78,10 @@ int process_scan_memory(struct process_state *p, struct sampler_sample *s);
 int process_scan_io(struct process_state *p, struct sampler_sample *s);
 /* Reads the exe link into p->exe; sets s->exe, s->exe_changed. */
 void process_scan_exe(struct process_state *p, struct sampler_sample *s);
-/* The wait status from the zombie's stat (field 52).  Returns 0 or a
- * negative errno (the process is gone). */
-int process_exit_status(struct process_state *p, int *status);
+/* The wait status: from the target's pidfd (Linux 6.15: even once
+ * reaped), else from the zombie's stat (field 52).  Returns 0 or a
+ * negative errno (the process is gone, reaped by another). */
+int process_exit_status(struct process_state *p, int pidfd, int *status);
 void process_release(struct process_state *p);
 
 /* ---- host.c: the host's CPU and memory --------------------------------- */
@@ -141,6 +142,9 @@ void stacks_drain(struct stacks_state *st);
 /* How many samples (taken or lost) the table holds since the last
  * stacks_take. */
 uint64_t stacks_waiting(struct stacks_state *st);
+/* Whether an exec of the target was among the records drained and its
+ * stacks are not handed out yet (stacks_take). */
+int stacks_exec_waiting(struct stacks_state *st);
 /* Whether the target mapped new code since the last call (seen among
  * the records drained). */
 int stacks_maps_changed(struct stacks_state *st);

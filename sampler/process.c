@@ -7,9 +7,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -194,7 +196,43 @@ void process_scan_exe(struct process_state *p, struct sampler_sample *s)
 	s->exe = p->exe;
 }
 
-int process_exit_status(struct process_state *p, int *status)
+/*
+ * The exit status through the target's pidfd (PIDFD_GET_INFO with
+ * PIDFD_INFO_EXIT, Linux 6.15): kept for as long as the pidfd is open,
+ * after the process has been reaped too.  A sampled process is rarely
+ * vigil's child: its parent (a shell running it) reaps it at once, and
+ * its zombie's stat, read after the pidfd woke us, was gone in 6 of 10
+ * runs, its file then "cut short".  The struct is the first published
+ * one (64 bytes), exit_code its last field; the ioctl is defined here
+ * because the build's kernel headers may be older.
+ */
+struct vgl_pidfd_info {
+	uint64_t mask;
+	uint64_t cgroupid;
+	uint32_t ids[11];       /* pid, tgid, ppid, then the credentials */
+	int32_t exit_code;      /* a wait status */
+};
+#define VGL_PIDFD_INFO_EXIT (1ull << 3)
+#define VGL_PIDFD_GET_INFO _IOWR(0xFF, 11, struct vgl_pidfd_info)
+
+static int pidfd_exit_status(int pidfd, int *status)
+{
+	struct vgl_pidfd_info info;
+
+	if (pidfd < 0)
+		return -EBADF;
+	memset(&info, 0, sizeof(info));
+	info.mask = VGL_PIDFD_INFO_EXIT;
+	if (ioctl(pidfd, VGL_PIDFD_GET_INFO, &info) < 0)
+		return -errno;
+	if (!(info.mask & VGL_PIDFD_INFO_EXIT))
+		return -ESRCH;
+	*status = info.exit_code;
+	return 0;
+}
+
+/* The exit status from the zombie's stat (older kernels). */
+static int stat_exit_status(struct process_state *p, int *status)
 {
 	char buf[1024], comm[16], *f[64];
 	ssize_t n;
@@ -211,6 +249,13 @@ int process_exit_status(struct process_state *p, int *status)
 		return -ESRCH;
 	*status = (int)strtol(f[49], NULL, 10);
 	return 0;
+}
+
+int process_exit_status(struct process_state *p, int pidfd, int *status)
+{
+	if (!pidfd_exit_status(pidfd, status))
+		return 0;
+	return stat_exit_status(p, status);
 }
 
 void process_release(struct process_state *p)

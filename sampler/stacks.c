@@ -741,6 +741,11 @@ void stacks_drain(struct stacks_state *st)
 			drain_ring(st, &st->rings[i], UINT64_MAX);
 }
 
+int stacks_exec_waiting(struct stacks_state *st)
+{
+	return st->exec_seen;
+}
+
 int stacks_maps_changed(struct stacks_state *st)
 {
 	/* After an exec not yet handed out, the new mappings are the new

@@ -189,6 +189,10 @@ static void finish(struct tree_sampler *t, struct member *m, int ended)
 	int err;
 
 	sampler_stop(m->s);
+	/* Its end may have come with the stop's last sample. */
+	pthread_mutex_lock(&t->lock);
+	ended |= m->ended;
+	pthread_mutex_unlock(&t->lock);
 	name = file_name(&m->av, m->pid);
 	snprintf(path, sizeof(path), "%s/%s", t->dir,
 		 m->name ? m->name : name ? name : "?");

@@ -6,14 +6,13 @@ point 3), for tests/lit/attach/stacks-kernel.test.
 
 TARGET (tests/lit/Inputs/kernel_target.c) alternates a loop in user space
 (do_spin) with reads of /dev/zero (do_reads: the kernel clears the
-buffer) and prints its own getrusage at the end.  Run under `vigil run
+buffer) and prints the CPU time of each at the end.  Run under `vigil run
 --scan stacks` at 999 Hz:
 
   - as it is (root, or kernel.perf_event_paranoid <= 1): nothing on
     stderr; the samples whose chain goes through main -> do_reads and end
-    in a [kernel] frame are the program's system time share
-    stime / (utime + stime) within 10 points (both are samples of the same
-    CPU time, ticks against 1 ms), and at least half of it; [kernel] is
+    in a [kernel] frame are the share of its CPU time spent in do_reads,
+    reads / (spin + reads), within 10 points, and at least half of it; [kernel] is
     the leaf in the folded stacks, the report (text and JSON), the flame
     graph, and in `vigil attach`'s live stacks;
   - with every capability dropped (setpriv), where the system does not
@@ -91,15 +90,15 @@ def check_allowed(what, path, ut, st, stderr, least=300):
         fail("%s: stderr %r, want nothing" % (what, stderr))
     rows = folded(path)
     k, total = reads_in_kernel(rows)
-    want = st / float(ut + st)
+    want = st / float(ut + st)     # do_reads' share of the CPU time
     got = k / float(total) if total else 0.0
     print("%s: [kernel] under do_reads %d of %d samples (%.1f%%), "
-          "stime share %.1f%%" % (what, k, total, 100 * got, 100 * want))
+          "do_reads' CPU share %.1f%%" % (what, k, total, 100 * got, 100 * want))
     if total < least:
         fail("%s: %d stack samples, want >= %d" % (what, total, least))
     if abs(got - want) > 0.10 or got < want / 2:
         fail("%s: [kernel] under main -> do_reads in %.1f%% of the samples, "
-             "the program's system time is %.1f%% of its CPU time"
+             "do_reads is %.1f%% of its CPU time"
              % (what, 100 * got, 100 * want))
     bad = [f for f, _ in rows if KERNEL in f[:-1]]
     if bad:
