@@ -207,8 +207,9 @@ int cmd_flame(int argc, char **argv)
 	}
 	if (!diff && job.n == 2) {
 		if (in[0].sampled == in[1].sampled) {
-			fprintf(stderr, "vigil: %s, %s: give one counting and one sampled profile (or --diff A B)\n",
-				files[0], files[1]);
+			fprintf(stderr, "vigil: %s, %s: both are %s profiles; two files are drawn as one counting and one sampled profile of a program, side by side (--diff A B compares two of one kind)\n",
+				files[0], files[1],
+				in[0].sampled ? "sampled" : "counting");
 			out_input_close(&in[0]);
 			out_input_close(&in[1]);
 			return EXIT_USAGE;

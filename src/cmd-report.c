@@ -455,8 +455,9 @@ static int report_two(char **files, const char *sort, size_t top, int json)
 	}
 	c = in[0].sampled ? 1 : 0;
 	if (in[c].sampled || !in[1 - c].sampled) {
-		fprintf(stderr, "vigil: %s, %s: give one counting and one sampled profile\n",
-			files[0], files[1]);
+		fprintf(stderr, "vigil: %s, %s: both are %s profiles; two files are read as one counting and one sampled profile of a program, side by side ('vigil merge' adds up profiles of one kind)\n",
+			files[0], files[1],
+			in[c].sampled ? "sampled" : "counting");
 		status = EXIT_USAGE;
 	} else {
 		err = report_both(&in[c], &in[1 - c], sort, top, json);

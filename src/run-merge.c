@@ -570,8 +570,8 @@ int run_merge_finish(struct run_merge *rm)
 	if (!rm->m.inputs && !rm->bad) {
 		/* "0 programs, 0 processes" alone leaves the user guessing. */
 		fprintf(stderr, "vigil run: no profiles: no process of CMD's "
-			"tree was built with vigil (-finstrument-functions, "
-			"linked with libvigil)\n");
+			"tree was built with vigil (pkg-config --cflags "
+			"--libs vigil)\n");
 	} else {
 		merge_summary(&rm->m, rm->bad, summary, sizeof(summary));
 		extra = strstr(summary, " calls");
