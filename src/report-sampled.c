@@ -183,8 +183,17 @@ void report_sampled_text(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 	summarize(r, sym, &s);
 	if (!top)
 		top = TOP_DEFAULT;
-	printf("samples: %zu over %.3fs\n", r->nsamples,
-	       (double)s.duration_ns / 1e9);
+	if (r->has_processes && r->processes && !r->nsamples)
+		/* A merge keeps the processes' stacks, not their sample
+		 * records (one process's time series each): "0 over
+		 * 0.000s" read as if nothing had been sampled. */
+		printf("samples: the stacks of %llu process%s, merged (the "
+		       "samples over time are in each process's own file)\n",
+		       (unsigned long long)r->processes,
+		       r->processes == 1 ? "" : "es");
+	else
+		printf("samples: %zu over %.3fs\n", r->nsamples,
+		       (double)s.duration_ns / 1e9);
 
 	/* A section whose scan was not asked for (--scan stacks has no
 	 * thread or memory samples, --scan memory no stacks) is left out
