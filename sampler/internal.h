@@ -145,9 +145,9 @@ uint64_t stacks_waiting(struct stacks_state *st);
 /* Whether an exec of the target was among the records drained and its
  * stacks are not handed out yet (stacks_take). */
 int stacks_exec_waiting(struct stacks_state *st);
-/* Whether the target mapped new code since the last call (seen among
- * the records drained). */
-int stacks_maps_changed(struct stacks_state *st);
+/* Whether the target mapped new code since the last call that cleared
+ * it (seen among the records drained); clear: that call. */
+int stacks_maps_changed(struct stacks_state *st, int clear);
 /* Drains, then fills s->stacks from the table and empties it (the arrays
  * stay valid until the next call).  Returns 1 when the target exec'd
  * since the last call (the exec's record was in the rings; stacks of the

@@ -47,6 +47,7 @@ static const struct {
 struct sampler {
 	pid_t pid;
 	int pidfd, evfd, tfd;
+	uint64_t maps_ns;       /* the last SAMPLER_MAPS call (CLOCK_MONOTONIC) */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	/* Under lock: what the controls asked for. */
@@ -311,9 +312,18 @@ static void report_end(struct sampler *s)
 static void report_maps(struct sampler *s)
 {
 	struct sampler_sample smp;
+	uint64_t now;
 
-	if (!s->stacks || !stacks_maps_changed(s->stacks))
+	if (!s->stacks || !stacks_maps_changed(s->stacks, 0))
 		return;
+	/* At most every 50 ms (each call reads every module's symbols
+	 * again): a program that dlopens in a loop; the change waits for
+	 * a later wake-up. */
+	now = vgl_clock_ns(CLOCK_MONOTONIC);
+	if (s->maps_ns && now - s->maps_ns < 50000000ull)
+		return;
+	stacks_maps_changed(s->stacks, 1);
+	s->maps_ns = now;
 	memset(&smp, 0, sizeof(smp));
 	smp.kind = SAMPLER_MAPS;
 	smp.time_ns = vgl_clock_ns(CLOCK_REALTIME);

@@ -721,7 +721,7 @@ void stacks_drain(struct stacks_state *st)
 	 * unwind against mappings read now, while the process can still be
 	 * read.  Samples from before it unwind as well against them. */
 	if (mmap_waiting(st)) {
-		unwind_forget(st->unwinder);
+		unwind_stale(st->unwinder);
 		st->maps_changed = 1;
 	}
 
@@ -746,14 +746,15 @@ int stacks_exec_waiting(struct stacks_state *st)
 	return st->exec_seen;
 }
 
-int stacks_maps_changed(struct stacks_state *st)
+int stacks_maps_changed(struct stacks_state *st, int clear)
 {
 	/* After an exec not yet handed out, the new mappings are the new
 	 * image's: names read now would name the old image's stacks (the
 	 * sample that hands them out reads the new maps itself). */
 	int c = st->maps_changed && !st->exec_seen;
 
-	st->maps_changed = 0;
+	if (clear || st->exec_seen)
+		st->maps_changed = 0;
 	return c;
 }
 

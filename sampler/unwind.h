@@ -31,6 +31,10 @@ int unwind_open(struct unwinder **out, pid_t pid, int dwarf);
  * the next sample. */
 void unwind_forget(struct unwinder *u);
 
+/* New code was mapped (a dlopen seen among the samples): the maps are
+ * read again before a later sample is unwound, at most every 50 ms. */
+void unwind_stale(struct unwinder *u);
+
 /* hold 1: the samples to come are from before an exec that has happened
  * since; the mappings must not be read again (they would be the new
  * image's) until hold 0. */
