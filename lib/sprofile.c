@@ -264,8 +264,10 @@ int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
 	p->chain = malloc((nf + 1) * sizeof(*p->chain));
 	if (!uniq || !p->chain)
 		goto out;
-	memcpy(uniq, keys, nf * sizeof(*keys));
-	qsort(uniq, nf, sizeof(*uniq), cmp_skey);
+	if (nf) {       /* no stacks: keys may be NULL */
+		memcpy(uniq, keys, nf * sizeof(*keys));
+		qsort(uniq, nf, sizeof(*uniq), cmp_skey);
+	}
 	for (i = 0; i < nf; i++)
 		if (!n || cmp_skey(&uniq[n - 1], &uniq[i]))
 			uniq[n++] = uniq[i];

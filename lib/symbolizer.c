@@ -1965,7 +1965,8 @@ size_t vgl_symbolizer_inlined(struct vgl_symbolizer *s, size_t mod,
 	e->addr = addr;
 	e->first = s->inl_nnames;
 	e->n = n;
-	memcpy(s->inl_names + s->inl_nnames, found, n * sizeof(*found));
+	if (n)          /* no names yet: inl_names may be NULL */
+		memcpy(s->inl_names + s->inl_nnames, found, n * sizeof(*found));
 	s->inl_nnames += n;
 	s->inl_len++;
 have:

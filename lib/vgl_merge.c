@@ -830,8 +830,11 @@ size_t vgl_merge_plan_windows(struct vgl_merge *m)
 
 	if (!len)
 		return 0;
-	/* By program, then by start: each program's windows are one run. */
-	qsort(m->pending, m->npending, sizeof(*m->pending), cmp_pending);
+	/* By program, then by start: each program's windows are one run.
+	 * (None at all: qsort's base may be NULL then.) */
+	if (m->npending)
+		qsort(m->pending, m->npending, sizeof(*m->pending),
+		      cmp_pending);
 	for (i = 0; i < m->npending; i = j) {
 		uint64_t t0 = m->pending[i].start, step;
 
