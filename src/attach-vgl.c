@@ -15,6 +15,7 @@
  * exec is known even when no stack came before it.
  */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -90,26 +91,54 @@ static void free_cmdline(struct attach_vgl *av)
 
 static void refresh_modules(struct attach_vgl *av);
 
+/* /proc/PID/exe, malloc'd; NULL when it cannot be read. */
+static char *proc_exe(pid_t pid)
+{
+	char path[64], exe[4096];
+	ssize_t n;
+
+	vgl_proc_path(path, (uint64_t)pid, "exe");
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = 0;
+	return strdup(exe);
+}
+
 int attach_vgl_init(struct attach_vgl *av, pid_t pid)
 {
+	int tries;
+
 	memset(av, 0, sizeof(*av));
 	av->pid = pid;
 	av->start_ns = vgl_clock_ns(CLOCK_REALTIME);
 	av->start_mono = vgl_clock_ns(CLOCK_MONOTONIC);
 	vgl_sampled_init(&av->rec);
-	read_cmdline(av);
-	{
-		/* Known before any sample: a process that ends before its
-		 * first one still names its program (issue 16). */
-		char path[64], exe[4096];
-		ssize_t n;
+	/*
+	 * The exe is known before any sample: a process that ends before
+	 * its first one still names its program (issue 16).  It is read
+	 * before and after the command line, until both reads agree (three
+	 * tries): an exec between the two reads paired a shell's argv with
+	 * the exe of the `sleep` it became, a pair no later sample corrects
+	 * (run/exec-command.test, once under load).  An empty command line
+	 * of a live process is read inside its execve, before the new
+	 * arguments are in place: asked again after a yield (the samples
+	 * ask again too, but a short process may end before the next).
+	 */
+	for (tries = 0; tries < 5; tries++) {
+		char *before = proc_exe(pid);
+		int same;
 
-		vgl_proc_path(path, (uint64_t)pid, "exe");
-		n = readlink(path, exe, sizeof(exe) - 1);
-		if (n > 0) {
-			exe[n] = 0;
-			av->exe = strdup(exe);
-		}
+		free_cmdline(av);
+		read_cmdline(av);
+		free(av->exe);
+		av->exe = proc_exe(pid);
+		same = !before || !av->exe || !strcmp(before, av->exe);
+		free(before);
+		if (same && (av->argc || !av->exe))
+			break;
+		if (same)
+			sched_yield();
 	}
 	{
 		char state;
