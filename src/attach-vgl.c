@@ -46,8 +46,11 @@ struct attach_vgl_module {
 	uint32_t build_id_len;
 };
 
-/* Samples that read an empty cmdline again before taking it as empty. */
-#define CMDLINE_TRIES 8
+/* How long after the exe was read (at the start, or changed by an exec)
+ * an empty cmdline is read again at each sample before it is taken as
+ * empty: 8 samples (8 ms at a 1 ms interval) were too few under load,
+ * where an execve can stall longer (run/exec-command.test). */
+#define CMDLINE_NS 1000000000ull
 
 /* argv from /proc/PID/cmdline; none when it cannot be read. */
 static void read_cmdline(struct attach_vgl *av)
@@ -113,6 +116,7 @@ int attach_vgl_init(struct attach_vgl *av, pid_t pid)
 	av->pid = pid;
 	av->start_ns = vgl_clock_ns(CLOCK_REALTIME);
 	av->start_mono = vgl_clock_ns(CLOCK_MONOTONIC);
+	av->cmdline_mono = av->start_mono;
 	vgl_sampled_init(&av->rec);
 	/*
 	 * The exe is known before any sample: a process that ends before
@@ -326,14 +330,13 @@ void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
 		 * (the old one's argv would sit beside the new exe). */
 		free_cmdline(av);
 		read_cmdline(av);
-		av->cmdline_tries = 0;
-	} else if (!av->argc && av->cmdline_tries < CMDLINE_TRIES) {
+		av->cmdline_mono = s->mono_ns;
+	} else if (!av->argc && s->mono_ns < av->cmdline_mono + CMDLINE_NS) {
 		/* Read inside execve, after the new image and before its
 		 * arguments are in place, cmdline is empty (5 of 223 short
 		 * `sleep`s under vigil run --scan at 1 ms): asked again.  A
-		 * program run with no argv at all stays empty, after a few
-		 * reads. */
-		av->cmdline_tries++;
+		 * program run with no argv at all stays empty, after a
+		 * second. */
 		read_cmdline(av);
 	}
 	if ((s->scan & SAMPLER_SCAN_STACKS) && !av->modules_read) {

@@ -23,7 +23,8 @@ struct attach_vgl {
 	                             * then by each sample) */
 	char **argv;                /* /proc/PID/cmdline at the attach */
 	size_t argc;
-	unsigned cmdline_tries;     /* samples that found it empty since */
+	uint64_t cmdline_mono;      /* CLOCK_MONOTONIC when the exe was read
+	                             * (CMDLINE_NS in attach-vgl.c) */
 	struct vgl_sampled rec;
 	struct attach_vgl_module *mods;
 	size_t nmods;
