@@ -648,79 +648,64 @@ static void drain_ring(struct stacks_state *st, struct ring *r, uint64_t limit)
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
 }
 
-/* The time of the earliest exec of the target waiting in the rings, or
- * 0. */
-static uint64_t find_exec(struct stacks_state *st)
+/*
+ * What waits in the rings, read from the records' headers and only the
+ * bodies of comm and mmap records (samples are 8 KiB with DWARF): the
+ * time of the target's earliest exec, or 0; and, when mmap is not NULL,
+ * whether the target mapped new code (*mmap set to 1).  One walk for
+ * both.
+ */
+static uint64_t scan_waiting(struct stacks_state *st, int *mmap)
 {
 	struct perf_event_header hdr;
 	uint64_t best = 0, head, tail, t;
-	size_t i;
-
-	for (i = 0; i < st->nrings; i++) {
-		struct ring *r = &st->rings[i];
-		struct perf_event_mmap_page *pg = r->base;
-
-		if (!pg)
-			continue;
-		head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-		/* Headers only (samples are 8 KiB with DWARF), then the
-		 * body of a comm record. */
-		for (tail = pg->data_tail; !peek(st, r, tail, head, &hdr, 0);
-		     tail += hdr.size) {
-			if (hdr.type != PERF_RECORD_COMM ||
-			    peek(st, r, tail, head, &hdr, 1) ||
-			    !is_exec(st, st->rec, &hdr))
-				continue;
-			t = rec_time(st->rec, &hdr);
-			if (t && (!best || t < best))
-				best = t;
-			break;
-		}
-	}
-	return best;
-}
-
-/* Whether a new executable mapping of the target waits in the rings
- * (headers only, then the body of an mmap record: its pid). */
-static int mmap_waiting(struct stacks_state *st)
-{
-	struct perf_event_header hdr;
-	uint64_t head, tail;
 	uint32_t pid;
 	size_t i;
 
 	for (i = 0; i < st->nrings; i++) {
 		struct ring *r = &st->rings[i];
 		struct perf_event_mmap_page *pg = r->base;
+		int exec_found = 0;
 
 		if (!pg)
 			continue;
 		head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-		for (tail = pg->data_tail; !peek(st, r, tail, head, &hdr, 0);
+		for (tail = pg->data_tail;
+		     !(exec_found && (!mmap || *mmap)) &&
+		     !peek(st, r, tail, head, &hdr, 0);
 		     tail += hdr.size) {
-			if (hdr.type != PERF_RECORD_MMAP ||
-			    hdr.size < sizeof(hdr) + 8 ||
-			    peek(st, r, tail, head, &hdr, 1))
+			if (hdr.type == PERF_RECORD_MMAP && mmap && !*mmap &&
+			    hdr.size >= sizeof(hdr) + 8 &&
+			    !peek(st, r, tail, head, &hdr, 1)) {
+				memcpy(&pid, st->rec + sizeof(hdr), 4);
+				*mmap = (pid_t)pid == st->pid;
+			}
+			/* The first exec of each ring is its earliest. */
+			if (exec_found || hdr.type != PERF_RECORD_COMM ||
+			    peek(st, r, tail, head, &hdr, 1) ||
+			    !is_exec(st, st->rec, &hdr))
 				continue;
-			memcpy(&pid, st->rec + sizeof(hdr), 4);
-			if ((pid_t)pid == st->pid)
-				return 1;
+			exec_found = 1;
+			t = rec_time(st->rec, &hdr);
+			if (t && (!best || t < best))
+				best = t;
 		}
 	}
-	return 0;
+	return best;
 }
 
 void stacks_drain(struct stacks_state *st)
 {
 	uint64_t t;
 	size_t i;
-	int k;
+	int k, mmap = 0;
 
 	/* A dlopen among the samples: its module's frames (callers too, not
 	 * only the innermost one, which alone made the maps be read again)
 	 * unwind against mappings read now, while the process can still be
 	 * read.  Samples from before it unwind as well against them. */
-	if (mmap_waiting(st)) {
+	t = scan_waiting(st, &mmap);
+	if (mmap) {
 		unwind_stale(st->unwinder);
 		st->maps_changed = 1;
 	}
@@ -728,7 +713,7 @@ void stacks_drain(struct stacks_state *st)
 	/* Each exec waiting in the rings: every ring's samples from before
 	 * it first, unwound against the old mappings, then the new image
 	 * starts.  (A few rounds at most: execs are rare.) */
-	for (k = 0; k < 4 && (t = find_exec(st)); k++) {
+	for (k = 0; k < 4 && t; k++, t = scan_waiting(st, NULL)) {
 		unwind_hold(st->unwinder, 1);
 		for (i = 0; i < st->nrings; i++)
 			if (st->rings[i].base)

@@ -68,7 +68,7 @@ static long module_of_path(struct vgl_symbolizer *sym, const char *path)
  */
 static void load(struct sampler_symbols *sy)
 {
-	size_t cap = 0, n = 0, n2;
+	size_t cap = 0, n = 0, i;
 	struct vgl_symbolizer *sym = NULL;
 	struct range *ranges = NULL;
 	struct vgl_maps maps;
@@ -109,10 +109,10 @@ static void load(struct sampler_symbols *sy)
 	qsort(ranges, n, sizeof(*ranges), cmp_range);
 	/* An address named "0x..." before its module was mapped has a
 	 * name now. */
-	for (n2 = 0; n2 < CACHE; n2++) {
-		free(sy->cache[n2].name);
-		sy->cache[n2].name = NULL;
-		sy->cache[n2].addr = 0;
+	for (i = 0; i < CACHE; i++) {
+		free(sy->cache[i].name);
+		sy->cache[i].name = NULL;
+		sy->cache[i].addr = 0;
 	}
 	vgl_symbolizer_free(sy->sym);
 	free(sy->ranges);
