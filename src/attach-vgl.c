@@ -15,7 +15,6 @@
  * exec is known even when no stack came before it.
  */
 #include <errno.h>
-#include <sched.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -81,6 +80,26 @@ static void read_cmdline(struct attach_vgl *av)
 	}
 }
 
+/*
+ * read_cmdline, and while the command line is empty, again every 50 us
+ * for up to 1 ms: read inside an execve, before the new arguments are in
+ * place, it is empty, and under load a short program that had just
+ * exec'd often ended before a later sample could read it
+ * (run/exec-command.test).  A program run with no argv at all costs the
+ * millisecond once.
+ */
+static void read_cmdline_settled(struct attach_vgl *av)
+{
+	const struct timespec pause = { 0, 50000 };
+	int i;
+
+	read_cmdline(av);
+	for (i = 0; i < 20 && !av->argc; i++) {
+		nanosleep(&pause, NULL);
+		read_cmdline(av);
+	}
+}
+
 static void free_cmdline(struct attach_vgl *av)
 {
 	size_t i;
@@ -124,25 +143,20 @@ int attach_vgl_init(struct attach_vgl *av, pid_t pid)
 	 * before and after the command line, until both reads agree (three
 	 * tries): an exec between the two reads paired a shell's argv with
 	 * the exe of the `sleep` it became, a pair no later sample corrects
-	 * (run/exec-command.test, once under load).  An empty command line
-	 * of a live process is read inside its execve, before the new
-	 * arguments are in place: asked again after a yield (the samples
-	 * ask again too, but a short process may end before the next).
+	 * (run/exec-command.test, once under load).
 	 */
-	for (tries = 0; tries < 5; tries++) {
+	for (tries = 0; tries < 3; tries++) {
 		char *before = proc_exe(pid);
 		int same;
 
 		free_cmdline(av);
-		read_cmdline(av);
+		read_cmdline_settled(av);
 		free(av->exe);
 		av->exe = proc_exe(pid);
 		same = !before || !av->exe || !strcmp(before, av->exe);
 		free(before);
-		if (same && (av->argc || !av->exe))
-			break;
 		if (same)
-			sched_yield();
+			break;
 	}
 	{
 		char state;
@@ -329,7 +343,7 @@ void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
 		/* An exec: the file is the new program's, its command too
 		 * (the old one's argv would sit beside the new exe). */
 		free_cmdline(av);
-		read_cmdline(av);
+		read_cmdline_settled(av);
 		av->cmdline_mono = s->mono_ns;
 	} else if (!av->argc && s->mono_ns < av->cmdline_mono + CMDLINE_NS) {
 		/* Read inside execve, after the new image and before its
