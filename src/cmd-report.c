@@ -9,14 +9,13 @@
  * and out of each function once; this file only prints, so its cost is
  * linear in what it prints.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "by.h"
+#include "profile-dir.h"
 #include "json.h"
 #include "profile.h"
 #include "report-both.h"
@@ -523,77 +522,61 @@ static int report_one(const char *path, int json, size_t top, int top_given,
 	return status;
 }
 
-static int is_dir(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int has_vgl_suffix(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n > 4 && !strcmp(name + n - 4, ".vgl");
-}
-
 /* The index of NAME.sampled.vgl among names[0..n) for NAME.vgl, or -1:
  * the stacks `vigil run --scan stacks` wrote for the program whose
  * counting profile NAME.vgl is. */
-static int sampled_twin(struct dirent **names, int n, const char *name)
+static long sampled_twin(char **names, size_t n, const char *name)
 {
-	size_t len = strlen(name) - 4;
-	int i;
+	size_t len = strlen(name) - 4, i;
 
-	for (i = 0; i < n; i++) {
-		const char *o = names[i]->d_name;
-
-		if (!strncmp(o, name, len) && !strcmp(o + len, ".sampled.vgl"))
-			return i;
-	}
+	for (i = 0; i < n; i++)
+		if (!strncmp(names[i], name, len) &&
+		    !strcmp(names[i] + len, ".sampled.vgl"))
+			return (long)i;
 	return -1;
 }
 
 /*
  * vigil report DIR: a `vigil run -o DIR` directory (or any directory of
  * profiles) is reported profile by profile, its *.vgl files in name
- * order, text reports separated by a blank line, JSON one document per
- * line.  A program with both kinds (NAME.vgl counted, NAME.sampled.vgl
- * its stacks, as `vigil run --scan stacks` writes them) is reported once,
- * calls beside time (report_two), in NAME.vgl's place, unless --by,
- * --function or --no-inlined asks for the reports of single profiles.
- * Subdirectories (run's samples/) are not looked into.
+ * order (profile-dir.c), text reports separated by a blank line, JSON one
+ * document per line.  A program with both kinds (NAME.vgl counted,
+ * NAME.sampled.vgl its stacks, as `vigil run --scan stacks` writes them)
+ * is reported once, calls beside time (report_two), in NAME.vgl's place,
+ * unless --by, --function or --no-inlined asks for the reports of single
+ * profiles.
  */
 static int report_dir(const char *dir, int json, size_t top, int top_given,
 		      const char *function, int no_inlined, const char *by,
 		      const char *sort)
 {
-	struct dirent **names = NULL;
-	int n, i, total, status = 0, shown = 0, pairs = 0, st, pair;
+	char **names;
+	size_t n, total, i;
+	int status = 0, shown = 0, pairs = 0, st, pair, err;
 	char *taken;
-	int *twin_of;
+	long *twin_of;
 
-	n = scandir(dir, &names, NULL, alphasort);
-	if (n < 0) {
-		fprintf(stderr, "vigil: %s: %s\n", dir, strerror(errno));
+	if ((err = profile_dir_list(dir, &names, &n)) < 0) {
+		fprintf(stderr, "vigil: %s: %s\n", dir, strerror(-err));
 		return EXIT_BAD_FILE;
 	}
 	total = n;
 	pair = !by && !function && !no_inlined;
-	/* twin[i]: 1 + the index of NAME.vgl's NAME.sampled.vgl, which is
+	/* twin_of[i]: 1 + the index of NAME.vgl's NAME.sampled.vgl, which is
 	 * then taken (it may come first in name order). */
-	twin_of = calloc((size_t)n + 1, sizeof(*twin_of));
-	taken = calloc((size_t)n + 1, 1);
+	twin_of = calloc(n + 1, sizeof(*twin_of));
+	taken = calloc(n + 1, 1);
 	if (!taken || !twin_of) {
 		fprintf(stderr, "vigil: %s: %s\n", dir, strerror(ENOMEM));
-		status = EXIT_BAD_FILE;
-		n = 0;
+		free(taken);
+		free(twin_of);
+		profile_dir_free(names, n);
+		return EXIT_BAD_FILE;
 	}
 	for (i = 0; pair && i < n; i++) {
-		int t = has_vgl_suffix(names[i]->d_name) ?
-			sampled_twin(names, n, names[i]->d_name) : -1;
+		long t = sampled_twin(names, n, names[i]);
 
-		if (t >= 0 && t != i && !taken[i]) {
+		if (t >= 0 && (size_t)t != i && !taken[i]) {
 			twin_of[i] = t + 1;
 			taken[t] = 1;
 			pairs++;
@@ -607,16 +590,11 @@ static int report_dir(const char *dir, int json, size_t top, int top_given,
 	}
 	for (i = 0; i < n; i++) {
 		char *path = NULL, *twin = NULL;
-		int t = twin_of[i] - 1;
+		long t = twin_of[i] - 1;
 
-		if (taken[i] || !has_vgl_suffix(names[i]->d_name) ||
-		    asprintf(&path, "%s/%s", dir, names[i]->d_name) < 0 ||
-		    is_dir(path)) {
-			free(path);
+		if (taken[i] || asprintf(&path, "%s/%s", dir, names[i]) < 0)
 			continue;
-		}
-		if (t >= 0 && asprintf(&twin, "%s/%s", dir,
-				       names[t]->d_name) < 0)
+		if (t >= 0 && asprintf(&twin, "%s/%s", dir, names[t]) < 0)
 			twin = NULL;
 		if (shown++ && !json)
 			putchar('\n');
@@ -635,15 +613,11 @@ static int report_dir(const char *dir, int json, size_t top, int top_given,
 		free(path);
 		free(twin);
 	}
-	if (names)
-		for (i = 0; i < total; i++)
-			free(names[i]);
-	free(names);
+	profile_dir_free(names, total);
 	free(taken);
 	free(twin_of);
 	if (!shown && !status) {
-		fprintf(stderr, "vigil: %s: a directory with no profiles (*.vgl) in it\n",
-			dir);
+		profile_dir_none(dir);
 		return EXIT_BAD_FILE;
 	}
 	return status;
@@ -702,16 +676,16 @@ int cmd_report(int argc, char **argv)
 	path = one_operand("report", files, nfiles);
 	if (!path)
 		return EXIT_USAGE;
-	if (sort && (!is_dir(path) || by || function || no_inlined || output))
+	if (sort && (!profile_dir_is(path) || by || function || no_inlined || output))
 		return usage_error("report", "--sort goes with a counting and a sampled profile, or a directory of both");
-	if (output && is_dir(path)) {
+	if (output && profile_dir_is(path)) {
 		fprintf(stderr, "vigil: %s: is a directory; --output writes one profile: give one of its files\n",
 			path);
 		return EXIT_BAD_FILE;
 	}
 	if (output)
 		return convert_to("report", path, output, out, NULL);
-	if (is_dir(path))
+	if (profile_dir_is(path))
 		return report_dir(path, json, top, top_arg != NULL, function,
 				  no_inlined, by, sort);
 	return report_one(path, json, top, top_arg != NULL, function,

@@ -1,5 +1,5 @@
 /*
- * cmd-show.c - `vigil show FILE...`: the metadata of each profile as
+ * cmd-show.c - `vigil show FILE|DIR...`: the metadata of each profile as
  * "key: value" lines, after checking the whole file.  Meant for people and
  * for scripts that grep one key.
  */
@@ -7,11 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile-dir.h"
 #include "text.h"
 #include "vigil.h"
 
 const char cmd_show_usage[] =
-	"usage: vigil show FILE...\n"
+	"usage: vigil show FILE|DIR...\n"
 	"\n"
 	"Checks each profile and prints its metadata as 'key: value' lines:\n"
 	"file, format, kind, state, merged (a merge: how many processes, and\n"
@@ -20,7 +21,9 @@ const char cmd_show_usage[] =
 	"(only when some calls could not be stored) and valid.  A file with\n"
 	"samples (vigil attach -o) adds samples, duration, sampled threads\n"
 	"(each as TID:NAME) and stack samples.  Files are\n"
-	"separated by a blank line.  Control characters in names and\n"
+	"separated by a blank line.  A directory DIR (vigil run -o DIR) is\n"
+	"shown file by file: its *.vgl files in name order, as vigil report\n"
+	"DIR takes them.  Control characters in names and\n"
 	"commands are shown as C escapes (\\n, \\t, \\xNN).  Exits 1 if any file is not a valid\n"
 	"profile, after one line on stderr naming it and the problem.\n";
 
@@ -168,28 +171,72 @@ static void show(const struct vgl_reader *r, const char *path)
 	printf("valid: yes\n");
 }
 
+/* Shows one file; returns 0 or the exit status of its error.  *shown
+ * counts the files shown, for the blank line between two. */
+static int show_file(const char *path, int *shown)
+{
+	struct vgl_reader r;
+
+	if (vgl_reader_open(&r, path) < 0) {
+		/* Keep stdout and stderr in file order on a terminal. */
+		fflush(stdout);
+		return file_error(&r, path);
+	}
+	if ((*shown)++)
+		putchar('\n');
+	show(&r, path);
+	vgl_reader_close(&r);
+	return 0;
+}
+
+/* A directory (vigil run -o DIR): its profiles in name order, as
+ * `vigil report DIR` takes them (profile-dir.c). */
+static int show_dir(const char *dir, int *shown)
+{
+	char **names;
+	size_t n, i;
+	int status = 0, err, st;
+
+	if ((err = profile_dir_list(dir, &names, &n)) < 0) {
+		fflush(stdout);
+		fprintf(stderr, "vigil: %s: %s\n", dir, strerror(-err));
+		return EXIT_BAD_FILE;
+	}
+	for (i = 0; i < n; i++) {
+		char *path;
+
+		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
+			status = EXIT_BAD_FILE;
+			continue;
+		}
+		if ((st = show_file(path, shown)))
+			status = st;
+		free(path);
+	}
+	profile_dir_free(names, n);
+	if (!n) {
+		fflush(stdout);
+		profile_dir_none(dir);
+		return EXIT_BAD_FILE;
+	}
+	return status;
+}
+
 int cmd_show(int argc, char **argv)
 {
 	static const struct option_spec specs[] = { { NULL, NULL, NULL } };
 	char *files[argc];
-	struct vgl_reader r;
-	int i, status = 0, shown = 0, nfiles;
+	int i, status = 0, shown = 0, nfiles, st;
 
 	if (parse_options("show", argc, argv, specs, files, &nfiles))
 		return EXIT_USAGE;
 	if (!nfiles)
 		return usage_error("show", "no file given");
 	for (i = 0; i < nfiles; i++) {
-		if (vgl_reader_open(&r, files[i]) < 0) {
-			/* Keep stdout and stderr in file order on a terminal. */
-			fflush(stdout);
-			status = file_error(&r, files[i]);
-			continue;
-		}
-		if (shown++)
-			putchar('\n');
-		show(&r, files[i]);
-		vgl_reader_close(&r);
+		st = profile_dir_is(files[i]) ? show_dir(files[i], &shown) :
+						 show_file(files[i], &shown);
+		if (st)
+			status = st;
 	}
 	return status;
 }
