@@ -9,12 +9,14 @@ vigil-entry.pc's flags only, the way each project's build takes them:
   lua 5.4    every .c compiled with CFLAGS (which reach the link too),
              linked with --libs: GCC and Clang, dynamic and -static
   xz-utils   ./configure CPPFLAGS=--cflags LIBS=--libs && make && make
-             check: GCC in its default configuration (shared liblzma.so,
-             counted as its own module), GCC --disable-shared with
-             LDFLAGS=-static, Clang --disable-shared (clang_cflags and
-             exe_libs: Clang ignores GCC's -specs)
+             check: GCC and Clang (clang_cflags and, as Clang ignores
+             GCC's -specs, shared_libs or exe_libs), each in its default
+             configuration (shared liblzma.so, counted as its own
+             module; Clang links libvigil.so into both, as libtool passes
+             LIBS to the library's link too) and --disable-shared with
+             LDFLAGS=-static
   sqlite3    speedtest1 from the amalgamation (as bench/bolt.py builds
-             it), GCC and Clang
+             it), GCC and Clang, dynamic and -static
 
 For each build: the program runs once under callgrind with VIGIL_FILE
 set, and tests/e2e/callgrind_match.py compares the profile with
@@ -206,7 +208,13 @@ def xz():
         ("xz gcc -static", "gcc", ["--disable-shared", "LDFLAGS=-static"],
          "CPPFLAGS=" + pc("--cflags", "vigil-entry"),
          "LIBS=" + pc("--libs", "vigil-entry")),
-        ("xz clang", "clang", ["--disable-shared"],
+        # libtool links liblzma.so with LIBS too: exe_libs (the archive)
+        # cannot go there, shared_libs (libvigil.so) can.
+        ("xz clang shared", "clang", [],
+         "CPPFLAGS=" + pc("--variable=clang_cflags", "vigil-entry"),
+         "CFLAGS=-gdwarf-4 -O2",
+         "LIBS=" + pc("--variable=shared_libs", "vigil-entry")),
+        ("xz clang -static", "clang", ["--disable-shared", "LDFLAGS=-static"],
          "CPPFLAGS=" + pc("--variable=clang_cflags", "vigil-entry"),
          "CFLAGS=-gdwarf-4 -O2",
          "LIBS=" + pc("--variable=exe_libs", "vigil-entry")),
@@ -257,11 +265,13 @@ def sqlite():
     for cc, c, l in (("gcc", pc("--cflags", "vigil-entry"), pc("--libs", "vigil-entry")),
                      ("clang", pc("--variable=clang_cflags", "vigil-entry"),
                       pc("--variable=exe_libs", "vigil-entry"))):
-        exe = os.path.join(OUT, "speedtest1-" + cc)
-        log("entry-builds: building speedtest1 with %s" % cc)
-        sh("%s -gdwarf-4 -O2 %s -I%s %s %s %s -lpthread -ldl -lm -o %s" % (
-            cc, c, src, test, amalg, l, exe), cwd=OUT)
-        check("sqlite " + cc, [exe, "--size", "2", "--memdb"], [exe], OUT)
+        for static in ("", "-static"):
+            exe = os.path.join(OUT, "speedtest1-" + cc + static)
+            log("entry-builds: building speedtest1 with %s %s" % (cc, static))
+            sh("%s -gdwarf-4 -O2 %s -I%s %s %s %s %s -lpthread -ldl -lm -o %s" % (
+                cc, c, src, test, amalg, l, static, exe), cwd=OUT)
+            check("sqlite " + cc + (" " + static if static else ""),
+                  [exe, "--size", "2", "--memdb"], [exe], OUT)
     no_gmon("sqlite", src, OUT)
 
 
