@@ -15,6 +15,10 @@
  * a call.  r10 is GCC's static chain of a nested function, but GCC saves
  * it itself around the call (push %r10; call __fentry__; pop %r10), as
  * glibc's own __fentry__ (gprof) relies on; Clang has no nested functions.
+ * Nor does a caller keep a value in either across the call: GCC's
+ * -fipa-ra, which would where it sees a callee leave them alone, is off
+ * under -p (tests/lit/entry/ipa-ra.test), and Clang's IPRA is off by
+ * default.
  *
  * The fast path: this thread's entry table (hooks.c, "entry tables"),
  * open addressing over 32-byte entries {R, site, edge record, 0}, keyed on
