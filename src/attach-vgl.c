@@ -179,8 +179,33 @@ static struct attach_vgl_module *module_at(struct attach_vgl *av,
 	return NULL;
 }
 
+/* Whether path is a file of data the maps showed before (not ELF). */
+static int is_data_file(const struct attach_vgl *av, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < av->ndata; i++)
+		if (!strcmp(av->data_files[i], path))
+			return 1;
+	return 0;
+}
+
+/* Remembers one, so that it is not opened again at the next re-read (a
+ * failure to remember only costs that). */
+static void note_data_file(struct attach_vgl *av, const char *path)
+{
+	char **grown = realloc(av->data_files,
+			       (av->ndata + 1) * sizeof(*grown));
+
+	if (!grown)
+		return;
+	av->data_files = grown;
+	if ((grown[av->ndata] = strdup(path)))
+		av->ndata++;
+}
+
 /*
- * Reads the file mappings of /proc/PID/maps, one module per path (its
+ * Reads the file mappings of /proc/PID/maps, one module per ELF file (its
  * lowest to highest address), and adds the ones not known yet, with the
  * load bias the symbolizer computes from their ELF headers.
  */
@@ -201,8 +226,11 @@ static void refresh_modules(struct attach_vgl *av)
 		const char *file = mp.path;
 
 		int vdso = !strcmp(file, VGL_VDSO_PATH);
+		uint8_t bid[sizeof(m->build_id)];
+		char mf[96];
+		int n;
 
-		if (file[0] != '/' && !vdso)
+		if ((file[0] != '/' && !vdso) || is_data_file(av, file))
 			continue;
 		for (i = 0; i < av->nmods; i++)
 			if (!av->mods[i].retired && !strcmp(av->mods[i].path, file))
@@ -212,6 +240,27 @@ static void refresh_modules(struct attach_vgl *av)
 				m->lo = lo;
 			if (hi > m->hi)
 				m->hi = hi;
+			continue;
+		}
+		/* The mapped file itself, which a rebuild on disk does not
+		 * replace; else its path.  The vDSO: vigil's own is the
+		 * target's (one kernel). */
+		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx",
+			 (int)av->pid, (unsigned long long)lo,
+			 (unsigned long long)hi);
+		if (vdso)
+			n = vgl_vdso_build_id(bid, sizeof(bid));
+		else
+			n = vgl_elf_file_build_id(mf, bid, sizeof(bid));
+		if (n < 0 && !vdso)
+			n = vgl_elf_file_build_id(file, bid, sizeof(bid));
+		/* Not ELF: a file of data (the locale, the C library's
+		 * caches, the counting profile the runtime maps), where no
+		 * sample can be.  Told by its contents, not by how it is
+		 * mapped now: the loader maps a library read-only before it
+		 * maps its code. */
+		if (n == -ENOEXEC) {
+			note_data_file(av, file);
 			continue;
 		}
 		grown = realloc(av->mods, (av->nmods + 1) * sizeof(*grown));
@@ -228,31 +277,12 @@ static void refresh_modules(struct attach_vgl *av)
 		m->hi = hi;
 		/* Without its ELF headers the first mapping is the best
 		 * guess of where the file starts (right for PIE and
-		 * shared libraries). */
+		 * shared libraries); the vDSO is linked at 0, so its
+		 * mapping's start is the bias. */
 		m->bias = lo;
-		{
-			/* The mapped file itself, which a rebuild on disk
-			 * does not replace; else its path. */
-			char mf[96];
-			int n;
-
-			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx",
-				 (int)av->pid, (unsigned long long)lo,
-				 (unsigned long long)hi);
-			/* The vDSO: vigil's own is the target's (one
-			 * kernel), linked at 0, so the mapping's start
-			 * is the bias. */
-			if (vdso)
-				n = vgl_vdso_build_id(m->build_id,
-						      sizeof(m->build_id));
-			else
-				n = vgl_elf_file_build_id(mf, m->build_id,
-							  sizeof(m->build_id));
-			if (n < 0 && !vdso)
-				n = vgl_elf_file_build_id(file, m->build_id,
-							  sizeof(m->build_id));
-			m->build_id_len = n > 0 ? (uint32_t)n : 0;
-		}
+		if (n > 0)
+			memcpy(m->build_id, bid, (size_t)n);
+		m->build_id_len = n > 0 ? (uint32_t)n : 0;
 		for (k = 0; sym && k < vgl_symbolizer_count(sym); k++)
 			if (!strcmp(vgl_symbolizer_module_path(sym, k), file)) {
 				m->bias = vgl_symbolizer_module_bias(sym, k);
@@ -632,6 +662,9 @@ void attach_vgl_release(struct attach_vgl *av)
 	for (i = 0; i < av->nmods; i++)
 		free(av->mods[i].path);
 	free(av->mods);
+	for (i = 0; i < av->ndata; i++)
+		free(av->data_files[i]);
+	free(av->data_files);
 	free_cmdline(av);
 	free(av->exe);
 	vgl_sampled_release(&av->rec);

@@ -28,6 +28,9 @@ struct attach_vgl {
 	struct vgl_sampled rec;
 	struct attach_vgl_module *mods;
 	size_t nmods;
+	char **data_files;          /* mapped files that are not ELF: never
+	                             * modules, not opened again */
+	size_t ndata;
 	uint64_t proc_start;        /* its start time, read at the attach */
 	uint64_t refreshed_seq;     /* sample that last re-read the maps */
 	int modules_read;           /* at the first sample with stacks */

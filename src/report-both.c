@@ -2,9 +2,9 @@
  * report-both.c - `vigil report COUNTING.vgl SAMPLED.vgl`: calls beside
  * time.  The counting profile gives each function's exact calls, the
  * sampled one (of the same program) its self and total stack samples;
- * a function is the same in both when its module has the same base name
- * and it starts at the same ELF address (names alone would merge two
- * `static helper`).  Time per call is the total samples times the
+ * a function is the same in both when its module is (the same build-id,
+ * else the same base name) and it starts at the same ELF address (names
+ * alone would merge two `static helper`).  Time per call is the total samples times the
  * sampling period over the calls: the time a call takes, callees
  * included, on average.
  */
@@ -20,24 +20,48 @@
 
 struct both {
 	const struct vgl_pfunc *fn;    /* the counting one, else the sampled */
+	const struct vgl_module_info *mod;   /* fn's, or NULL */
 	uint64_t calls, self, total;
 };
 
-static int cmp_key(const struct vgl_pfunc *a, const struct vgl_pfunc *b)
+/* fn's module in the file r, or NULL. */
+static const struct vgl_module_info *module_of(const struct vgl_reader *r,
+					       const struct vgl_pfunc *fn)
 {
-	const char *ma = a->module_name ? a->module_name : "";
-	const char *mb = b->module_name ? b->module_name : "";
-	int c = strcmp(ma, mb);
+	return fn->module < r->nmodules ? &r->modules[fn->module] : NULL;
+}
 
+/*
+ * Which function: its module, then its ELF address.  A module is known in
+ * both files by its build-id: the runtime names a library by the name
+ * the loader loaded it by (libspin.so.1, its soname), the sampler as
+ * /proc/PID/maps does, by the file that name leads to (libspin.so.1.0),
+ * so base names told the two apart.  Without a build-id, the base name.
+ */
+static int cmp_key(const struct both *x, const struct both *y)
+{
+	const struct vgl_module_info *a = x->mod, *b = y->mod;
+	int ha = a && a->build_id_len, hb = b && b->build_id_len, c;
+
+	if (ha != hb)
+		return hb - ha;
+	if (ha) {
+		if (a->build_id_len != b->build_id_len)
+			return a->build_id_len < b->build_id_len ? -1 : 1;
+		c = memcmp(a->build_id, b->build_id, a->build_id_len);
+	} else {
+		c = strcmp(x->fn->module_name ? x->fn->module_name : "",
+			   y->fn->module_name ? y->fn->module_name : "");
+	}
 	if (c)
 		return c;
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
+	return x->fn->addr < y->fn->addr ? -1 : x->fn->addr > y->fn->addr;
 }
 
 static int cmp_both_key(const void *a, const void *b)
 {
 	const struct both *x = a, *y = b;
-	int c = cmp_key(x->fn, y->fn);
+	int c = cmp_key(x, y);
 
 	/* The counting entry first, so the sampled one joins it. */
 	return c ? c : (x->calls < y->calls) - (x->calls > y->calls);
@@ -97,16 +121,19 @@ int report_both(const struct out_input *c, const struct out_input *s,
 	if (!v)
 		return -ENOMEM;
 	for (i = 0; i < p->ncalled; i++)
-		v[n++] = (struct both){ &p->funcs[i], p->funcs[i].calls, 0, 0 };
+		v[n++] = (struct both){ &p->funcs[i],
+					module_of(&c->r, &p->funcs[i]),
+					p->funcs[i].calls, 0, 0 };
 	for (i = 0; i < sp->nfuncs; i++)
 		if (sp->total[i])
-			v[n++] = (struct both){ &sp->funcs[i], 0, sp->self[i],
-						sp->total[i] };
+			v[n++] = (struct both){ &sp->funcs[i],
+						module_of(&s->r, &sp->funcs[i]),
+						0, sp->self[i], sp->total[i] };
 	qsort(v, n, sizeof(*v), cmp_both_key);
 	/* A sampled entry right after the counting one of the same key
 	 * joins it. */
 	for (i = 0, k = 0; i < n; i++) {
-		if (k && !cmp_key(v[k - 1].fn, v[i].fn) && !v[i].calls &&
+		if (k && !cmp_key(&v[k - 1], &v[i]) && !v[i].calls &&
 		    !v[k - 1].self && !v[k - 1].total) {
 			v[k - 1].self = v[i].self;
 			v[k - 1].total = v[i].total;
