@@ -162,10 +162,8 @@ static size_t print_entry(const struct vgl_profile *p, size_t f)
 
 static void print_head(const struct vgl_profile *p, const char *path)
 {
-	char state[128];
-
 	printf("file: %s\n", path);
-	printf("state: %s\n", vgl_reader_state(p->r, state, sizeof(state)));
+	print_state(p->r);
 	printf("total calls: %llu\n", (unsigned long long)p->total_calls);
 	if (vgl_reader_modes(p->r))
 		printf("mode: %s\n", vgl_mode_name(vgl_reader_modes(p->r)));
@@ -486,22 +484,19 @@ static int report_one(const char *path, int json, size_t top, int top_given,
 		err = vgl_profile_build(&p, &r, sym);
 	if (!err) {
 		if (by) {
-			char state[128];
-
-			if (r.meta.kind == VGL_KIND_SAMPLED)
-				printf("file: %s\nstate: %s\n", path,
-				       vgl_reader_state(&r, state, sizeof(state)));
-			else
+			if (r.meta.kind == VGL_KIND_SAMPLED) {
+				printf("file: %s\n", path);
+				print_state(&r);
+			} else {
 				print_head(&p, path);
+			}
 			err = by_print(&p, by);
 		} else if (json)
 			print_json(&p, path);
 		else if (r.meta.kind == VGL_KIND_SAMPLED && !function) {
-			char state[128];
-
 			/* No calls are counted in a sampled file. */
-			printf("file: %s\nstate: %s\n", path,
-			       vgl_reader_state(&r, state, sizeof(state)));
+			printf("file: %s\n", path);
+			print_state(&r);
 			report_sampled_text(&r, sym, top);
 		}
 		else if (function && !print_function(&p, path, function)) {

@@ -60,49 +60,6 @@ static void show_sampled(const struct vgl_reader *r)
 		       r->stacks_head.frequency);
 }
 
-/*
- * The PROCESSES line of a merge: "merged: 403 processes of this program
- * (exit statuses: 0 (400), 2 (3); cut short: 1)", exit statuses with how
- * many processes ended so, then those cut short and those still running
- * when merged.
- */
-static void show_merged(const struct vgl_reader *r)
-{
-	uint64_t cut = 0, running = 0;
-	const char *sep = " (";
-	size_t i;
-	int statuses = 0;
-
-	printf("merged: %llu process%s of this program",
-	       (unsigned long long)r->processes, r->processes == 1 ? "" : "es");
-	for (i = 0; i < r->nendings; i++) {
-		const struct vgl_ending *e = &r->endings[i];
-
-		if (e->state == VGL_STATE_CUT_SHORT)
-			cut += e->processes;
-		else if (e->state == VGL_STATE_RUNNING)
-			running += e->processes;
-		else {
-			printf("%s%s%d (%llu)", sep,
-			       statuses++ ? "" : "exit statuses: ",
-			       e->exit_status,
-			       (unsigned long long)e->processes);
-			sep = ", ";
-		}
-	}
-	if (statuses)
-		sep = "; ";
-	if (cut) {
-		printf("%scut short: %llu", sep, (unsigned long long)cut);
-		sep = "; ";
-	}
-	if (running) {
-		printf("%srunning: %llu", sep, (unsigned long long)running);
-		sep = "; ";
-	}
-	printf("%s\n", sep[0] == ' ' ? "" : ")");
-}
-
 /* A name of the program's as one line (text.h): a newline in a command
  * line or a path cannot make a line of its own ("state: ..."). */
 static void line_text(const char *s)
@@ -113,7 +70,7 @@ static void line_text(const char *s)
 static void show(const struct vgl_reader *r, const char *path)
 {
 	const struct vgl_meta *m = &r->meta;
-	char buf[128], t0[64], t1[64];
+	char t0[64], t1[64];
 	size_t i;
 
 	printf("file: ");
@@ -123,12 +80,7 @@ static void show(const struct vgl_reader *r, const char *path)
 	/* A merge's state is its processes': all finished, or some cut
 	 * short; their exit statuses are on the merged line.  Its pid and
 	 * command are the first process's (docs/format.md). */
-	if (r->has_processes) {
-		printf("state: %s\n", vgl_liveness_name(r->liveness));
-		show_merged(r);
-	} else {
-		printf("state: %s\n", vgl_reader_state(r, buf, sizeof(buf)));
-	}
+	print_state(r);
 	printf("pid: %llu\n", (unsigned long long)m->pid);
 	printf("command:");
 	for (i = 0; i < r->argc; i++) {

@@ -77,6 +77,10 @@ const char *one_operand(const char *cmd, char **operands, int noperands);
 int convert_to(const char *cmd, const char *path, const char *to,
 	       const char *out, const char *module);
 
+/* Prints the "state: ..." line of r, and for a merge the "merged: ..."
+ * line after it (how many processes, and how they ended). */
+void print_state(const struct vgl_reader *r);
+
 /* Prints "vigil: FILE: <r->err>" and returns EXIT_BAD_FILE. */
 int file_error(const struct vgl_reader *r, const char *path);
 
