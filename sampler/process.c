@@ -187,8 +187,10 @@ void process_scan_exe(struct process_state *p, struct sampler_sample *s)
 	n = readlinkat(p->procfd, "exe", now, sizeof(now) - 1);
 	if (n < 0) {
 		s->exe = p->exe_known ? p->exe : NULL;
+		s->exe_stale = s->exe != NULL;
 		return;
 	}
+	s->exe_stale = 0;
 	now[n] = 0;
 	s->exe_changed = p->exe_known && strcmp(now, p->exe) != 0;
 	memcpy(p->exe, now, (size_t)n + 1);

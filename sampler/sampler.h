@@ -158,7 +158,9 @@ struct sampler_sample {
 	 * whether it is stopped (SIGSTOP, a debugger). */
 	char state;
 	int stopped;
-	const char *exe;           /* /proc/PID/exe now; NULL if unreadable */
+	const char *exe;           /* /proc/PID/exe now; NULL if never read */
+	int exe_stale;             /* unreadable now (the process is
+	                            * ending): exe is the one read last */
 	int exe_changed;           /* differs from the previous sample's
 	                            * (an exec); 0 on the first sample */
 

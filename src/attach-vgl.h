@@ -34,6 +34,8 @@ struct attach_vgl {
 	uint64_t proc_start;        /* its start time, read at the attach */
 	uint64_t refreshed_seq;     /* sample that last re-read the maps */
 	int modules_read;           /* at the first sample with stacks */
+	int exec_early;             /* refresh_modules saw an exec that no
+	                             * sample has reported yet */
 	uint64_t missed[256];       /* addresses no module held even after
 	                             * a re-read (by hash; 0 = none) */
 	int failed;                 /* a negative errno: out of memory (the

@@ -1,0 +1,47 @@
+#!/usr/bin/python3
+"""sampled_exes.py VIGIL DIR - checks the sampled files that `vigil run
+--scan stacks -o DIR` wrote to DIR/samples: each one's exe (the program
+its name and command are of) is among its modules, by real path, when it
+has modules; no module is a file of data (not ELF).  Prints one line of
+counts, then the first few files that fail either."""
+import glob
+import json
+import os
+import subprocess
+import sys
+
+
+def main():
+    vigil, d = sys.argv[1], sys.argv[2]
+    files = withmods = wrong = data = 0
+    bad = []
+    for f in sorted(glob.glob(os.path.join(d, "samples", "*.vgl"))):
+        files += 1
+        rep = json.loads(subprocess.run([vigil, "report", "--json", f],
+                                        stdout=subprocess.PIPE,
+                                        check=True, text=True).stdout)
+        show = subprocess.run([vigil, "show", f], stdout=subprocess.PIPE,
+                              check=True, text=True).stdout
+        exe = [l[5:] for l in show.splitlines() if l.startswith("exe: ")][0]
+        mods = [m["path"] for m in rep["modules"] if m["path"].startswith("/")]
+        for m in mods:
+            try:
+                with open(m, "rb") as fh:
+                    if fh.read(4) != b"\x7fELF":
+                        data += 1
+                        bad.append("%s: module %s is not ELF" % (f, m))
+            except OSError:
+                pass
+        if not mods:
+            continue
+        withmods += 1
+        if os.path.realpath(exe) not in [os.path.realpath(m) for m in mods]:
+            wrong += 1
+            bad.append("%s: exe %s, modules %s" % (f, exe, mods[:2]))
+    print("files %d, with modules %d, exe not among them %d, data modules %d"
+          % (files, withmods, wrong, data))
+    for b in bad[:5]:
+        print(b)
+
+
+main()
