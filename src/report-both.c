@@ -17,6 +17,7 @@
 #include "json.h"
 #include "out.h"
 #include "report-both.h"
+#include "report-sampled.h"
 
 struct both {
 	const struct vgl_pfunc *fn;    /* the counting one, else the sampled */
@@ -197,6 +198,7 @@ int report_both(const struct out_input *c, const struct out_input *s,
 		printf("\ncalls: exact, from the counting profile; self %% and total %%: the\n"
 		       "stack samples that found the function running, or on the stack;\n"
 		       "time/call: its total samples times the period over its calls.\n");
+		report_hook_share(sp, sp->samples);
 	}
 	free(v);
 	return ferror(stdout) ? -EIO : 0;

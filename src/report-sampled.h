@@ -8,6 +8,7 @@
 #define VIGIL_REPORT_SAMPLED_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "json.h"
 #include "symbolizer.h"
@@ -16,6 +17,12 @@
 /* Prints the three tables for people; top limits the functions (0: 20). */
 void report_sampled_text(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 			 size_t top);
+
+/* After a table of sampled functions: the share of the samples that
+ * found the program in vigil's own hooks (by name, sp's functions), in
+ * one line, or nothing when none did. */
+struct vgl_sprofile;
+void report_hook_share(const struct vgl_sprofile *sp, uint64_t samples);
 
 /* Adds the "sampled" object (docs/report-json.md) to the open object. */
 void report_sampled_json(struct vgl_json *j, const struct vgl_reader *r,
