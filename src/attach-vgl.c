@@ -204,41 +204,63 @@ static void note_data_file(struct attach_vgl *av, const char *path)
 		av->ndata++;
 }
 
+static void read_modules(struct attach_vgl *av);
+
+/*
+ * Reads the modules of the process's maps (read_modules), and its exe
+ * before and after.  One that differs from the exe the file names is an
+ * exec since the sample that last read it: these maps are the new
+ * program's, and the file becomes the new program's now, as at a sample
+ * that sees the exec (attach_vgl_sample), for a process may end before
+ * such a sample: under `vigil run --scan stacks` of xz-utils' make check,
+ * 9 of 210 files held xz's modules and stacks under the name and command
+ * of the shell (a libtool wrapper script) that exec'd it.  An exec while
+ * the maps are read (the two reads of the exe differ) may leave modules
+ * of either image: they are read again.
+ */
+static void refresh_modules(struct attach_vgl *av)
+{
+	int tries;
+
+	for (tries = 0; tries < 3; tries++) {
+		char *exe = proc_exe(av->pid), *after;
+		size_t i;
+		int same;
+
+		if (exe && av->exe && strcmp(exe, av->exe)) {
+			free(av->exe);
+			av->exe = exe;
+			exe = NULL;
+			free_cmdline(av);
+			read_cmdline_settled(av);
+			av->cmdline_mono = vgl_clock_ns(CLOCK_MONOTONIC);
+			for (i = 0; i < av->nmods; i++)
+				av->mods[i].retired = 1;
+			memset(av->missed, 0, sizeof(av->missed));
+			av->exec_early = 1;
+		}
+		free(exe);
+		read_modules(av);
+		after = proc_exe(av->pid);
+		same = !after || !av->exe || !strcmp(after, av->exe);
+		free(after);
+		if (same)
+			break;
+	}
+}
+
 /*
  * Reads the file mappings of /proc/PID/maps, one module per ELF file (its
  * lowest to highest address), and adds the ones not known yet, with the
  * load bias the symbolizer computes from their ELF headers.
  */
-static void refresh_modules(struct attach_vgl *av)
+static void read_modules(struct attach_vgl *av)
 {
 	struct vgl_symbolizer *sym = NULL;
 	struct vgl_maps maps;
 	struct vgl_map mp;
 	size_t i, k;
-	char *exe = proc_exe(av->pid);
 
-	/*
-	 * The process exec'd since the sample that last read its exe: these
-	 * maps are the new program's.  The file becomes the new program's
-	 * now, as at a sample that sees the exec (attach_vgl_sample), for a
-	 * process may end before such a sample: under `vigil run --scan
-	 * stacks` of xz-utils' make check, 9 of 210 files held xz's modules
-	 * and stacks under the name and command of the shell (a libtool
-	 * wrapper script) that exec'd it.
-	 */
-	if (exe && av->exe && strcmp(exe, av->exe)) {
-		free(av->exe);
-		av->exe = exe;
-		exe = NULL;
-		free_cmdline(av);
-		read_cmdline_settled(av);
-		av->cmdline_mono = vgl_clock_ns(CLOCK_MONOTONIC);
-		for (i = 0; i < av->nmods; i++)
-			av->mods[i].retired = 1;
-		memset(av->missed, 0, sizeof(av->missed));
-		av->exec_early = 1;
-	}
-	free(exe);
 	if (vgl_maps_open(&maps, av->pid))
 		return;
 	if (vgl_symbolizer_from_pid(&sym, av->pid))
