@@ -32,7 +32,8 @@ const char cmd_wait_usage[] =
 	"\n"
 	"Blocks until the program writing FILE has ended (at once if it has),\n"
 	"checks the file and prints its state line, e.g. 'state: finished\n"
-	"(exit 0)' or 'state: cut short'.  DURATION is like 500ms, 10s, 2m;\n"
+	"(exit 0)' or 'state: cut short' (a merge: then its 'merged:' line,\n"
+	"as vigil show prints them).  DURATION is like 500ms, 10s, 2m;\n"
 	"when it runs out first, prints 'vigil: FILE: still being written\n"
 	"after DURATION' and exits 1.  Without --timeout, waits for ever.\n"
 	"\n"
@@ -122,7 +123,6 @@ int cmd_wait(int argc, char **argv)
 	uint64_t ns = 0, start;
 	struct vgl_meta meta;
 	struct stat st;
-	char state[128];
 	int fd, nfiles, err;
 
 	if (parse_options("wait", argc, argv, specs, files, &nfiles))
@@ -171,7 +171,7 @@ int cmd_wait(int argc, char **argv)
 			return EXIT_BAD_FILE;
 		}
 	}
-	printf("state: %s\n", vgl_reader_state(&r, state, sizeof(state)));
+	print_state(&r);
 	vgl_reader_close(&r);
 	return 0;
 }
