@@ -70,7 +70,9 @@ const char cmd_report_usage[] =
 	"                   saying how many functions and call edges were left\n"
 	"                   out\n"
 	"  --function NAME  only the call graph entry of the function(s) named\n"
-	"                   NAME (a name, or a label such as \"helper (a.c)\")\n"
+	"                   NAME (a name, or a label such as \"helper (a.c)\");\n"
+	"                   of a sampled file, its self and total samples and,\n"
+	"                   by samples, its callers and callees\n"
 	"\n"
 	"A sampled file (vigil attach -o) is reported as its per-thread CPU\n"
 	"over the run, its memory over the run (min, max, last) and its top\n"
@@ -498,6 +500,14 @@ static int report_one(const char *path, int json, size_t top, int top_given,
 			printf("file: %s\n", path);
 			print_state(&r);
 			report_sampled_text(&r, sym, top);
+		} else if (r.meta.kind == VGL_KIND_SAMPLED) {
+			err = report_sampled_function(&r, sym, path, function);
+			if (err == -ENOENT) {
+				fprintf(stderr, "vigil: %s: no function named '%s'\n",
+					path, function);
+				status = EXIT_BAD_FILE;
+				err = 0;
+			}
 		}
 		else if (function && !print_function(&p, path, function)) {
 			fprintf(stderr, "vigil: %s: no function named '%s'\n",

@@ -6,6 +6,7 @@
  * samples come from the model of the stacks (lib/sprofile.h), which the
  * converters read too.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "profile.h"
 #include "report-sampled.h"
 #include "sprofile.h"
+#include "vigil.h"
 
 #define TOP_DEFAULT 20
 
@@ -288,6 +290,125 @@ void report_hook_share(const struct vgl_sprofile *sp, uint64_t samples)
 	printf("%.2f%% of the stack samples found the program in vigil's "
 	       "counting hooks (%s): time it spends only because it is "
 	       "counted.\n", pct(self, samples), names);
+}
+
+/* One function beside another in the stacks, and the samples of those
+ * stacks (report_sampled_function). */
+struct beside {
+	uint32_t fn;
+	uint64_t samples;
+};
+
+static const struct vgl_sprofile *beside_sp;  /* for cmp_beside */
+
+static int cmp_beside(const void *a, const void *b)
+{
+	const struct beside *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return strcmp(beside_sp->funcs[x->fn].label,
+		      beside_sp->funcs[y->fn].label);
+}
+
+/* Adds count to fn's entry of v (made if new), once per stack: seen
+ * holds the functions this stack added to already. */
+static int beside_add(struct beside **v, size_t *n, uint32_t fn,
+		      uint64_t count, uint32_t *seen, size_t *nseen)
+{
+	struct beside *grown;
+	size_t i;
+
+	for (i = 0; i < *nseen; i++)
+		if (seen[i] == fn)
+			return 0;
+	seen[(*nseen)++] = fn;
+	for (i = 0; i < *n; i++)
+		if ((*v)[i].fn == fn) {
+			(*v)[i].samples += count;
+			return 0;
+		}
+	grown = realloc(*v, (*n + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	*v = grown;
+	grown[(*n)++] = (struct beside){ fn, count };
+	return 0;
+}
+
+static void beside_print(const char *head, struct beside *v, size_t n,
+			 const struct vgl_sprofile *sp)
+{
+	size_t i;
+
+	beside_sp = sp;
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_beside);
+	printf("  %s:\n", head);
+	for (i = 0; i < n; i++)
+		printf("%12" PRIu64 "  %s\n", v[i].samples,
+		       sp->funcs[v[i].fn].label);
+}
+
+/* The callers and callees of function f by samples, printed. */
+static int sampled_entry(const struct vgl_sprofile *sp, uint32_t f)
+{
+	struct beside *up = NULL, *down = NULL;
+	size_t nup = 0, ndown = 0, k, j;
+	uint32_t seen_up[VGL_STACK_MAX_FRAMES], seen_down[VGL_STACK_MAX_FRAMES];
+	int err = 0;
+
+	for (k = 0; k < sp->nstacks && !err; k++) {
+		const struct vgl_sstack *st = &sp->stacks[k];
+		const uint32_t *c = sp->chain + st->first;
+		size_t nsu = 0, nsd = 0;
+
+		for (j = 0; j < st->depth && !err; j++) {
+			if (c[j] != f)
+				continue;
+			if (j > 0)
+				err = beside_add(&up, &nup, c[j - 1], st->count,
+						 seen_up, &nsu);
+			if (!err && j + 1 < st->depth)
+				err = beside_add(&down, &ndown, c[j + 1],
+						 st->count, seen_down, &nsd);
+		}
+	}
+	if (!err) {
+		printf("\n%s (%" PRIu64 " self, %" PRIu64 " total)\n",
+		       sp->funcs[f].label, sp->self[f], sp->total[f]);
+		beside_print("called from", up, nup, sp);
+		beside_print("calls", down, ndown, sp);
+	}
+	free(up);
+	free(down);
+	return err;
+}
+
+int report_sampled_function(const struct vgl_reader *r,
+			    struct vgl_symbolizer *sym, const char *path,
+			    const char *name)
+{
+	struct vgl_sprofile sp;
+	size_t i, found = 0;
+	int err = 0;
+
+	if (vgl_sprofile_build(&sp, r, sym))
+		return -ENOMEM;
+	for (i = 0; i < sp.nfuncs && !err; i++) {
+		if (strcmp(sp.funcs[i].name, name) &&
+		    strcmp(sp.funcs[i].label, name))
+			continue;
+		if (!found++) {
+			printf("file: %s\n", path);
+			print_state(r);
+			printf("\nStack samples (%" PRIu64 " in all):\n",
+			       sp.samples);
+		}
+		err = sampled_entry(&sp, (uint32_t)i);
+	}
+	vgl_sprofile_release(&sp);
+	return err ? err : found ? 0 : -ENOENT;
 }
 
 void report_sampled_json(struct vgl_json *j, const struct vgl_reader *r,

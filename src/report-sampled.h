@@ -24,6 +24,15 @@ void report_sampled_text(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 struct vgl_sprofile;
 void report_hook_share(const struct vgl_sprofile *sp, uint64_t samples);
 
+/* --function NAME of a sampled file: the function's self and total
+ * samples, and by samples the functions it was called from and those it
+ * called (the frames beside it in each stack, each stack counted once
+ * for each).  Returns 0, -ENOENT when no function has that name or
+ * label, or -ENOMEM. */
+int report_sampled_function(const struct vgl_reader *r,
+			    struct vgl_symbolizer *sym, const char *path,
+			    const char *name);
+
 /* Adds the "sampled" object (docs/report-json.md) to the open object. */
 void report_sampled_json(struct vgl_json *j, const struct vgl_reader *r,
 			 struct vgl_symbolizer *sym);
