@@ -127,6 +127,29 @@ static char *proc_exe(pid_t pid)
 	return strdup(exe);
 }
 
+/* An exec: the file becomes the program exe's (taken, malloc'd), with
+ * its command line read anew (the old one's argv would sit beside the
+ * new exe), at mono. */
+static void take_exe(struct attach_vgl *av, char *exe, uint64_t mono)
+{
+	free(av->exe);
+	av->exe = exe;
+	free_cmdline(av);
+	read_cmdline_settled(av);
+	av->cmdline_mono = mono;
+}
+
+/* The old image's modules, at an exec: no address is looked up in them
+ * again, and the addresses missed in them may be found in the new. */
+static void retire_modules(struct attach_vgl *av)
+{
+	size_t i;
+
+	for (i = 0; i < av->nmods; i++)
+		av->mods[i].retired = 1;
+	memset(av->missed, 0, sizeof(av->missed));
+}
+
 int attach_vgl_init(struct attach_vgl *av, pid_t pid)
 {
 	int tries;
@@ -224,22 +247,15 @@ static void refresh_modules(struct attach_vgl *av)
 
 	for (tries = 0; tries < 3; tries++) {
 		char *exe = proc_exe(av->pid), *after;
-		size_t i;
 		int same;
 
 		if (exe && av->exe && strcmp(exe, av->exe)) {
-			free(av->exe);
-			av->exe = exe;
-			exe = NULL;
-			free_cmdline(av);
-			read_cmdline_settled(av);
-			av->cmdline_mono = vgl_clock_ns(CLOCK_MONOTONIC);
-			for (i = 0; i < av->nmods; i++)
-				av->mods[i].retired = 1;
-			memset(av->missed, 0, sizeof(av->missed));
+			take_exe(av, exe, vgl_clock_ns(CLOCK_MONOTONIC));
+			retire_modules(av);
 			av->exec_early = 1;
+		} else {
+			free(exe);
 		}
-		free(exe);
 		read_modules(av);
 		after = proc_exe(av->pid);
 		same = !after || !av->exe || !strcmp(after, av->exe);
@@ -415,13 +431,7 @@ void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
 	/* Not the last exe the sampler read, when it cannot read one now:
 	 * refresh_modules may have read the new one since. */
 	if (s->exe && !s->exe_stale && (!av->exe || strcmp(av->exe, s->exe))) {
-		free(av->exe);
-		av->exe = strdup(s->exe);
-		/* An exec: the file is the new program's, its command too
-		 * (the old one's argv would sit beside the new exe). */
-		free_cmdline(av);
-		read_cmdline_settled(av);
-		av->cmdline_mono = s->mono_ns;
+		take_exe(av, strdup(s->exe), s->mono_ns);
 	} else if (!av->argc && s->mono_ns < av->cmdline_mono + CMDLINE_NS) {
 		/* Read inside execve, after the new image and before its
 		 * arguments are in place, cmdline is empty (5 of 223 short
@@ -439,11 +449,8 @@ void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
 		goto fail;
 	/* The exec, unless refresh_modules saw it first and retired the old
 	 * image's modules then (its new ones stay). */
-	if (s->exe_changed && !av->exec_early) {
-		for (i = 0; i < av->nmods; i++)
-			av->mods[i].retired = 1;
-		memset(av->missed, 0, sizeof(av->missed));
-	}
+	if (s->exe_changed && !av->exec_early)
+		retire_modules(av);
 	if (s->exe_changed)
 		av->exec_early = 0;
 	memset(&rec, 0, sizeof(rec));

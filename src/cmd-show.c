@@ -77,9 +77,8 @@ static void show(const struct vgl_reader *r, const char *path)
 	line_text(path);
 	printf("\nformat: vgl %u\n", VGL_VERSION);
 	printf("kind: %s\n", vgl_kind_name(m->kind));
-	/* A merge's state is its processes': all finished, or some cut
-	 * short; their exit statuses are on the merged line.  Its pid and
-	 * command are the first process's (docs/format.md). */
+	/* A merge's pid and command are its first process's
+	 * (docs/format.md). */
 	print_state(r);
 	printf("pid: %llu\n", (unsigned long long)m->pid);
 	printf("command:");
