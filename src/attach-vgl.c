@@ -229,6 +229,17 @@ static void note_data_file(struct attach_vgl *av, const char *path)
 
 static void read_modules(struct attach_vgl *av);
 
+/* The live module of the exe's file, or NULL: not mapped (yet). */
+static struct attach_vgl_module *exe_module(struct attach_vgl *av)
+{
+	size_t i;
+
+	for (i = 0; av->exe && i < av->nmods; i++)
+		if (!av->mods[i].retired && !strcmp(av->mods[i].path, av->exe))
+			return &av->mods[i];
+	return NULL;
+}
+
 /*
  * Reads the modules of the process's maps (read_modules), and its exe
  * before and after.  One that differs from the exe the file names is an
@@ -451,6 +462,12 @@ void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
 	 * image's modules then (its new ones stay). */
 	if (s->exe_changed && !av->exec_early)
 		retire_modules(av);
+	/* The new image's modules now, while it may still live: a stack
+	 * of it to come would read them, but a program that ends before
+	 * its first stack sample (a sleep, a short xzdec) would leave a
+	 * file named after it with the old image's modules alone. */
+	if (s->exe_changed && av->modules_read && !exe_module(av))
+		refresh_modules(av);
 	if (s->exe_changed)
 		av->exec_early = 0;
 	memset(&rec, 0, sizeof(rec));
@@ -511,6 +528,36 @@ void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
 fail:
 	free(th);
 	av->failed = -ENOMEM;
+}
+
+/*
+ * At the end, a file whose maps were read names its exe among its
+ * modules, also when no read of the maps saw it: the process exec'd and
+ * ended before a read found the new image mapped (its stacks, if any,
+ * are the old image's).  The exe's own file stands for it, with no
+ * addresses (none of its was sampled) and the build-id on disk, so that
+ * the file says which program it ends as.
+ */
+static void add_exe_module(struct attach_vgl *av)
+{
+	struct attach_vgl_module *m, *grown;
+	int n;
+
+	if (!av->modules_read || !av->exe || av->exe[0] != '/' ||
+	    exe_module(av))
+		return;
+	grown = realloc(av->mods, (av->nmods + 1) * sizeof(*grown));
+	if (!grown)
+		return;
+	av->mods = grown;
+	m = &av->mods[av->nmods];
+	memset(m, 0, sizeof(*m));
+	if (!(m->path = strdup(av->exe)))
+		return;
+	m->id = (uint32_t)av->nmods;
+	n = vgl_elf_file_build_id(m->path, m->build_id, sizeof(m->build_id));
+	m->build_id_len = n > 0 ? (uint32_t)n : 0;
+	av->nmods++;
 }
 
 /* Fills w with the run's META, strings and modules (mods and files are
@@ -682,6 +729,7 @@ int attach_vgl_write(struct attach_vgl *av, const char *path, int ended,
 
 	if (av->failed)
 		return av->failed;
+	add_exe_module(av);
 	if (av->streaming) {
 		err = stream_commit(av, 1, ended, exit_known, exit_status);
 		if (av->stream.fd >= 0 && close(av->stream.fd) && !err)
