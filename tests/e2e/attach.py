@@ -98,7 +98,7 @@ behaviour checked is time itself (an end within 0.5 s).
                     leaves that CPU's ring 16 pages or fewer: the samples
                     of a 1.5 s run are drained as they come, not lost once
                     the ring is full (issue 28, point 16): at least 0.7 x
-                    99 Hz x the target's CPU time.
+                    99 Hz x the target's CPU time (7 before).
   crowd TARGET      attach_crowd.c's 3,000 idle threads, where one scan
                     outlasts many intervals (issue 28, point 18): at 5 ms,
                     the samples, their missed_ticks and the end record's
@@ -1902,7 +1902,11 @@ def memlock_run(what, target, ncpus, limit, last, page_kb):
     want = 99 * cpu
     if want < 20:
         fail("%s: the target had %.3f s of CPU, too little to tell" % (what, cpu))
-    if got < 0.7 * want or lost:
+    # Not "none lost": a loaded machine may keep vigil off a CPU for the
+    # 70 ms a ring of 16 pages holds.  Before, the ring filled once (7
+    # samples) and was read only at the end, with no loss record (the
+    # kernel writes one when there is room again).
+    if got < 0.7 * want:
         fail("%s: %d stack samples (%d lost) of %.3f s of CPU at 99 Hz, want "
              "about %.0f (ring of %d pages under ulimit -l %d)"
              % (what, got, lost, cpu, want, last, limit * page_kb))
