@@ -1740,7 +1740,7 @@ def cmd_crowd(target):
     interval_ns = 5000000
     a = Attach(pid, "--interval", "5ms", "--scan", "cpu,threads")
     _, first = a.next(timeout=30)
-    time.sleep(1.0)
+    time.sleep(0.5)
     t_stop = time.time_ns()
     t0 = now()
     a.send("stop")
