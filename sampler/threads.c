@@ -230,8 +230,8 @@ int threads_scan(struct threads_state *t, struct sampler_sample *s)
 		struct thread_slot *sl = &t->slots[i];
 
 		if (i % CUT_EVERY == CUT_EVERY - 1 && cut_due(t)) {
-			/* Those not read yet are kept for the next scan, as
-			 * they are; this one is not handed out. */
+			/* A stop came: those not read yet stay as they are
+			 * (valid slots), and this scan is not handed out. */
 			memmove(&t->slots[keep], sl,
 				(t->nslots - i) * sizeof(*sl));
 			t->nslots = keep + (t->nslots - i);
