@@ -47,11 +47,18 @@ struct threads_state {
 	size_t nended, cap_ended;
 	int primed;                 /* a scan has run: later ones mark new */
 	pid_t pid;                  /* the leader's tid */
+	/* The sampler's stop_ns: 0, or when a scan is cut short. */
+	const uint64_t *cut_ns;
 };
 
-int threads_init(struct threads_state *t, int procfd, pid_t pid);
+/* cut_ns: read (atomically) between threads; NULL: never cut. */
+int threads_init(struct threads_state *t, int procfd, pid_t pid,
+		 const uint64_t *cut_ns);
 /* Rescans the task list and reads every live thread; fills s->threads,
- * s->ended.  Returns 0 or a negative errno. */
+ * s->ended.  Returns 0, -ECANCELED when *cut_ns has passed (the scan was
+ * cut short and nothing is handed out; the slots stay valid, but only a
+ * stop cuts a scan, so no scan is meant to follow), or a negative
+ * errno. */
 int threads_scan(struct threads_state *t, struct sampler_sample *s);
 void threads_release(struct threads_state *t);
 /* The state letter of the first thread that is not a zombie, or 0. */

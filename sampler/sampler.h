@@ -149,10 +149,20 @@ struct sampler_sample {
 	uint64_t time_ns;          /* CLOCK_REALTIME */
 	uint64_t mono_ns;          /* CLOCK_MONOTONIC */
 	uint64_t interval_ns;      /* the interval in force */
-	uint64_t missed_ticks;     /* intervals since the previous sample that
-	                            * ended with no sample (the sampler was
-	                            * late: a loaded machine, a stopped vigil) */
+	uint64_t missed_ticks;     /* whole intervals since the previous
+	                            * sample that passed with no sample (the
+	                            * sampler was late: a scan longer than the
+	                            * interval, a loaded machine, a stopped
+	                            * vigil); the intervals run from the first
+	                            * sample's start, so the samples after it
+	                            * that the timer asked for plus the missed
+	                            * ticks are the intervals passed.
+	                            * SAMPLER_ENDED: those since the last
+	                            * sample. */
 	unsigned scan;             /* scans whose fields are filled */
+	unsigned scan_cut;         /* scans asked for but cut short (a stop
+	                            * came while they ran: SAMPLER_SCAN_THREADS
+	                            * of many threads), left out of scan */
 
 	/* Always: the process's state letter (of its first live thread), and
 	 * whether it is stopped (SIGSTOP, a debugger). */
@@ -273,10 +283,16 @@ int sampler_set_scan(struct sampler *s, unsigned scan, unsigned frequency,
 /* Asks for one sample now, outside the interval.  Returns 0. */
 int sampler_sample_now(struct sampler *s);
 
-/* Stops the sampler thread (within milliseconds: at most the sample being
- * taken finishes), closes everything and frees s.  No callback runs after
- * it returns.  Returns 0. */
+/* Stops the sampler thread (within milliseconds: the sample being taken
+ * finishes, its threads scan cut short after 20 ms; see scan_cut), closes
+ * everything and frees s.  No callback runs after it returns.  Returns
+ * 0. */
 int sampler_stop(struct sampler *s);
+
+/* sampler_stop, and *missed_ticks (if not NULL) the whole intervals that
+ * passed after the last sample without one (the last call's, when the
+ * target ended). */
+int sampler_stop_missed(struct sampler *s, uint64_t *missed_ticks);
 
 /*
  * Takes one sample of pid with the given scans, without a thread, into fn

@@ -148,6 +148,19 @@ static int open_error(int e, unsigned freq, char *err, size_t errlen)
 	}
 }
 
+/*
+ * The wake-up point of a ring of pages data pages: a sixteenth of it
+ * (about 7 DWARF samples, 70 ms at 99 Hz), not half of it: samples are
+ * unwound while the process lives, when a module it loaded since the last
+ * look can still be read from /proc.  At half, a program shorter than the
+ * interval had every sample unwound after its end: Debian's python3 for
+ * 0.4 s, 38% to 66% of its stacks cut short at its _json module.
+ */
+static uint32_t wakeup_bytes(unsigned pages)
+{
+	return (uint32_t)((size_t)pages * (size_t)getpagesize() / 16);
+}
+
 static int add_fd(struct stacks_state *st, int fd, int cpu)
 {
 	if (st->nfds == st->cap_fds) {
@@ -224,6 +237,29 @@ static int open_thread(struct stacks_state *st, struct perf_event_attr *a,
 				    st->ring_pages <= 8)
 					break;
 				st->ring_pages /= 2;
+				/*
+				 * The ring takes its wake-up point from the
+				 * event that maps it, as opened, and the
+				 * kernel caps it at the ring's size: kept for
+				 * the big ring, it woke us only when a ring
+				 * of 16 pages or fewer was full, and the
+				 * samples after that were lost until the
+				 * next interval (7 of 99 in a second, issue
+				 * 28).  So the event is opened again for the
+				 * smaller ring, as are the rings after it.
+				 */
+				a->wakeup_watermark = wakeup_bytes(st->ring_pages);
+				st->nfds--;
+				close((int)fd);
+				fd = perf_open(a, tid, cpu);
+				if (fd < 0)
+					return errno == ESRCH ? 0 :
+					       open_error(errno, st->frequency,
+							  err, errlen);
+				if (add_fd(st, (int)fd, cpu)) {
+					close((int)fd);
+					return -ENOMEM;
+				}
 			}
 			if (r->base == MAP_FAILED) {
 				r->base = NULL;
@@ -338,15 +374,10 @@ int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
 	a.exclude_kernel = 0;
 	a.exclude_hv = 1;
 	a.exclude_callchain_kernel = 1;
-	/* Woken at a sixteenth of the ring (about 7 DWARF samples, 70 ms
-	 * at 99 Hz), not half of it: samples are unwound while the process
-	 * lives, when a module it loaded since the last look can still be
-	 * read from /proc.  At half, a program shorter than the interval
-	 * had every sample unwound after its end: Debian's python3 for
-	 * 0.4 s, 38% to 66% of its stacks cut short at its _json module. */
+	/* Woken at a sixteenth of the ring (wakeup_bytes); open_thread
+	 * lowers it with the ring's size. */
 	a.watermark = 1;
-	a.wakeup_watermark = (uint32_t)((size_t)st->ring_pages *
-					(size_t)getpagesize() / 16);
+	a.wakeup_watermark = wakeup_bytes(st->ring_pages);
 
 	fd = openat(taskfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || !(d = fdopendir(fd))) {

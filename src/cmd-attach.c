@@ -149,6 +149,7 @@ struct attach {
 	struct sampler_symbols *old_syms;
 	unsigned scan, frequency;
 	uint64_t count_max, nsamples;
+	uint64_t end_missed;     /* intervals after the last sample with none */
 	uint64_t start_mono, prev_mono;
 	uint64_t prev_ended_us;  /* text: the ended threads' CPU so far */
 	int endfd;               /* eventfd: the callback says "end now" */
@@ -416,6 +417,17 @@ static void write_json_sample(struct attach *a, const struct sampler_sample *s)
 			first = 0;
 		}
 	fputc(']', f);
+	/* Scans the end of the run cut short: said, not left out silently. */
+	if (s->scan_cut) {
+		fputs(",\"cut_short\":[", f);
+		for (i = 0, first = 1; i < 16; i++)
+			if (s->scan_cut & (1u << i) && sampler_scan_name(1u << i)) {
+				fprintf(f, "%s\"%s\"", first ? "" : ",",
+					sampler_scan_name(1u << i));
+				first = 0;
+			}
+		fputc(']', f);
+	}
 	if (s->scan & SAMPLER_SCAN_CPU)
 		fprintf(f, ",\"cpu_user_us\":%" PRIu64 ",\"cpu_sys_us\":%" PRIu64
 			",\"cpu_user_delta_us\":%" PRIu64
@@ -521,6 +533,8 @@ static void write_text_sample(struct attach *a, const struct sampler_sample *s)
 		fprintf(f, " exec %s", s->exe ? s->exe : "?");
 	if (s->missed_ticks)
 		fprintf(f, " (%" PRIu64 " ticks missed)", s->missed_ticks);
+	if (s->scan_cut & SAMPLER_SCAN_THREADS)
+		fputs(" (threads cut short: stopped)", f);
 	if (s->scan & SAMPLER_SCAN_CPU)
 		fprintf(f, " usr %.1f%% sys %.1f%%",
 			100.0 * (double)s->cpu_user_delta_us * 1000 / (double)span,
@@ -923,9 +937,10 @@ static void write_end(struct attach *a, enum reason why, int sig)
 	dropped = out_queue_dropped(&a->q);
 	if (a->format == FORMAT_JSONL) {
 		fprintf(f, "{\"type\":\"end\",\"reason\":\"%s\",\"pid\":%d,"
-			"\"samples\":%" PRIu64 ",\"dropped\":%" PRIu64,
+			"\"samples\":%" PRIu64 ",\"dropped\":%" PRIu64
+			",\"missed_ticks\":%" PRIu64,
 			reason_names[why], (int)a->pid, a->nsamples - dropped,
-			dropped);
+			dropped, a->end_missed);
 		if (why == REASON_SIGNAL)
 			fprintf(f, ",\"signal\":\"%s\"",
 				sig == SIGINT ? "SIGINT" : "SIGTERM");
@@ -1220,6 +1235,9 @@ int cmd_attach(int argc, char **argv)
 	}
 	cfg.fn = on_sample;
 	cfg.arg = &a;
+	/* --duration counts from here, not from the first sample: opening
+	 * the stack events of 3,000 threads takes 0.1 s to a second. */
+	durfd = duration_fd(duration);
 	/* The attach record comes first although the sampler writes its
 	 * first sample at once: its callback waits for out_lock. */
 	pthread_mutex_lock(&a.out_lock);
@@ -1249,9 +1267,8 @@ int cmd_attach(int argc, char **argv)
 		rec_end(&a, 0);
 	}
 	pthread_mutex_unlock(&a.out_lock);
-	durfd = duration_fd(duration);
 	why = run_loop(&a, sigfd, durfd, &sig);
-	sampler_stop(a.sampler);
+	sampler_stop_missed(a.sampler, &a.end_missed);
 	ret = 0;
 	if (a.vgl) {
 		int err = attach_vgl_write(a.vgl, a.vgl_path,
