@@ -371,7 +371,10 @@ static void write_text_counts(struct attach *a, const struct sampler_sample *s)
 	size_t i;
 
 	if (s->counts_error) {
-		fprintf(a->out, "  counts: %s\n", s->counts_error);
+		/* It may name the target's profile, a path it chose. */
+		fputs("  counts: ", f);
+		vgl_text_line(f, s->counts_error);
+		fputc('\n', f);
 		return;
 	}
 	fprintf(f, "  %12s  %s (%" PRIu64 " calls since the previous sample, %"

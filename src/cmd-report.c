@@ -87,7 +87,11 @@ const char cmd_report_usage[] =
 	"line, JSON one document per line.  A program with both kinds there,\n"
 	"NAME.vgl (counted) and NAME.sampled.vgl (its stacks: vigil run --scan\n"
 	"stacks), is reported once, calls beside time as for COUNTING SAMPLED,\n"
-	"in NAME.vgl's place (not with --by, --function or --no-inlined).\n";
+	"in NAME.vgl's place (not with --by, --function or --no-inlined).\n"
+	"\n"
+	"Control characters in names, paths and command lines are shown as C\n"
+	"escapes (\\x1b, \\t; a backslash as \\\\); --function takes a name as\n"
+	"it is or as shown.\n";
 
 static double percent(uint64_t part, uint64_t whole)
 {
