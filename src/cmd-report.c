@@ -17,12 +17,12 @@
 #include "by.h"
 #include "profile-dir.h"
 #include "json.h"
+#include "message.h"
 #include "profile.h"
 #include "report-both.h"
 #include "report-sampled.h"
 #include "symbolizer.h"
 #include "text.h"
-#include "message.h"
 #include "vigil.h"
 #include "out.h"
 
@@ -100,7 +100,7 @@ static double percent(uint64_t part, uint64_t whole)
 
 /* A name of the program's (a function, a file) as report prints it:
  * control bytes as C escapes (text.h), never raw to the terminal. */
-static void name(const char *s)
+static void put_name(const char *s)
 {
 	vgl_text_line(stdout, s);
 }
@@ -143,7 +143,7 @@ static size_t print_entry(const struct vgl_profile *p, size_t f)
 	size_t k, rows = 0;
 
 	putchar('\n');
-	name(fn->label);
+	put_name(fn->label);
 	printf(" (%llu calls)", (unsigned long long)fn->calls);
 	print_inlined(fn);
 	putchar('\n');
@@ -152,17 +152,17 @@ static size_t print_entry(const struct vgl_profile *p, size_t f)
 		const struct vgl_pcall *c = &p->calls[p->into[k]];
 
 		printf("%12llu  ", (unsigned long long)c->calls);
-		name(p->funcs[c->caller].label);
+		put_name(p->funcs[c->caller].label);
 		fputs("  ", stdout);
 		if (c->site_file) {
-			name(c->site_file);
+			put_name(c->site_file);
 			printf(":%d", c->site_line);
 		} else {
 			putchar('?');
 		}
 		if (c->inlined_in != VGL_PROFILE_NONE) {
 			fputs("  (inlined in ", stdout);
-			name(p->funcs[c->inlined_in].label);
+			put_name(p->funcs[c->inlined_in].label);
 			putchar(')');
 		}
 		putchar('\n');
@@ -175,10 +175,10 @@ static size_t print_entry(const struct vgl_profile *p, size_t f)
 		const struct vgl_pcallee *ce = &p->callees[k];
 
 		printf("%12llu  ", (unsigned long long)ce->calls);
-		name(p->funcs[ce->callee].label);
+		put_name(p->funcs[ce->callee].label);
 		if (ce->inlined_in != VGL_PROFILE_NONE) {
 			fputs(" (inlined in ", stdout);
-			name(p->funcs[ce->inlined_in].label);
+			put_name(p->funcs[ce->inlined_in].label);
 			putchar(')');
 		}
 		putchar('\n');
@@ -226,7 +226,7 @@ static int print_human(const struct vgl_profile *p, const char *path,
 
 		printf("%12llu  %6.2f%%  ", (unsigned long long)fn->calls,
 		       percent(fn->calls, p->total_calls));
-		name(fn->label);
+		put_name(fn->label);
 		marked += print_inlined(fn);
 		putchar('\n');
 	}

@@ -206,8 +206,9 @@ void report_sampled_text(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 		printf("%8s  %-16s %10s %7s %10s %10s\n", "tid", "name",
 		       "cpu_ms", "%cpu", "user_ms", "sys_ms");
 	}
-	for (i = 0; i < s.nt; i++)
-	{
+	for (i = 0; i < s.nt; i++) {
+		/* Padded by what is written: a name's escapes are wider
+		 * than its bytes. */
 		printf("%8u  ", s.t[i].tid);
 		vgl_text_line_pad(stdout, s.t[i].name, 16);
 		printf(" %10.1f %6.1f%% %10.1f %10.1f\n",
