@@ -7,7 +7,9 @@
  * to the profile's total calls.  A cycle of calls is one frame, "<cycle
  * N: a, b>" (the format has no place for its members' counts: the other
  * views give them).  A sampled
- * profile's lines are its sampled stacks, their counts samples.
+ * profile's lines are its sampled stacks, their counts samples.  Names
+ * are written as every line of text gives them (text.h): a newline or a
+ * terminal's control byte in a name is a C escape, never raw.
  */
 #include <errno.h>
 #include <stdio.h>
