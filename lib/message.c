@@ -1,18 +1,26 @@
 /*
  * message.c - see message.h.  One fprintf per line so that a line is not
- * interleaved with another writer's output more than stdio makes it.
+ * interleaved with another writer's output more than stdio makes it, its
+ * names' control bytes escaped.
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "message.h"
+#include "text.h"
 
 static void emit(const char *prefix, const char *fmt, va_list ap)
 {
-	char line[1024];
+	char line[1024], esc[4096];
 
 	vsnprintf(line, sizeof(line), fmt, ap);
-	fprintf(stderr, "vigil: %s%s\n", prefix, line);
+	/* A message names files, programs and functions, whose names hold
+	 * any byte: written as one line of text (text.h), no control byte
+	 * of theirs reaches the terminal, nor can a newline start a line
+	 * that looks like another message. */
+	vgl_text_line_buf(esc, sizeof(esc), line);
+	fprintf(stderr, "vigil: %s%s\n", prefix, esc);
 }
 
 int vgl_error(const char *fmt, ...)
@@ -32,4 +40,23 @@ void vgl_warning(const char *fmt, ...)
 	va_start(ap, fmt);
 	emit("warning: ", fmt, ap);
 	va_end(ap);
+}
+
+void vgl_say(const char *fmt, ...)
+{
+	va_list ap;
+	char *line, *esc;
+
+	va_start(ap, fmt);
+	if (vasprintf(&line, fmt, ap) < 0)
+		line = NULL;
+	va_end(ap);
+	if (!line)
+		return;
+	esc = vgl_text_line_dup(line);
+	/* One fprintf of the whole line, as emit() does. */
+	if (esc)
+		fprintf(stderr, "%s\n", esc);
+	free(esc);
+	free(line);
 }

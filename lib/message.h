@@ -14,4 +14,9 @@ int vgl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "vigil: warning: <message>\n" on stderr. */
 void vgl_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Prints the line fmt makes, and a newline, on stderr, its control bytes
+ * escaped as every line of text gives them (text.h): for the summary
+ * lines of a command ("vigil run: ...") that name paths and programs. */
+void vgl_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

@@ -15,6 +15,7 @@
 
 #include "by.h"
 #include "sprofile.h"
+#include "text.h"
 
 /* The name of tid in r's samples (the last one seen), or NULL. */
 static const char *thread_name(const struct vgl_reader *r, uint32_t tid)
@@ -247,19 +248,21 @@ int by_print(const struct vgl_profile *p, const char *what)
 		if (thread) {
 			const char *name = thread_name(r, (uint32_t)rw->key);
 
-			printf("%" PRIu64 "%s%s", rw->key, name ? " " : "",
-			       name ? name : "");
+			printf("%" PRIu64 "%s", rw->key, name ? " " : "");
+			vgl_text_line(stdout, name ? name : "");
 		} else {
 			const char *m = rw->key == VGL_PROFILE_NO_MODULE ? NULL :
 				vgl_symbolizer_module_path(p->sym, (uint32_t)rw->key);
 			const char *base = m ? strrchr(m, '/') : NULL;
 
-			printf("%s", base ? base + 1 : m ? m : "?");
+			vgl_text_line(stdout, base ? base + 1 : m ? m : "?");
 		}
-		if (rw->top != VGL_PROFILE_NONE)
-			printf("  (%" PRIu64 " function%s; most: %s %" PRIu64 ")",
-			       rw->functions, rw->functions == 1 ? "" : "s",
-			       funcs[rw->top].label, rw->top_weight);
+		if (rw->top != VGL_PROFILE_NONE) {
+			printf("  (%" PRIu64 " function%s; most: ",
+			       rw->functions, rw->functions == 1 ? "" : "s");
+			vgl_text_line(stdout, funcs[rw->top].label);
+			printf(" %" PRIu64 ")", rw->top_weight);
+		}
 		putchar('\n');
 	}
 	err = 0;

@@ -40,6 +40,7 @@
 #include "sampler.h"
 #include "symbols.h"
 #include "tally.h"
+#include "text.h"
 #include "vigil.h"
 
 const char cmd_attach_usage[] =
@@ -371,7 +372,10 @@ static void write_text_counts(struct attach *a, const struct sampler_sample *s)
 	size_t i;
 
 	if (s->counts_error) {
-		fprintf(a->out, "  counts: %s\n", s->counts_error);
+		/* It may name the target's profile, a path it chose. */
+		fputs("  counts: ", f);
+		vgl_text_line(f, s->counts_error);
+		fputc('\n', f);
 		return;
 	}
 	fprintf(f, "  %12s  %s (%" PRIu64 " calls since the previous sample, %"
@@ -383,12 +387,15 @@ static void write_text_counts(struct attach *a, const struct sampler_sample *s)
 	if (s->nedges)
 		memcpy(e, s->edges, s->nedges * sizeof(*e));
 	qsort(e, s->nedges, sizeof(*e), cmp_edge_delta);
-	for (i = 0; i < s->nedges && i < TOP_N; i++)
-		fprintf(f, "  %12" PRIu64 "  %s -> %s\n", e[i].delta,
-			sampler_symbols_name(a->syms, e[i].site, 1, caller,
-					     sizeof(caller)),
-			sampler_symbols_name(a->syms, e[i].callee, 0, callee,
-					     sizeof(callee)));
+	for (i = 0; i < s->nedges && i < TOP_N; i++) {
+		fprintf(f, "  %12" PRIu64 "  ", e[i].delta);
+		vgl_text_line(f, sampler_symbols_name(a->syms, e[i].site, 1,
+						      caller, sizeof(caller)));
+		fputs(" -> ", f);
+		vgl_text_line(f, sampler_symbols_name(a->syms, e[i].callee, 0,
+						      callee, sizeof(callee)));
+		fputc('\n', f);
+	}
 	free(e);
 }
 
@@ -529,8 +536,10 @@ static void write_text_sample(struct attach *a, const struct sampler_sample *s)
 	fprintf(f, "# %.3fs pid %d state %c%s", (double)(s->mono_ns -
 		a->start_mono) / 1e9, (int)a->pid, s->state ? s->state : '?',
 		s->stopped ? " (stopped)" : "");
-	if (s->exe_changed)
-		fprintf(f, " exec %s", s->exe ? s->exe : "?");
+	if (s->exe_changed) {
+		fputs(" exec ", f);
+		vgl_text_line(f, s->exe ? s->exe : "?");
+	}
 	if (s->missed_ticks)
 		fprintf(f, " (%" PRIu64 " ticks missed)", s->missed_ticks);
 	if (s->scan_cut & SAMPLER_SCAN_THREADS)
@@ -567,9 +576,13 @@ static void write_text_sample(struct attach *a, const struct sampler_sample *s)
 					snprintf(cpu, sizeof(cpu), "%.1f",
 						 100.0 * (double)t[i].run_delta_ns /
 						 (double)span);
-				fprintf(f, "  %8d %-16s %c %6s%s\n",
-					(int)t[i].tid, t[i].name, t[i].state,
-					cpu, t[i].is_new ? " new" : "");
+				/* A thread names itself (PR_SET_NAME):
+				 * its name's control bytes are escaped,
+				 * as every text view gives them (text.h). */
+				fprintf(f, "  %8d ", (int)t[i].tid);
+				vgl_text_line_pad(f, t[i].name, 16);
+				fprintf(f, " %c %6s%s\n", t[i].state, cpu,
+					t[i].is_new ? " new" : "");
 			}
 			free(t);
 		}
@@ -599,10 +612,11 @@ static void write_text_sample(struct attach *a, const struct sampler_sample *s)
 		for (i = 0; i < ts.norder && i < TOP_N; i++) {
 			size_t k = ts.order[i];
 
-			fprintf(f, "  %6.1f %6.1f  %s\n",
+			fprintf(f, "  %6.1f %6.1f  ",
 				100.0 * (double)ts.t.self[k] / (double)s->stack_samples,
-				100.0 * (double)ts.t.total[k] / (double)s->stack_samples,
-				ts.names[k]);
+				100.0 * (double)ts.t.total[k] / (double)s->stack_samples);
+			vgl_text_line(f, ts.names[k]);
+			fputc('\n', f);
 		}
 		tallies_free(&ts);
 	}

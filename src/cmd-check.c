@@ -46,6 +46,8 @@
 #include <unistd.h>
 
 #include "vgl_format.h"
+#include "message.h"
+#include "text.h"
 #include "vigil.h"
 
 const char cmd_check_usage[] =
@@ -495,7 +497,7 @@ static int check_one(const char *path)
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
-		fprintf(stderr, "vigil: %s: %s\n", path, strerror(errno));
+		vgl_error("%s: %s", path, strerror(errno));
 		return 1;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -512,10 +514,13 @@ static int check_one(const char *path)
 	ret = read_facts(elf, (uint64_t)st.st_size, &f, msg, sizeof(msg)) < 0 ? 1
 		: verdict(&f, msg, sizeof(msg));
 out:
-	if (ret)
-		fprintf(stderr, "vigil: %s: %s\n", path, msg);
-	else
-		printf("%s: %s\n", path, msg);
+	if (ret) {
+		vgl_error("%s: %s", path, msg);
+	} else {
+		/* The path as every line gives a name (text.h). */
+		vgl_text_line(stdout, path);
+		printf(": %s\n", msg);
+	}
 	if (elf)
 		elf_end(elf);
 	close(fd);

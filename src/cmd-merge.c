@@ -19,6 +19,7 @@
 #include "duration.h"
 #include "outfile.h"
 #include "vgl_merge.h"
+#include "message.h"
 #include "vigil.h"
 
 const char cmd_merge_usage[] =
@@ -112,7 +113,7 @@ static int one(struct merge_run *mr, const char *path)
 			fputc('\n', stderr);
 		if (!mr->skip_bad)
 			return file_error(&r, path);
-		fprintf(stderr, "vigil: %s: %s (skipped)\n", path, r.err);
+		vgl_say("vigil: %s: %s (skipped)", path, r.err);
 		mr->bad++;
 		return 0;
 	}
@@ -255,7 +256,7 @@ static int merge_windows(struct merge_run *mr)
 		if (vgl_reader_open_flags(&r, name, VGL_READ_UNSORTED)) {
 			if (!mr->skip_bad)
 				return file_error(&r, name);
-			fprintf(stderr, "vigil: %s: %s (skipped)\n", name,
+			vgl_say("vigil: %s: %s (skipped)", name,
 				r.err);
 			mr->bad++;
 			continue;
@@ -360,10 +361,10 @@ int cmd_merge(int argc, char **argv)
 			unwritten == 1 ? "" : "s");
 	merge_summary(&mr.m, mr.bad, summary, sizeof(summary));
 	if (mr.out_read)
-		fprintf(stderr, "vigil merge: %s (the old %s among them) -> "
-			"%s\n", summary, out, out);
+		vgl_say("vigil merge: %s (the old %s among them) -> "
+			"%s", summary, out, out);
 	else
-		fprintf(stderr, "vigil merge: %s -> %s\n", summary, out);
+		vgl_say("vigil merge: %s -> %s", summary, out);
 out:
 	vgl_merge_release(&mr.m);
 	return status;

@@ -17,10 +17,12 @@
 #include "by.h"
 #include "profile-dir.h"
 #include "json.h"
+#include "message.h"
 #include "profile.h"
 #include "report-both.h"
 #include "report-sampled.h"
 #include "symbolizer.h"
+#include "text.h"
 #include "vigil.h"
 #include "out.h"
 
@@ -85,11 +87,22 @@ const char cmd_report_usage[] =
 	"line, JSON one document per line.  A program with both kinds there,\n"
 	"NAME.vgl (counted) and NAME.sampled.vgl (its stacks: vigil run --scan\n"
 	"stacks), is reported once, calls beside time as for COUNTING SAMPLED,\n"
-	"in NAME.vgl's place (not with --by, --function or --no-inlined).\n";
+	"in NAME.vgl's place (not with --by, --function or --no-inlined).\n"
+	"\n"
+	"Control characters in names, paths and command lines are shown as C\n"
+	"escapes (\\x1b, \\t; a backslash as \\\\); --function takes a name as\n"
+	"it is or as shown.\n";
 
 static double percent(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* A name of the program's (a function, a file) as report prints it:
+ * control bytes as C escapes (text.h), never raw to the terminal. */
+static void put_name(const char *s)
+{
+	vgl_text_line(stdout, s);
 }
 
 /* Every call of fn was counted in an inlined copy of it. */
@@ -129,21 +142,29 @@ static size_t print_entry(const struct vgl_profile *p, size_t f)
 	const struct vgl_pfunc *fn = &p->funcs[f];
 	size_t k, rows = 0;
 
-	printf("\n%s (%llu calls)", fn->label, (unsigned long long)fn->calls);
+	putchar('\n');
+	put_name(fn->label);
+	printf(" (%llu calls)", (unsigned long long)fn->calls);
 	print_inlined(fn);
 	putchar('\n');
 	printf("  called from:\n");
 	for (k = p->into_first[f]; k < p->into_first[f + 1]; k++) {
 		const struct vgl_pcall *c = &p->calls[p->into[k]];
 
-		printf("%12llu  %s  ", (unsigned long long)c->calls,
-		       p->funcs[c->caller].label);
-		if (c->site_file)
-			printf("%s:%d", c->site_file, c->site_line);
-		else
+		printf("%12llu  ", (unsigned long long)c->calls);
+		put_name(p->funcs[c->caller].label);
+		fputs("  ", stdout);
+		if (c->site_file) {
+			put_name(c->site_file);
+			printf(":%d", c->site_line);
+		} else {
 			putchar('?');
-		if (c->inlined_in != VGL_PROFILE_NONE)
-			printf("  (inlined in %s)", p->funcs[c->inlined_in].label);
+		}
+		if (c->inlined_in != VGL_PROFILE_NONE) {
+			fputs("  (inlined in ", stdout);
+			put_name(p->funcs[c->inlined_in].label);
+			putchar(')');
+		}
 		putchar('\n');
 		rows++;
 	}
@@ -153,10 +174,13 @@ static size_t print_entry(const struct vgl_profile *p, size_t f)
 	for (k = p->callees_first[f]; k < p->callees_first[f + 1]; k++) {
 		const struct vgl_pcallee *ce = &p->callees[k];
 
-		printf("%12llu  %s", (unsigned long long)ce->calls,
-		       p->funcs[ce->callee].label);
-		if (ce->inlined_in != VGL_PROFILE_NONE)
-			printf(" (inlined in %s)", p->funcs[ce->inlined_in].label);
+		printf("%12llu  ", (unsigned long long)ce->calls);
+		put_name(p->funcs[ce->callee].label);
+		if (ce->inlined_in != VGL_PROFILE_NONE) {
+			fputs(" (inlined in ", stdout);
+			put_name(p->funcs[ce->inlined_in].label);
+			putchar(')');
+		}
 		putchar('\n');
 	}
 	return rows;
@@ -164,7 +188,7 @@ static size_t print_entry(const struct vgl_profile *p, size_t f)
 
 static void print_head(const struct vgl_profile *p, const char *path)
 {
-	printf("file: %s\n", path);
+	print_file(path);
 	print_state(p->r);
 	printf("total calls: %llu\n", (unsigned long long)p->total_calls);
 	if (vgl_reader_modes(p->r))
@@ -200,8 +224,9 @@ static int print_human(const struct vgl_profile *p, const char *path,
 	for (i = 0; i < shown; i++) {
 		const struct vgl_pfunc *fn = &p->funcs[idx[i]];
 
-		printf("%12llu  %6.2f%%  %s", (unsigned long long)fn->calls,
-		       percent(fn->calls, p->total_calls), fn->label);
+		printf("%12llu  %6.2f%%  ", (unsigned long long)fn->calls,
+		       percent(fn->calls, p->total_calls));
+		put_name(fn->label);
 		marked += print_inlined(fn);
 		putchar('\n');
 	}
@@ -231,7 +256,7 @@ static size_t print_function(const struct vgl_profile *p, const char *path,
 	for (i = 0; i < p->nfuncs; i++) {
 		const struct vgl_pfunc *f = &p->funcs[i];
 
-		if (strcmp(f->name, name) && strcmp(f->label, name))
+		if (!report_function_named(f, name))
 			continue;
 		called += f->calls != 0;
 		if (!found++) {
@@ -454,14 +479,14 @@ static int report_two(char **files, const char *sort, size_t top, int json)
 	}
 	c = in[0].sampled ? 1 : 0;
 	if (in[c].sampled || !in[1 - c].sampled) {
-		fprintf(stderr, "vigil: %s, %s: both are %s profiles; two files are read as one counting and one sampled profile of a program, side by side ('vigil merge' adds up profiles of one kind)\n",
+		vgl_error("%s, %s: both are %s profiles; two files are read as one counting and one sampled profile of a program, side by side ('vigil merge' adds up profiles of one kind)",
 			files[0], files[1],
 			in[c].sampled ? "sampled" : "counting");
 		status = EXIT_USAGE;
 	} else {
 		err = report_both(&in[c], &in[1 - c], sort, top, json);
 		if (err) {
-			fprintf(stderr, "vigil: %s: %s\n", files[0], strerror(-err));
+			vgl_error("%s: %s", files[0], strerror(-err));
 			status = EXIT_BAD_FILE;
 		}
 	}
@@ -487,7 +512,7 @@ static int report_one(const char *path, int json, size_t top, int top_given,
 	if (!err) {
 		if (by) {
 			if (r.meta.kind == VGL_KIND_SAMPLED) {
-				printf("file: %s\n", path);
+				print_file(path);
 				print_state(&r);
 			} else {
 				print_head(&p, path);
@@ -497,20 +522,20 @@ static int report_one(const char *path, int json, size_t top, int top_given,
 			print_json(&p, path);
 		else if (r.meta.kind == VGL_KIND_SAMPLED && !function) {
 			/* No calls are counted in a sampled file. */
-			printf("file: %s\n", path);
+			print_file(path);
 			print_state(&r);
 			report_sampled_text(&r, sym, top);
 		} else if (r.meta.kind == VGL_KIND_SAMPLED) {
 			err = report_sampled_function(&r, sym, path, function);
 			if (err == -ENOENT) {
-				fprintf(stderr, "vigil: %s: no function named '%s'\n",
+				vgl_error("%s: no function named '%s'",
 					path, function);
 				status = EXIT_BAD_FILE;
 				err = 0;
 			}
 		}
 		else if (function && !print_function(&p, path, function)) {
-			fprintf(stderr, "vigil: %s: no function named '%s'\n",
+			vgl_error("%s: no function named '%s'",
 				path, function);
 			status = EXIT_BAD_FILE;
 		} else if (!function)
@@ -519,7 +544,7 @@ static int report_one(const char *path, int json, size_t top, int top_given,
 		vgl_profile_release(&p);
 	}
 	if (err) {
-		fprintf(stderr, "vigil: %s: %s\n", path, strerror(-err));
+		vgl_error("%s: %s", path, strerror(-err));
 		status = EXIT_BAD_FILE;
 	}
 	vgl_symbolizer_free(sym);
@@ -562,7 +587,7 @@ static int report_dir(const char *dir, int json, size_t top, int top_given,
 	long *twin_of;
 
 	if ((err = profile_dir_list(dir, &names, &n)) < 0) {
-		fprintf(stderr, "vigil: %s: %s\n", dir, strerror(-err));
+		vgl_error("%s: %s", dir, strerror(-err));
 		return EXIT_BAD_FILE;
 	}
 	total = n;
@@ -572,7 +597,7 @@ static int report_dir(const char *dir, int json, size_t top, int top_given,
 	twin_of = calloc(n + 1, sizeof(*twin_of));
 	taken = calloc(n + 1, 1);
 	if (!taken || !twin_of) {
-		fprintf(stderr, "vigil: %s: %s\n", dir, strerror(ENOMEM));
+		vgl_error("%s: %s", dir, strerror(ENOMEM));
 		free(taken);
 		free(twin_of);
 		profile_dir_free(names, n);
@@ -588,7 +613,7 @@ static int report_dir(const char *dir, int json, size_t top, int top_given,
 		}
 	}
 	if (sort && !pairs && n) {
-		fprintf(stderr, "vigil: %s: no program with both a counting and a sampled profile (NAME.vgl, NAME.sampled.vgl): --sort goes with them\n",
+		vgl_error("%s: no program with both a counting and a sampled profile (NAME.vgl, NAME.sampled.vgl): --sort goes with them",
 			dir);
 		status = EXIT_USAGE;
 		n = 0;
@@ -684,7 +709,7 @@ int cmd_report(int argc, char **argv)
 	if (sort && (!profile_dir_is(path) || by || function || no_inlined || output))
 		return usage_error("report", "--sort goes with a counting and a sampled profile, or a directory of both");
 	if (output && profile_dir_is(path)) {
-		fprintf(stderr, "vigil: %s: is a directory; --output writes one profile: give one of its files\n",
+		vgl_error("%s: is a directory; --output writes one profile: give one of its files",
 			path);
 		return EXIT_BAD_FILE;
 	}

@@ -57,6 +57,7 @@
 #include "sampler.h"
 #include "tree-sampler.h"
 #include "vgl_merge.h"
+#include "message.h"
 #include "vigil.h"
 
 const char cmd_run_usage[] =
@@ -244,7 +245,7 @@ static void warn_left(const struct proc *ps, size_t n, const char *linger)
 				      ps[i].comm);
 	if (i < n)
 		snprintf(line + k, sizeof(line) - k, " and %zu more", n - i);
-	fprintf(stderr, "%s\n", line);
+	vgl_say("%s", line);
 }
 
 /* The pids of the tree now, for the tree sampler; n = 0 when /proc
@@ -649,8 +650,8 @@ static void finish(struct run *r)
 	memset(&st, 0, sizeof(st));
 	if (r->tsam) {
 		tree_sampler_stop(r->tsam, &st);
-		fprintf(stderr, "vigil run: %llu samples of %zu process%s -> "
-			"%zu file%s in %s\n", (unsigned long long)st.samples,
+		vgl_say("vigil run: %llu samples of %zu process%s -> "
+			"%zu file%s in %s", (unsigned long long)st.samples,
 			st.processes, st.processes == 1 ? "" : "es", st.files,
 			st.files == 1 ? "" : "s", r->spath);
 		if (st.unsampled)
@@ -662,8 +663,8 @@ static void finish(struct run *r)
 	if (r->rm) {
 		run_merge_finish(r->rm);
 	} else if (r->user_file) {
-		fprintf(stderr, "vigil run: VIGIL_FILE was set (%s): profiles "
-			"left where it says, not merged\n", r->user_file);
+		vgl_say("vigil run: VIGIL_FILE was set (%s): profiles "
+			"left where it says, not merged", r->user_file);
 	}
 	/* After the counting profiles, which must not take these for
 	 * inputs. */

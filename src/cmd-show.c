@@ -9,6 +9,7 @@
 
 #include "profile-dir.h"
 #include "text.h"
+#include "message.h"
 #include "vigil.h"
 
 const char cmd_show_usage[] =
@@ -26,6 +27,13 @@ const char cmd_show_usage[] =
 	"DIR takes them.  Control characters in names and\n"
 	"commands are shown as C escapes (\\n, \\t, \\xNN).  Exits 1 if any file is not a valid\n"
 	"profile, after one line on stderr naming it and the problem.\n";
+
+/* A name of the program's as one line (text.h): a newline in a command
+ * line or a path cannot make a line of its own ("state: ..."). */
+static void line_text(const char *s)
+{
+	vgl_text_write(stdout, s, VGL_TEXT_LINE);
+}
 
 /* The samples and stack samples of a file that has them. */
 static void show_sampled(const struct vgl_reader *r)
@@ -46,9 +54,10 @@ static void show_sampled(const struct vgl_reader *r)
 			for (i = 0; i < r->nsample_threads; i++)
 				last[r->sample_tid_index[i]] = i;
 			printf("sampled threads: %zu", r->nsample_tids);
-			for (i = 0; i < r->nsample_tids; i++)
-				printf(" %u:%s", r->sample_tids[i],
-				       r->sample_threads[last[i]].name);
+			for (i = 0; i < r->nsample_tids; i++) {
+				printf(" %u:", r->sample_tids[i]);
+				line_text(r->sample_threads[last[i]].name);
+			}
 			putchar('\n');
 			free(last);
 		}
@@ -60,12 +69,6 @@ static void show_sampled(const struct vgl_reader *r)
 		       r->stacks_head.frequency);
 }
 
-/* A name of the program's as one line (text.h): a newline in a command
- * line or a path cannot make a line of its own ("state: ..."). */
-static void line_text(const char *s)
-{
-	vgl_text_write(stdout, s, VGL_TEXT_LINE);
-}
 
 static void show(const struct vgl_reader *r, const char *path)
 {
@@ -73,9 +76,8 @@ static void show(const struct vgl_reader *r, const char *path)
 	char t0[64], t1[64];
 	size_t i;
 
-	printf("file: ");
-	line_text(path);
-	printf("\nformat: vgl %u\n", VGL_VERSION);
+	print_file(path);
+	printf("format: vgl %u\n", VGL_VERSION);
 	printf("kind: %s\n", vgl_kind_name(m->kind));
 	/* A merge's pid and command are its first process's
 	 * (docs/format.md). */
@@ -150,7 +152,7 @@ static int show_dir(const char *dir, int *shown)
 
 	if ((err = profile_dir_list(dir, &names, &n)) < 0) {
 		fflush(stdout);
-		fprintf(stderr, "vigil: %s: %s\n", dir, strerror(-err));
+		vgl_error("%s: %s", dir, strerror(-err));
 		return EXIT_BAD_FILE;
 	}
 	for (i = 0; i < n; i++) {

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "message.h"
 #include "vigil.h"
 
 const char cmd_wait_usage[] =
@@ -137,12 +138,12 @@ int cmd_wait(int argc, char **argv)
 	fd = timeout ? open_when_there(path, start + ns)
 		     : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd == -ETIMEDOUT) {
-		fprintf(stderr, "vigil: %s: did not appear within %s\n", path,
+		vgl_error("%s: did not appear within %s", path,
 			timeout);
 		return EXIT_BAD_FILE;
 	}
 	if (fd < 0) {
-		fprintf(stderr, "vigil: %s: %s\n", path,
+		vgl_error("%s: %s", path,
 			strerror(timeout ? -fd : errno));
 		return EXIT_BAD_FILE;
 	}
@@ -156,17 +157,17 @@ int cmd_wait(int argc, char **argv)
 		meta = r.meta;
 		vgl_reader_close(&r);
 		if (stat(path, &st) < 0) {
-			fprintf(stderr, "vigil: %s: %s\n", path, strerror(errno));
+			vgl_error("%s: %s", path, strerror(errno));
 			return EXIT_BAD_FILE;
 		}
 		err = wait_writer(&meta, &st, timeout ? start + ns : 0);
 		if (err == -ETIMEDOUT) {
-			fprintf(stderr, "vigil: %s: still being written after %s\n",
+			vgl_error("%s: still being written after %s",
 				path, timeout);
 			return EXIT_BAD_FILE;
 		}
 		if (err) {
-			fprintf(stderr, "vigil: %s: cannot wait for the writer: %s\n",
+			vgl_error("%s: cannot wait for the writer: %s",
 				path, strerror(-err));
 			return EXIT_BAD_FILE;
 		}

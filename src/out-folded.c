@@ -7,7 +7,9 @@
  * to the profile's total calls.  A cycle of calls is one frame, "<cycle
  * N: a, b>" (the format has no place for its members' counts: the other
  * views give them).  A sampled
- * profile's lines are its sampled stacks, their counts samples.
+ * profile's lines are its sampled stacks, their counts samples.  Names
+ * are written as every line of text gives them (text.h): a newline or a
+ * terminal's control byte in a name is a C escape, never raw.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +17,29 @@
 #include <string.h>
 
 #include "out.h"
+#include "text.h"
+
+/*
+ * A frame of a line: its label, a ';' (the frame separator) as ':', and
+ * every control byte as a C escape (text.h: \n, \t, \x1b, a backslash
+ * as \\), so that a name can neither end the line nor drive the terminal
+ * the file is shown on.  flamegraph.pl, inferno and speedscope show the
+ * escape as it is written.
+ */
+static void put_frame(FILE *f, const struct vgl_pfunc *fn)
+{
+	char *name = strdup(fn->label), *c;
+
+	if (!name) {
+		fputs("?", f);
+		return;
+	}
+	for (c = name; *c; c++)
+		if (*c == ';')
+			*c = ':';
+	vgl_text_line(f, name);
+	free(name);
+}
 
 struct folded {
 	const struct stacks *s;
@@ -25,14 +50,12 @@ static int print_stack(void *arg, const uint32_t *frames, size_t depth,
 		       uint64_t weight)
 {
 	struct folded *fo = arg;
-	char name[1024];
 	size_t i;
 
 	for (i = 0; i < depth; i++) {
-		out_frame_name(&fo->s->frames[frames[i]], name, sizeof(name));
 		if (i)
 			fputc(';', fo->f);
-		fputs(name, fo->f);
+		put_frame(fo->f, &fo->s->frames[frames[i]]);
 	}
 	fprintf(fo->f, " %llu\n", (unsigned long long)weight);
 	return ferror(fo->f) ? -EIO : 0;
@@ -68,7 +91,6 @@ int out_folded_sampled(const struct vgl_sprofile *sp, FILE *f)
 
 	for (i = 0; i <= sp->nstacks && !err; i++) {
 		const struct vgl_sstack *st = i < sp->nstacks ? &sp->stacks[i] : NULL;
-		char name[1024];
 
 		if (st) {
 			m = open_memstream(&line, &cap);
@@ -77,11 +99,9 @@ int out_folded_sampled(const struct vgl_sprofile *sp, FILE *f)
 				break;
 			}
 			for (j = 0; j < st->depth; j++) {
-				out_frame_name(&sp->funcs[sp->chain[st->first + j]],
-					       name, sizeof(name));
 				if (j)
 					fputc(';', m);
-				fputs(name, m);
+				put_frame(m, &sp->funcs[sp->chain[st->first + j]]);
 			}
 			if (fclose(m)) {
 				err = -ENOMEM;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "message.h"
 #include "profile-dir.h"
 
 int profile_dir_is(const char *path)
@@ -77,6 +78,5 @@ void profile_dir_free(char **names, size_t n)
 
 void profile_dir_none(const char *dir)
 {
-	fprintf(stderr, "vigil: %s: a directory with no profiles (*.vgl) in it\n",
-		dir);
+	vgl_error("%s: a directory with no profiles (*.vgl) in it", dir);
 }

@@ -18,6 +18,7 @@
 #include "out.h"
 #include "report-both.h"
 #include "report-sampled.h"
+#include "text.h"
 
 struct both {
 	const struct vgl_pfunc *fn;    /* the counting one, else the sampled */
@@ -180,20 +181,25 @@ int report_both(const struct out_input *c, const struct out_input *s,
 		vgl_json_end_object(&j);
 		putchar('\n');
 	} else {
-		printf("counting: %s (%" PRIu64 " calls)\n", c->path, p->total_calls);
-		printf("sampled: %s (%" PRIu64 " stack samples, every %" PRIu64
-		       " ns)\n\n", s->path, sp->samples, period_ns);
+		fputs("counting: ", stdout);
+		vgl_text_line(stdout, c->path);
+		printf(" (%" PRIu64 " calls)\nsampled: ", p->total_calls);
+		vgl_text_line(stdout, s->path);
+		printf(" (%" PRIu64 " stack samples, every %" PRIu64 " ns)\n\n",
+		       sp->samples, period_ns);
 		printf("%12s  %7s  %7s  %10s  %s\n", "calls", "self %", "total %",
 		       "time/call", "function");
 		for (i = 0; i < n; i++) {
 			char t[32];
 
 			per_call(t, sizeof(t), &v[i], period_ns);
-			printf("%12" PRIu64 "  %6.2f%%  %6.2f%%  %10s  %s\n",
+			printf("%12" PRIu64 "  %6.2f%%  %6.2f%%  %10s  ",
 			       v[i].calls,
 			       sp->samples ? 100.0 * (double)v[i].self / (double)sp->samples : 0.0,
 			       sp->samples ? 100.0 * (double)v[i].total / (double)sp->samples : 0.0,
-			       t, v[i].fn->label);
+			       t);
+			vgl_text_line(stdout, v[i].fn->label);
+			putchar('\n');
 		}
 		printf("\ncalls: exact, from the counting profile; self %% and total %%: the\n"
 		       "stack samples that found the function running, or on the stack;\n"

@@ -15,6 +15,7 @@
 #include "profile.h"
 #include "report-sampled.h"
 #include "sprofile.h"
+#include "text.h"
 #include "vigil.h"
 
 #define TOP_DEFAULT 20
@@ -205,12 +206,17 @@ void report_sampled_text(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 		printf("%8s  %-16s %10s %7s %10s %10s\n", "tid", "name",
 		       "cpu_ms", "%cpu", "user_ms", "sys_ms");
 	}
-	for (i = 0; i < s.nt; i++)
-		printf("%8u  %-16s %10.1f %6.1f%% %10.1f %10.1f\n", s.t[i].tid,
-		       s.t[i].name, (double)s.t[i].run_ns / 1e6,
+	for (i = 0; i < s.nt; i++) {
+		/* Padded by what is written: a name's escapes are wider
+		 * than its bytes. */
+		printf("%8u  ", s.t[i].tid);
+		vgl_text_line_pad(stdout, s.t[i].name, 16);
+		printf(" %10.1f %6.1f%% %10.1f %10.1f\n",
+		       (double)s.t[i].run_ns / 1e6,
 		       pct(s.t[i].run_ns, s.duration_ns),
 		       (double)s.t[i].user_us / 1e3,
 		       (double)s.t[i].sys_us / 1e3);
+	}
 	if (s.nt && s.has_ended)
 		printf("%8s  %-16s %10.1f %6.1f%% %10.1f %10.1f\n", "-",
 		       "(ended threads)",
@@ -236,10 +242,13 @@ void report_sampled_text(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 	printf("\nTop functions by self samples (%" PRIu64 " stack samples, %"
 	       PRIu64 " lost):\n\n", total, r->stacks_head.lost);
 	printf("%10s %7s %10s %7s  %s\n", "self", "%", "total", "%", "function");
-	for (i = 0; i < s.sp.nfuncs && i < top; i++)
-		printf("%10" PRIu64 " %6.2f%% %10" PRIu64 " %6.2f%%  %s\n",
+	for (i = 0; i < s.sp.nfuncs && i < top; i++) {
+		printf("%10" PRIu64 " %6.2f%% %10" PRIu64 " %6.2f%%  ",
 		       s.sp.self[i], pct(s.sp.self[i], total), s.sp.total[i],
-		       pct(s.sp.total[i], total), s.sp.funcs[i].label);
+		       pct(s.sp.total[i], total));
+		vgl_text_line(stdout, s.sp.funcs[i].label);
+		putchar('\n');
+	}
 	if (s.sp.nfuncs > top)
 		printf("\nfolded away: %zu of %zu functions\n",
 		       s.sp.nfuncs - top, s.sp.nfuncs);
@@ -345,9 +354,11 @@ static void beside_print(const char *head, struct beside *v, size_t n,
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_beside);
 	printf("  %s:\n", head);
-	for (i = 0; i < n; i++)
-		printf("%12" PRIu64 "  %s\n", v[i].samples,
-		       sp->funcs[v[i].fn].label);
+	for (i = 0; i < n; i++) {
+		printf("%12" PRIu64 "  ", v[i].samples);
+		vgl_text_line(stdout, sp->funcs[v[i].fn].label);
+		putchar('\n');
+	}
 }
 
 /* The callers and callees of function f by samples, printed. */
@@ -375,14 +386,23 @@ static int sampled_entry(const struct vgl_sprofile *sp, uint32_t f)
 		}
 	}
 	if (!err) {
-		printf("\n%s (%" PRIu64 " self, %" PRIu64 " total)\n",
-		       sp->funcs[f].label, sp->self[f], sp->total[f]);
+		putchar('\n');
+		vgl_text_line(stdout, sp->funcs[f].label);
+		printf(" (%" PRIu64 " self, %" PRIu64 " total)\n",
+		       sp->self[f], sp->total[f]);
 		beside_print("called from", up, nup, sp);
 		beside_print("calls", down, ndown, sp);
 	}
 	free(up);
 	free(down);
 	return err;
+}
+
+int report_function_named(const struct vgl_pfunc *fn, const char *name)
+{
+	return !strcmp(fn->name, name) || !strcmp(fn->label, name) ||
+	       vgl_text_line_is(fn->name, name) ||
+	       vgl_text_line_is(fn->label, name);
 }
 
 int report_sampled_function(const struct vgl_reader *r,
@@ -396,11 +416,10 @@ int report_sampled_function(const struct vgl_reader *r,
 	if (vgl_sprofile_build(&sp, r, sym))
 		return -ENOMEM;
 	for (i = 0; i < sp.nfuncs && !err; i++) {
-		if (strcmp(sp.funcs[i].name, name) &&
-		    strcmp(sp.funcs[i].label, name))
+		if (!report_function_named(&sp.funcs[i], name))
 			continue;
 		if (!found++) {
-			printf("file: %s\n", path);
+			print_file(path);
 			print_state(r);
 			printf("\nStack samples (%" PRIu64 " in all):\n",
 			       sp.samples);

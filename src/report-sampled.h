@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "json.h"
+#include "profile.h"
 #include "symbolizer.h"
 #include "vgl_reader.h"
 
@@ -23,6 +24,11 @@ void report_sampled_text(const struct vgl_reader *r, struct vgl_symbolizer *sym,
  * one line, or nothing when none did. */
 struct vgl_sprofile;
 void report_hook_share(const struct vgl_sprofile *sp, uint64_t samples);
+
+/* Whether --function NAME names fn (of a counting or a sampled file):
+ * its name or its label, as they are or as a report shows them, control
+ * bytes escaped (text.h), so that a name can be given as it was seen. */
+int report_function_named(const struct vgl_pfunc *fn, const char *name);
 
 /* --function NAME of a sampled file: the function's self and total
  * samples, and by samples the functions it was called from and those it

@@ -50,6 +50,7 @@
 #include "procid.h"
 #include "run-merge.h"
 #include "vgl_merge.h"
+#include "message.h"
 #include "vigil.h"
 
 /* A sorted set of file names. */
@@ -361,8 +362,8 @@ static const char *claim(struct run_merge *rm, const char *group)
 	}
 	rm->nclaims++;
 	if (strcmp(name, group))
-		fprintf(stderr, "vigil run: %s/%s was written by another vigil "
-			"run meanwhile; this run's goes to %s/%s\n",
+		vgl_say("vigil run: %s/%s was written by another vigil "
+			"run meanwhile; this run's goes to %s/%s",
 			rm->outdir, group, rm->outdir, name);
 	return c->file;
 }
@@ -384,7 +385,7 @@ static int add_file(struct run_merge *rm, const char *name, int final,
 		return 0;
 	if (vgl_reader_open_flags(&r, path, VGL_READ_UNSORTED)) {
 		if (complain) {
-			fprintf(stderr, "vigil: %s: %s (not merged)\n", path,
+			vgl_say("vigil: %s: %s (not merged)", path,
 				r.err);
 			rm->bad++;
 		}
@@ -540,7 +541,7 @@ int run_merge_finish(struct run_merge *rm)
 		struct vgl_reader r;
 
 		if (vgl_reader_open_flags(&r, w, VGL_READ_UNSORTED)) {
-			fprintf(stderr, "vigil: %s: %s (not merged)\n", w,
+			vgl_say("vigil: %s: %s (not merged)", w,
 				r.err);
 			rm->bad++;
 			continue;
@@ -577,8 +578,8 @@ int run_merge_finish(struct run_merge *rm)
 		extra = strstr(summary, " calls");
 		/* "N programs, P processes": each process writes one
 		 * profile. */
-		fprintf(stderr, "vigil run: %zu program%s, %zu process%s, "
-			"%llu calls%s -> %s/\n", rm->m.ngroups,
+		vgl_say("vigil run: %zu program%s, %zu process%s, "
+			"%llu calls%s -> %s/", rm->m.ngroups,
 			rm->m.ngroups == 1 ? "" : "s", rm->m.inputs,
 			rm->m.inputs == 1 ? "" : "es",
 			(unsigned long long)vgl_merge_calls(&rm->m),
@@ -710,8 +711,8 @@ int run_merge_samples(struct run_merge *rm, const char *sdir,
 	ret = write_groups(rm, &m, dir, 0, &written);
 	n = written.n;
 	if (n)
-		fprintf(stderr, "vigil run: the stacks of %zu program%s -> "
-			"%s/*.sampled.vgl\n", n, n == 1 ? "" : "s", dir);
+		vgl_say("vigil run: the stacks of %zu program%s -> "
+			"%s/*.sampled.vgl", n, n == 1 ? "" : "s", dir);
 	vgl_merge_release(&m);
 	names_free(&now);
 	names_free(&written);

@@ -10,6 +10,8 @@
 #include <time.h>
 
 #include "clock.h"
+#include "message.h"
+#include "text.h"
 #include "vgl_format.h"
 #include "vigil.h"
 
@@ -146,8 +148,18 @@ void print_state(const struct vgl_reader *r)
 
 int file_error(const struct vgl_reader *r, const char *path)
 {
-	fprintf(stderr, "vigil: %s: %s\n", path, r->err);
+	/* One line through message.h, which escapes the path's (and the
+	 * reader's words') control bytes: a file found in a directory is
+	 * named by whoever made it. */
+	vgl_error("%s: %s", path, r->err);
 	return EXIT_BAD_FILE;
+}
+
+void print_file(const char *path)
+{
+	fputs("file: ", stdout);
+	vgl_text_line(stdout, path);
+	putchar('\n');
 }
 
 const char *format_time(uint64_t ns, char *buf, size_t len)

@@ -81,7 +81,12 @@ int convert_to(const char *cmd, const char *path, const char *to,
  * line after it (how many processes, and how they ended). */
 void print_state(const struct vgl_reader *r);
 
-/* Prints "vigil: FILE: <r->err>" and returns EXIT_BAD_FILE. */
+/* Prints the "file: PATH" line of show and report, the path's control
+ * bytes escaped (text.h). */
+void print_file(const char *path);
+
+/* Prints "vigil: FILE: <r->err>" (escaped, as message.h's lines are) and
+ * returns EXIT_BAD_FILE. */
 int file_error(const struct vgl_reader *r, const char *path);
 
 /* CLOCK_MONOTONIC in ns, for deadlines and elapsed times. */

@@ -3,7 +3,8 @@
  * callgrind output goes through (lib/text.c): for any bytes, each kind of
  * output must be valid UTF-8, hold nothing its format forbids raw, and
  * decode back (escapes and entities undone) to exactly the input's
- * characters, each byte that is not UTF-8 as U+FFFD.  The expected
+ * characters, each byte that is not UTF-8 as U+FFFD; JSON and lines
+ * hold no control character raw (C1 ones included).  The expected
  * characters come from a decoder written here another way (decode any
  * lead byte's length, then reject overlong forms, surrogates and values
  * above U+10FFFF), so the writer's table is checked, not trusted.  Built
@@ -108,7 +109,8 @@ static size_t unescape(enum vgl_text_kind kind, const long *o, size_t n,
 			i += strlen(ent[e]);
 			continue;
 		}
-		if (c < 0x20 || c == 0x7f || (kind == VGL_TEXT_JSON && c == '"'))
+		if (c < 0x20 || (c >= 0x7f && c <= 0x9f) ||
+		    (kind == VGL_TEXT_JSON && c == '"'))
 			FAIL();
 		if (c != '\\') {
 			out[m++] = c;
@@ -140,6 +142,26 @@ static size_t unescape(enum vgl_text_kind kind, const long *o, size_t n,
 				v = v << 4 | h;
 			}
 			i += d;
+			/* A C1 control in a line: its UTF-8 bytes, \xc2\xNN. */
+			if (c == 'x' && v >= 0x80) {
+				long lo = 0;
+
+				if (v != 0xc2 || i + 4 > n || o[i] != '\\' ||
+				    o[i + 1] != 'x')
+					FAIL();
+				for (j = 2; j < 4; j++) {
+					int h = o[i + j] < 128 ?
+						hexval((int)o[i + j]) : -1;
+
+					if (h < 0)
+						FAIL();
+					lo = lo << 4 | h;
+				}
+				if (lo < 0x80 || lo > 0x9f)
+					FAIL();
+				i += 4;
+				v = lo;
+			}
 			out[m++] = v;
 			break;
 		}

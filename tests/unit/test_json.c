@@ -24,6 +24,10 @@ int main(void)
 	expect("json quote and backslash", "a\"b\\c", "\"a\\\"b\\\\c\"");
 	expect("json short escapes", "\n\t\r\b\f", "\"\\n\\t\\r\\b\\f\"");
 	expect("json other control", "\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\"");
+	/* The C1 controls (U+0080 to U+009F; CSI is U+009B): legal JSON,
+	 * but a terminal showing the document raw obeys them. */
+	expect("json C1 control", "a\xc2\x9b" "b\xc2\x80\xc2\x9f\xc2\xa0",
+	       "\"a\\u009bb\\u0080\\u009f\xc2\xa0\"");
 	expect("json utf-8 passes", "caf\xc3\xa9", "\"caf\xc3\xa9\"");
 	expect("json null", NULL, "null");
 	expect("json not utf-8", "w\xe9\xff\xfe", "\"w\\ufffd\\ufffd\\ufffd\"");
