@@ -106,6 +106,7 @@ static int one(struct merge_run *mr, const char *path)
 	if (mr->have_out && !stat(path, &st) && st.st_dev == mr->out.st_dev &&
 	    st.st_ino == mr->out.st_ino)
 		mr->out_read = 1;
+	outfile_note_input(path);
 	err = vgl_reader_open_flags(&r, path, VGL_READ_UNSORTED);
 	if (err) {
 		if (mr->progress)
@@ -322,7 +323,7 @@ int cmd_merge(int argc, char **argv)
 		goto out;
 	}
 	merge_by_path_warning(&mr.m);
-	if (keep && mkdir(out, 0777) && errno != EEXIST) {
+	if (keep && mkdir(out, 0775) && errno != EEXIST) {
 		fprintf(stderr, "vigil: %s: %s\n", out, strerror(errno));
 		status = EXIT_BAD_FILE;
 		goto out;

@@ -46,6 +46,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "proc-ended.h"
 #include "procid.h"
 #include "run-merge.h"
@@ -382,6 +383,7 @@ static int add_file(struct run_merge *rm, const char *name, int final,
 	if (names_has(&rm->seen, name) ||
 	    join(path, sizeof(path), rm->dir, name))
 		return 0;
+	outfile_note_input(path);
 	if (vgl_reader_open_flags(&r, path, VGL_READ_UNSORTED)) {
 		if (complain) {
 			fprintf(stderr, "vigil: %s: %s (not merged)\n", path,
@@ -431,7 +433,7 @@ static int write_groups(struct run_merge *rm, struct vgl_merge *m,
 			: vgl_merge_write(m, i, path);
 		if (err) {
 			fprintf(stderr, "vigil: %s: cannot write: %s\n", path,
-				strerror(-err));
+				outfile_strerror(err));
 			ret = -1;
 			continue;
 		}
@@ -698,6 +700,7 @@ int run_merge_samples(struct run_merge *rm, const char *sdir,
 
 		if (join(path, sizeof(path), sdir, now.v[i]))
 			continue;
+		outfile_note_input(path);
 		if (vgl_reader_open_flags(&r, path, VGL_READ_UNSORTED)) {
 			fprintf(stderr, "vigil: %s: %s (not merged)\n", path,
 				r.err);
