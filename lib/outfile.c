@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -428,4 +429,53 @@ int outfile_close(struct outfile *o, int ok)
 	free(o->target);
 	o->tmpbase = o->base = o->target = NULL;
 	return err;
+}
+
+int outfile_lock(const char *path, int *lockfd)
+{
+	struct place p;
+	struct stat now;
+	int fd, err, tries;
+
+	*lockfd = -1;
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	for (tries = 0; tries < 1000; tries++) {
+		/* What outfile_open would refuse is refused there, in its
+		 * words; nothing there, or a stream, is nothing to lock. */
+		if (resolve(path, &p))
+			return 0;
+		if (!p.exists || !S_ISREG(p.st.st_mode)) {
+			place_release(&p);
+			return 0;
+		}
+		fd = openat(p.dirfd, p.base, O_RDONLY | O_NOFOLLOW |
+			    O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			err = -errno;
+			place_release(&p);
+			if (err == -ENOENT)
+				continue;   /* replaced meanwhile */
+			return err;
+		}
+		if (flock(fd, LOCK_EX) < 0) {
+			err = -errno;
+			close(fd);
+			place_release(&p);
+			return err;
+		}
+		/* The lock is the file's that has the name now: one that was
+		 * renamed over while we waited was another's result, which
+		 * the next merge must read. */
+		if (!fstat(fd, &p.st) &&
+		    !fstatat(p.dirfd, p.base, &now, AT_SYMLINK_NOFOLLOW) &&
+		    now.st_dev == p.st.st_dev && now.st_ino == p.st.st_ino) {
+			place_release(&p);
+			*lockfd = fd;
+			return 0;
+		}
+		close(fd);
+		place_release(&p);
+	}
+	return -EAGAIN;
 }

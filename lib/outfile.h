@@ -57,6 +57,17 @@ int outfile_mode_for_pid(pid_t pid);
 int outfile_dir_check(const struct stat *st, char *buf, size_t len);
 
 /*
+ * Locks path, an existing regular file, against other writers that lock
+ * it, until the descriptor put in *fd is closed (after the new file has
+ * been renamed over it): a merge that reads OUT and replaces it is not
+ * overtaken by another doing the same.  Returns 0 (*fd -1 when there is
+ * nothing to lock: no file, a stream, standard output, or a place that
+ * outfile_open will refuse and say why) or -errno (the lock could not be
+ * had: the caller must not go on, or a merge could be lost).
+ */
+int outfile_lock(const char *path, int *fd);
+
+/*
  * Finishes o: flushes, and when ok renames the temporary file to its
  * name (when not ok, removes it).  Returns 0, or -errno when anything
  * written did not reach the file (a full disk), or -EEXIST when

@@ -50,7 +50,9 @@ const char cmd_merge_usage[] =
 	"under a temporary name, then renamed (a FIFO or a character device\n"
 	"OUT is written into; - is standard output).  OUT may be one of the\n"
 	"inputs: every input is read before OUT is replaced, so its old\n"
-	"counts are merged in, and the summary says so.  Inputs still being written or\n"
+	"counts are merged in, and the summary says so; OUT is locked from\n"
+	"the first read to the rename, so merges into one OUT at once take\n"
+	"turns and none is lost.  Inputs still being written or\n"
 	"cut short are merged as they are, and counted in the summary line on\n"
 	"stderr.  The merged profile is finished when every input is (with\n"
 	"the highest exit status of theirs), cut short otherwise; its pid\n"
@@ -287,7 +289,7 @@ int cmd_merge(int argc, char **argv)
 	char *inputs[argc], summary[512], path[4096], name[1024];
 	struct merge_run mr;
 	size_t g, nwin, unwritten = 0;
-	int stream;
+	int stream, lock = -1;
 
 	if (parse_options("merge", argc, argv, specs, inputs, &n))
 		return EXIT_USAGE;
@@ -305,7 +307,15 @@ int cmd_merge(int argc, char **argv)
 	mr.m.by_path = by_path;
 	mr.m.keep_apart = keep;
 	mr.skip_bad = skip;
-	mr.have_out = !keep && !stat(out, &mr.out) && S_ISREG(mr.out.st_mode);
+	/* OUT is locked from before the first read to after the rename:
+	 * merges into one total that run at once (each with OUT among its
+	 * inputs) take turns, and each reads the one before's result. */
+	if (!keep && (err = outfile_lock(out, &lock))) {
+		fprintf(stderr, "vigil: %s: cannot lock: %s\n", out,
+			strerror(-err));
+		return EXIT_BAD_FILE;
+	}
+	mr.have_out = lock >= 0 && !fstat(lock, &mr.out);
 	stream = !keep && outfile_is_stream(out) == 1;
 	mr.progress = isatty(2);
 	for (i = 0; i < n && !status; i++)
@@ -366,6 +376,8 @@ int cmd_merge(int argc, char **argv)
 	else
 		fprintf(stderr, "vigil merge: %s -> %s\n", summary, out);
 out:
+	if (lock >= 0)
+		close(lock);
 	vgl_merge_release(&mr.m);
 	return status;
 }
