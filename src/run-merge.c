@@ -34,6 +34,20 @@
  * runs never both see a name free.  What is left in the private directory
  * at the end (files kept or not merged) is moved into DIR; the profiles of
  * processes still running stay where their writers have them open.
+ *
+ * A process of the tree may run as another user (root's `make check` runs
+ * a test under setpriv --reuid=nobody): it must be able to make its file,
+ * and no one outside the tree may write there (issue 28.7).  So the
+ * processes write into DIR/running.XXXXXX/SECRET/, SECRET 128 random bits
+ * and the directory mode 1733 (anyone who knows the name may make a
+ * file, no one may list it, or remove or replace another's file), while
+ * running.XXXXXX is ours and 0711: it cannot be listed, so the name is
+ * known only from VIGIL_FILE, which the tree's processes inherit (and
+ * /proc/PID/environ shows to the same user alone).  A descriptor of the
+ * directory passed down instead would not do: creating a file in a
+ * directory checks its mode whatever way it was reached, and the runtime
+ * opens the file again by name to grow it, after a program may have
+ * closed every descriptor.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -42,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -74,7 +89,8 @@ struct claim {
 
 struct run_merge {
 	char *outdir;           /* DIR: the merged profiles */
-	char *dir;              /* DIR/running.XXXXXX: the per-process ones */
+	char *top;              /* DIR/running.XXXXXX */
+	char *dir;              /* top/SECRET: the per-process profiles */
 	int keep;
 	int dirfd;              /* DIR, for the claims' flock; -1 if none */
 	struct old_file *old;   /* DIR's .vgl files at the start, by name */
@@ -255,6 +271,36 @@ static void note_old(struct run_merge *rm)
 		qsort(rm->old, rm->nold, sizeof(*rm->old), cmp_old);
 }
 
+/* Makes the drop directory top/SECRET (see the top of the file) into
+ * *dir.  Returns 0 or -errno (nothing left in top). */
+static int make_drop(const char *top, char **dir)
+{
+	unsigned char rnd[16];
+	char hex[33];
+	size_t i;
+
+	*dir = NULL;
+	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+		return -EIO;
+	for (i = 0; i < sizeof(rnd); i++)
+		snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
+	if (asprintf(dir, "%s/%s", top, hex) < 0) {
+		*dir = NULL;
+		return -ENOMEM;
+	}
+	/* chmod after mkdir: the umask would take the others' bits. */
+	if (chmod(top, 0711) || mkdir(*dir, 0700) ||
+	    chmod(*dir, 01733)) {
+		int err = -errno;
+
+		rmdir(*dir);
+		free(*dir);
+		*dir = NULL;
+		return err;
+	}
+	return 0;
+}
+
 int run_merge_start(struct run_merge **out, const char *dir, int keep)
 {
 	struct run_merge *rm = calloc(1, sizeof(*rm));
@@ -277,9 +323,14 @@ int run_merge_start(struct run_merge **out, const char *dir, int keep)
 		err = -errno;
 		goto fail;
 	}
-	if (!(rm->dir = strdup(tmpl))) {
+	if (!(rm->top = strdup(tmpl))) {
 		rmdir(tmpl);
 		err = -ENOMEM;
+		goto fail;
+	}
+	if ((err = make_drop(rm->top, &rm->dir))) {
+		rmdir(tmpl);
+		free(rm->top);
 		goto fail;
 	}
 	rm->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -657,7 +708,9 @@ void run_merge_free(struct run_merge *rm)
 			"%s/ (the name is taken there) stay%s in %s/\n",
 			taken_there, taken_there == 1 ? "" : "s", rm->outdir,
 			taken_there == 1 ? "s" : "", rm->dir);
-	if (!running && !taken_there && rmdir(rm->dir) && errno != ENOENT)
+	if (!running && !taken_there &&
+	    ((rmdir(rm->dir) && errno != ENOENT) ||
+	     (rmdir(rm->top) && errno != ENOENT)))
 		fprintf(stderr, "vigil: %s: cannot remove: %s\n", rm->dir,
 			strerror(errno));
 	names_free(&now);
@@ -676,6 +729,7 @@ void run_merge_free(struct run_merge *rm)
 	names_free(&rm->done);
 	names_free(&rm->outs);
 	free(rm->dir);
+	free(rm->top);
 	free(rm->outdir);
 	free(rm);
 }
