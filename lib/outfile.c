@@ -106,15 +106,19 @@ static int open_dir(const char *path, struct place *p)
 	char sub[256];
 	struct stat st;
 
-	p->dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path))
-		       : strdup(".");
+	if (!slash)
+		p->dir = strdup(".");
+	else   /* "/name": the root */
+		p->dir = strndup(path, slash == path ? 1
+						     : (size_t)(slash - path));
 	p->base = strdup(slash ? slash + 1 : path);
 	if (!p->dir || !p->base)
 		return -ENOMEM;
 	/* "DIR/", ".", "..": a directory, refused as one. */
 	if (!*p->base || !strcmp(p->base, ".") || !strcmp(p->base, ".."))
 		return -EISDIR;
-	p->dirfd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* O_PATH: a directory we may write but not list is one too. */
+	p->dirfd = open(p->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (p->dirfd < 0 || fstat(p->dirfd, &st) < 0)
 		return -errno;
 	if (outfile_dir_check(&st, sub, sizeof(sub))) {
@@ -342,7 +346,8 @@ int outfile_open_mode(struct outfile *o, const char *path, mode_t mode)
 		 * become a regular file if it went away; and it must still be
 		 * what was checked. */
 		fd = openat(p.dirfd, p.base, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_ino != p.st.st_ino ||
+		if (fd >= 0 && (fstat(fd, &st) < 0 ||
+				st.st_ino != p.st.st_ino ||
 				st.st_dev != p.st.st_dev)) {
 			close(fd);
 			fd = -1;

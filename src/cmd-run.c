@@ -391,7 +391,8 @@ static int check_dir(const char *dir)
 {
 	char why[128];
 	struct stat st;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
+	/* O_PATH: one we may write but not list is checked too. */
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), err = 0;
 
 	if (fd < 0)
 		return 0;
