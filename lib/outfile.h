@@ -8,6 +8,8 @@
 #define VIGIL_OUTFILE_H
 
 #include <stdio.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 struct outfile {
 	FILE *f;            /* write here */
@@ -15,14 +17,55 @@ struct outfile {
 	char *target;       /* what the temporary file is renamed to: path,
 	                     * or the file its symbolic link leads to */
 	char *tmp;          /* the temporary name, or NULL (a stream) */
+	int dirfd;          /* the target's directory (-1 for a stream) */
+	char *base, *tmpbase;   /* the target's and tmp's names in it */
 };
 
 /*
  * Opens path (NULL or "-": standard output).  Returns 0 or -errno:
  * -EISDIR for a directory, -ENOTBLK for a block device, -ENXIO for a
- * socket, or what open or mkstemp said.
+ * socket, -EPERM for a place another user could have laid out (see
+ * outfile.c; outfile_strerror says which), or what open said.  A file
+ * made is mode 0666 less what an input withheld (outfile_note_input)
+ * and the umask.
  */
 int outfile_open(struct outfile *o, const char *path);
+
+/* outfile_open, the file made no more than mode (0600: private). */
+int outfile_open_mode(struct outfile *o, const char *path, mode_t mode);
+
+/*
+ * Notes that what this process writes is made from the file at path:
+ * no file it makes from now on is readable by group or others where
+ * that file is not.
+ */
+void outfile_note_input(const char *path);
+
+/*
+ * The mode for a recording of process pid: 0666 when it is ours (all
+ * its uids our euid) and dumpable, else 0600: a profile must not show
+ * anyone what /proc/PID would not.
+ */
+int outfile_mode_for_pid(pid_t pid);
+
+/*
+ * Whether a directory (st) may hold files this process makes: 0 when it
+ * is ours or root's and not writable by others (but our own group)
+ * unless sticky; else
+ * -EPERM with words for one line in buf.
+ */
+int outfile_dir_check(const struct stat *st, char *buf, size_t len);
+
+/*
+ * Locks path, an existing regular file, against other writers that lock
+ * it, until the descriptor put in *fd is closed (after the new file has
+ * been renamed over it): a merge that reads OUT and replaces it is not
+ * overtaken by another doing the same.  Returns 0 (*fd -1 when there is
+ * nothing to lock: no file, a stream, standard output, or a place that
+ * outfile_open will refuse and say why) or -errno (the lock could not be
+ * had: the caller must not go on, or a merge could be lost).
+ */
+int outfile_lock(const char *path, int *fd);
 
 /*
  * Finishes o: flushes, and when ok renames the temporary file to its

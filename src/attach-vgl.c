@@ -679,7 +679,9 @@ int attach_vgl_stream(struct attach_vgl *av, const char *path)
 	err = outfile_is_stream(path);
 	if (err)
 		return err < 0 ? err : 0;
-	err = outfile_open(&o, path);
+	/* Another user's process, or a setuid one: a recording only we
+	 * may read (issue 28.2). */
+	err = outfile_open_mode(&o, path, outfile_mode_for_pid(av->pid));
 	if (err)
 		return err;
 	if (!o.tmp) {

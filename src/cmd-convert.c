@@ -182,6 +182,7 @@ int out_input_open_thread(struct out_input *in, const char *path,
 
 	memset(in, 0, sizeof(*in));
 	in->path = path;
+	outfile_note_input(path);
 	if (vgl_reader_open(&in->r, path) < 0)
 		return file_error(&in->r, path);
 	in->opened = 1;

@@ -51,7 +51,9 @@ const char cmd_merge_usage[] =
 	"under a temporary name, then renamed (a FIFO or a character device\n"
 	"OUT is written into; - is standard output).  OUT may be one of the\n"
 	"inputs: every input is read before OUT is replaced, so its old\n"
-	"counts are merged in, and the summary says so.  Inputs still being written or\n"
+	"counts are merged in, and the summary says so; OUT is locked from\n"
+	"the first read to the rename, so merges into one OUT at once take\n"
+	"turns and none is lost.  Inputs still being written or\n"
 	"cut short are merged as they are, and counted in the summary line on\n"
 	"stderr.  The merged profile is finished when every input is (with\n"
 	"the highest exit status of theirs), cut short otherwise; its pid\n"
@@ -107,6 +109,7 @@ static int one(struct merge_run *mr, const char *path)
 	if (mr->have_out && !stat(path, &st) && st.st_dev == mr->out.st_dev &&
 	    st.st_ino == mr->out.st_ino)
 		mr->out_read = 1;
+	outfile_note_input(path);
 	err = vgl_reader_open_flags(&r, path, VGL_READ_UNSORTED);
 	if (err) {
 		if (mr->progress)
@@ -287,7 +290,7 @@ int cmd_merge(int argc, char **argv)
 	char *inputs[argc], summary[512], path[4096], name[1024];
 	struct merge_run mr;
 	size_t g, nwin, unwritten = 0;
-	int stream;
+	int stream, lock = -1;
 
 	if (parse_options("merge", argc, argv, specs, inputs, &n))
 		return EXIT_USAGE;
@@ -305,7 +308,15 @@ int cmd_merge(int argc, char **argv)
 	mr.m.by_path = by_path;
 	mr.m.keep_apart = keep;
 	mr.skip_bad = skip;
-	mr.have_out = !keep && !stat(out, &mr.out) && S_ISREG(mr.out.st_mode);
+	/* OUT is locked from before the first read to after the rename:
+	 * merges into one total that run at once (each with OUT among its
+	 * inputs) take turns, and each reads the one before's result. */
+	if (!keep && (err = outfile_lock(out, &lock))) {
+		fprintf(stderr, "vigil: %s: cannot lock: %s\n", out,
+			strerror(-err));
+		return EXIT_BAD_FILE;
+	}
+	mr.have_out = lock >= 0 && !fstat(lock, &mr.out);
 	stream = !keep && outfile_is_stream(out) == 1;
 	mr.progress = isatty(2);
 	for (i = 0; i < n && !status; i++)
@@ -323,7 +334,7 @@ int cmd_merge(int argc, char **argv)
 		goto out;
 	}
 	merge_by_path_warning(&mr.m);
-	if (keep && mkdir(out, 0777) && errno != EEXIST) {
+	if (keep && mkdir(out, 0775) && errno != EEXIST) {
 		fprintf(stderr, "vigil: %s: %s\n", out, strerror(errno));
 		status = EXIT_BAD_FILE;
 		goto out;
@@ -366,6 +377,8 @@ int cmd_merge(int argc, char **argv)
 	else
 		vgl_say("vigil merge: %s -> %s", summary, out);
 out:
+	if (lock >= 0)
+		close(lock);
 	vgl_merge_release(&mr.m);
 	return status;
 }

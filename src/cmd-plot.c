@@ -69,6 +69,7 @@ int cmd_plot(int argc, char **argv)
 	path = one_operand("plot", files, nfiles);
 	if (!path)
 		return EXIT_USAGE;
+	outfile_note_input(path);
 	if (vgl_reader_open(&r, path) < 0)
 		return file_error(&r, path);
 	if (!r.nsamples) {

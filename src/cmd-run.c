@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "outfile.h"
 #include "proc-ended.h"
 #include "procid.h"
 #include "run-merge.h"
@@ -67,7 +68,9 @@ const char cmd_run_usage[] =
 	"\n"
 	"Runs CMD with every instrumented process it starts (its children,\n"
 	"theirs, ...) writing its profile into the run's own directory in\n"
-	"DIR (VIGIL_FILE=DIR/running.XXXXXX/%e.%p.vgl),\n"
+	"DIR (VIGIL_FILE=DIR/running.XXXXXX/SECRET/%e.%p.vgl, which a\n"
+	"process of the tree may write as any user, and no one outside\n"
+	"it: SECRET is in the tree's environment only),\n"
 	"waits for CMD and its descendants, and merges the profiles into one\n"
 	"per program, DIR/NAME.vgl (see 'vigil merge --help': programs are\n"
 	"told apart by build-id, modules without one are matched by path).\n"
@@ -84,7 +87,9 @@ const char cmd_run_usage[] =
 	"  -o DIR        where the profiles go (made if missing; profiles\n"
 	"                already in it are not merged).  Default: a new\n"
 	"                directory vigil-run.N in the current directory.\n"
-	"                DIR is checked before CMD starts.  The processes\n"
+	"                DIR is checked before CMD starts: one of another\n"
+	"                user's, or one others may write without the sticky\n"
+	"                bit (as /tmp has), is refused.  The processes\n"
 	"                write into DIR/running.XXXXXX, the run's own, so\n"
 	"                runs sharing DIR never merge each other's; a merged\n"
 	"                profile whose name another run wrote meanwhile goes\n"
@@ -349,7 +354,7 @@ static int fresh_dir(char *buf, size_t len)
 
 	for (i = 1; i < 100000; i++) {
 		snprintf(buf, len, "vigil-run.%d", i);
-		if (!mkdir(buf, 0777))
+		if (!mkdir(buf, 0775))
 			return 0;
 		if (errno != EEXIST)
 			return -errno;
@@ -375,6 +380,33 @@ static void unprepare(struct run *r)
 }
 
 /*
+ * Whether DIR may hold the run's files: README's recipe puts it in the
+ * shared /tmp, where another user may have made it first and laid links
+ * in it to the victim's files (issue 28.3).  A directory of another
+ * user's, or one others may write without the sticky bit, is refused in
+ * one line (outfile_dir_check's rule, which every file made in it
+ * follows too).  Returns 0 or an exit status after saying why; a DIR
+ * that cannot be opened is left to run_merge_start to name.
+ */
+static int check_dir(const char *dir)
+{
+	char why[128];
+	struct stat st;
+	/* O_PATH: one we may write but not list is checked too. */
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return 0;
+	if (!fstat(fd, &st) && outfile_dir_check(&st, why, sizeof(why))) {
+		fprintf(stderr, "vigil: %s: cannot use the directory: %s\n",
+			dir, why);
+		err = EXIT_BAD_FILE;
+	}
+	close(fd);
+	return err;
+}
+
+/*
  * Makes DIR and the run's directory in it, points VIGIL_FILE there, and
  * starts the tree sampler: everything that can fail before CMD runs, so
  * that a bad DIR is one line and CMD is not run.  Returns 0 or an exit
@@ -392,9 +424,11 @@ static int prepare_output(struct run *r)
 	 * elsewhere. */
 	if (r->user_file && !sampling(r))
 		return 0;
+	/* Never writable by others, whatever the umask: check_dir would
+	 * refuse it. */
 	if (r->out) {
 		snprintf(r->dir, sizeof(r->dir), "%s", r->out);
-		if (!mkdir(r->dir, 0777))
+		if (!mkdir(r->dir, 0775))
 			r->made_dir = 1;
 		else if (errno != EEXIST)
 			err = -errno;
@@ -405,6 +439,10 @@ static int prepare_output(struct run *r)
 		fprintf(stderr, "vigil: %s: cannot make the directory: %s\n",
 			r->out ? r->out : "vigil-run.N", strerror(-err));
 		return EXIT_BAD_FILE;
+	}
+	if ((err = check_dir(r->dir))) {
+		unprepare(r);
+		return err;
 	}
 	if (!r->user_file) {
 		if ((err = run_merge_start(&r->rm, r->dir, r->keep)) < 0) {

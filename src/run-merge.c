@@ -34,6 +34,20 @@
  * runs never both see a name free.  What is left in the private directory
  * at the end (files kept or not merged) is moved into DIR; the profiles of
  * processes still running stay where their writers have them open.
+ *
+ * A process of the tree may run as another user (root's `make check` runs
+ * a test under setpriv --reuid=nobody): it must be able to make its file,
+ * and no one outside the tree may write there (issue 28.7).  So the
+ * processes write into DIR/running.XXXXXX/SECRET/, SECRET 128 random bits
+ * and the directory mode 1733 (anyone who knows the name may make a
+ * file, no one may list it, or remove or replace another's file), while
+ * running.XXXXXX is ours and 0711: it cannot be listed, so the name is
+ * known only from VIGIL_FILE, which the tree's processes inherit (and
+ * /proc/PID/environ shows to the same user alone).  A descriptor of the
+ * directory passed down instead would not do: creating a file in a
+ * directory checks its mode whatever way it was reached, and the runtime
+ * opens the file again by name to grow it, after a program may have
+ * closed every descriptor.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -42,10 +56,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "proc-ended.h"
 #include "procid.h"
 #include "run-merge.h"
@@ -74,7 +90,8 @@ struct claim {
 
 struct run_merge {
 	char *outdir;           /* DIR: the merged profiles */
-	char *dir;              /* DIR/running.XXXXXX: the per-process ones */
+	char *top;              /* DIR/running.XXXXXX */
+	char *dir;              /* top/SECRET: the per-process profiles */
 	int keep;
 	int dirfd;              /* DIR, for the claims' flock; -1 if none */
 	struct old_file *old;   /* DIR's .vgl files at the start, by name */
@@ -255,6 +272,36 @@ static void note_old(struct run_merge *rm)
 		qsort(rm->old, rm->nold, sizeof(*rm->old), cmp_old);
 }
 
+/* Makes the drop directory top/SECRET (see the top of the file) into
+ * *dir.  Returns 0 or -errno (nothing left in top). */
+static int make_drop(const char *top, char **dir)
+{
+	unsigned char rnd[16];
+	char hex[33];
+	size_t i;
+
+	*dir = NULL;
+	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+		return -EIO;
+	for (i = 0; i < sizeof(rnd); i++)
+		snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
+	if (asprintf(dir, "%s/%s", top, hex) < 0) {
+		*dir = NULL;
+		return -ENOMEM;
+	}
+	/* chmod after mkdir: the umask would take the others' bits. */
+	if (chmod(top, 0711) || mkdir(*dir, 0700) ||
+	    chmod(*dir, 01733)) {
+		int err = -errno;
+
+		rmdir(*dir);
+		free(*dir);
+		*dir = NULL;
+		return err;
+	}
+	return 0;
+}
+
 int run_merge_start(struct run_merge **out, const char *dir, int keep)
 {
 	struct run_merge *rm = calloc(1, sizeof(*rm));
@@ -277,9 +324,14 @@ int run_merge_start(struct run_merge **out, const char *dir, int keep)
 		err = -errno;
 		goto fail;
 	}
-	if (!(rm->dir = strdup(tmpl))) {
+	if (!(rm->top = strdup(tmpl))) {
 		rmdir(tmpl);
 		err = -ENOMEM;
+		goto fail;
+	}
+	if ((err = make_drop(rm->top, &rm->dir))) {
+		rmdir(tmpl);
+		free(rm->top);
 		goto fail;
 	}
 	rm->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -383,6 +435,7 @@ static int add_file(struct run_merge *rm, const char *name, int final,
 	if (names_has(&rm->seen, name) ||
 	    join(path, sizeof(path), rm->dir, name))
 		return 0;
+	outfile_note_input(path);
 	if (vgl_reader_open_flags(&r, path, VGL_READ_UNSORTED)) {
 		if (complain) {
 			vgl_say("vigil: %s: %s (not merged)", path,
@@ -432,7 +485,7 @@ static int write_groups(struct run_merge *rm, struct vgl_merge *m,
 			: vgl_merge_write(m, i, path);
 		if (err) {
 			fprintf(stderr, "vigil: %s: cannot write: %s\n", path,
-				strerror(-err));
+				outfile_strerror(err));
 			ret = -1;
 			continue;
 		}
@@ -656,7 +709,9 @@ void run_merge_free(struct run_merge *rm)
 			"%s/ (the name is taken there) stay%s in %s/\n",
 			taken_there, taken_there == 1 ? "" : "s", rm->outdir,
 			taken_there == 1 ? "s" : "", rm->dir);
-	if (!running && !taken_there && rmdir(rm->dir) && errno != ENOENT)
+	if (!running && !taken_there &&
+	    ((rmdir(rm->dir) && errno != ENOENT) ||
+	     (rmdir(rm->top) && errno != ENOENT)))
 		fprintf(stderr, "vigil: %s: cannot remove: %s\n", rm->dir,
 			strerror(errno));
 	names_free(&now);
@@ -675,6 +730,7 @@ void run_merge_free(struct run_merge *rm)
 	names_free(&rm->done);
 	names_free(&rm->outs);
 	free(rm->dir);
+	free(rm->top);
 	free(rm->outdir);
 	free(rm);
 }
@@ -699,6 +755,7 @@ int run_merge_samples(struct run_merge *rm, const char *sdir,
 
 		if (join(path, sizeof(path), sdir, now.v[i]))
 			continue;
+		outfile_note_input(path);
 		if (vgl_reader_open_flags(&r, path, VGL_READ_UNSORTED)) {
 			fprintf(stderr, "vigil: %s: %s (not merged)\n", path,
 				r.err);
