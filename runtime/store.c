@@ -481,6 +481,11 @@ static int RT claim(const char *tmp, const char *want, char *out)
  * tmp (RT_PATH_MAX bytes), exclusively and never through a link: a link
  * planted at the name (in a shared directory such as /tmp) is skipped,
  * never followed.  Returns the descriptor or a negative errno.
+ *
+ * Mode 0600 whatever the umask, as perf.data: a profile holds the command
+ * line, the modules' paths and their load addresses, which the kernel
+ * shows (/proc/PID/maps) only to who may trace the process.  Its owner
+ * may share it with chmod.
  */
 int RT store_create_tmp(const char *path, char *tmp)
 {
@@ -498,7 +503,7 @@ int RT store_create_tmp(const char *path, char *tmp)
 		if (t.overflow)
 			return -ENAMETOOLONG;
 		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
-				       O_CLOEXEC, 0644);
+				       O_CLOEXEC, 0600);
 		if (fd < 0)
 			fd = -errno;
 	}
