@@ -428,15 +428,36 @@ static int RT numbered(const char *want, int i, char *out)
 }
 
 /*
+ * Is the thing at a name asked for (lstat's st) someone else's, so that
+ * the profile takes the next name: a symbolic link (never followed nor
+ * replaced), or a FIFO, socket or directory of another user.  Anyone may
+ * plant those in a shared directory such as /tmp, at a name made of a pid
+ * (the default), to switch another user's profile off.  A device node (only
+ * root makes them) or a FIFO of this user was named on purpose
+ * (VIGIL_FILE=/dev/null): no profile, and never a file beside it.
+ */
+static int RT planted(const struct stat *st)
+{
+	if (S_ISLNK(st->st_mode))
+		return 1;
+	return !S_ISCHR(st->st_mode) && !S_ISBLK(st->st_mode) &&
+	       st->st_uid != geteuid();
+}
+
+/*
  * Gives the file at tmp its name: want, else the first of NAME.1.vgl,
  * NAME.2.vgl, ... that is free or holds a profile nobody writes any more.
  * The name asked for must be a regular file or nothing: vigil never
  * replaces a FIFO, a device or a directory (VIGIL_FILE=/dev/null as root
- * would otherwise replace the device node).  Writes the name into out.
+ * would otherwise replace the device node).  A name held by something
+ * planted there (above), or by a file this user may not replace (another
+ * user's, in a sticky directory), costs the name only: the next is taken,
+ * and one line says so.  rename never follows a link at its target: it
+ * replaces the link.  Writes the name into out.
  */
 static int RT claim(const char *tmp, const char *want, char *out)
 {
-	int dfd = lock_dir(want), i, ret = -EEXIST, tries = 0;
+	int dfd = lock_dir(want), i, ret = -EEXIST, tries = 0, lost = 0;
 	struct stat st;
 
 	for (i = 0; i < 1000; i++) {
@@ -460,19 +481,36 @@ static int RT claim(const char *tmp, const char *want, char *out)
 			continue;
 		}
 		if (!S_ISREG(st.st_mode)) {
-			if (!i) {
+			if (!i && !planted(&st)) {
 				ret = -RT_ENOTREG;
 				break;
 			}
+			if (!i)
+				lost = RT_ENOTREG;
 			continue;
 		}
 		if (name_taken(out))
 			continue;
 		ret = rename(tmp, out) < 0 ? -errno : 0;
+		if (ret == -EPERM) {
+			if (!i)
+				lost = EPERM;
+			continue;
+		}
 		break;
 	}
 	if (dfd >= 0)
 		close(dfd);
+	if (!ret && lost) {
+		char then[RT_PATH_MAX + 64];
+		struct rt_text t;
+
+		rt_text_init(&t, then, sizeof(then));
+		rt_text_str(&t, "the profile is '");
+		rt_text_str(&t, out);
+		rt_text_str(&t, "' instead");
+		rt_warn("cannot take the name", want, lost, then);
+	}
 	return ret;
 }
 
