@@ -344,13 +344,15 @@ static int RT name_taken(const char *path)
 		close(fd);
 		return 0; /* not a profile: replaced, as before */
 	}
-	for (i = 0; i < buf.h.nsections && i < 8; i++) {
-		if ((size_t)n < sizeof(buf.h) + (i + 1) * sizeof(buf.s[0]))
-			break;
+	/* Only entries read whole: a file cut inside its table has none
+	 * past the cut (their bytes are whatever the stack held). */
+	for (i = 0; i < buf.h.nsections && i < 8 &&
+		    (size_t)n >= sizeof(buf.h) + (i + 1) * sizeof(buf.s[0]);
+	     i++)
 		if (buf.s[i].kind == VGL_SEC_META)
 			break;
-	}
 	if (i == buf.h.nsections || i == 8 ||
+	    (size_t)n < sizeof(buf.h) + (i + 1) * sizeof(buf.s[0]) ||
 	    pread(fd, &m, sizeof(m), (off_t)buf.s[i].offset) !=
 		    (ssize_t)sizeof(m)) {
 		close(fd);
