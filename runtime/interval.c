@@ -66,6 +66,10 @@ static struct {
 	uint64_t lost_seen;           /* lost calls at the last window */
 	struct vgl_edge *out;         /* this window's edges */
 	uint64_t out_cap;             /* bytes mapped at out */
+	uint64_t *out_idx;            /* each one's place in the shadow,
+	                               * to give a window back that could
+	                               * not be written */
+	uint64_t idx_cap;             /* bytes mapped at out_idx */
 } ivl = {
 	.mtx = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
@@ -108,21 +112,32 @@ static int RT shadow_fit(struct shadow *s, uint64_t bytes)
 	return 0;
 }
 
-/* Room for `bytes` of this window's edges, keeping those collected. */
-static int RT out_reserve(uint64_t bytes)
+/* Grows the mapping *p of *cap bytes to at least `bytes`, keeping its
+ * contents; 0 or -ENOMEM (the mapping as it was). */
+static int RT buf_fit(void **p, uint64_t *cap, uint64_t bytes)
 {
-	void *p;
+	void *q;
 
-	if (bytes <= ivl.out_cap)
+	if (bytes <= *cap)
 		return 0;
 	bytes = bytes < (1u << 16) ? (1u << 16) : bytes * 2;
-	p = ivl.out ? mremap(ivl.out, ivl.out_cap, bytes, MREMAP_MAYMOVE)
-		    : anon(bytes);
-	if (!p || p == MAP_FAILED)
+	q = *p ? mremap(*p, *cap, bytes, MREMAP_MAYMOVE) : anon(bytes);
+	if (!q || q == MAP_FAILED)
 		return -ENOMEM;
-	ivl.out = p;
-	ivl.out_cap = bytes;
+	*p = q;
+	*cap = bytes;
 	return 0;
+}
+
+/* Room for n of this window's edges, keeping those collected, and for
+ * their places in the shadow. */
+static int RT out_reserve(uint64_t n)
+{
+	if (buf_fit((void **)&ivl.out_idx, &ivl.idx_cap,
+		    n * sizeof(uint64_t)) < 0)
+		return -ENOMEM;
+	return buf_fit((void **)&ivl.out, &ivl.out_cap,
+		       n * sizeof(struct vgl_edge));
 }
 
 /* Appends this window's count of every edge of arena a, up to `used`,
@@ -147,7 +162,7 @@ static int RT collect(struct rt_arena *a, uint64_t used, struct shadow *s,
 		ret = shadow_fit(s, (idx + cnt) * sizeof(uint64_t));
 		if (ret < 0)
 			return ret;
-		if (out_reserve((*n + cnt) * sizeof(*e)) < 0)
+		if (out_reserve(*n + cnt) < 0)
 			return -ENOMEM;
 		for (i = 0; i < cnt; i++) {
 			uint64_t c = __atomic_load_n(&e[i].count,
@@ -157,6 +172,7 @@ static int RT collect(struct rt_arena *a, uint64_t used, struct shadow *s,
 			if (!d)
 				continue;
 			s->v[idx + i] = c;
+			ivl.out_idx[*n] = idx + i;
 			ivl.out[*n] = e[i];
 			ivl.out[*n].count = d;
 			(*n)++;
@@ -200,9 +216,11 @@ static const struct vgl_section *RT live_section(struct rt *rt, uint32_t kind)
 /*
  * Writes the window file: the live file's META (as a WINDOW) and STRINGS,
  * then an arena with the live file's MODULE blocks and one EDGES block.
+ * Says in *collected how many edges it took from the shadow (ivl.out).
  * Called with ivl.mtx held.
  */
-static int RT write_window(struct rt *rt, int final, int status)
+static int RT write_window_file(struct rt *rt, int final, int status,
+				uint64_t *collected)
 {
 	const struct vgl_section *str = live_section(rt, VGL_SEC_STRINGS);
 	struct {
@@ -228,6 +246,7 @@ static int RT write_window(struct rt *rt, int final, int status)
 	 * all) are lost calls to the profile, and so to its windows: each
 	 * window holds its share of them, never their edges. */
 	ret = collect(&rt->arena, used, &ivl.file, &n);
+	*collected = n;
 	if (ret < 0)
 		return ret;
 	lost = __atomic_load_n(&rt->meta->lost_calls, __ATOMIC_RELAXED);
@@ -337,6 +356,26 @@ static int RT write_window(struct rt *rt, int final, int status)
 	return 0;
 }
 
+/*
+ * Writes the next window (above).  One that cannot be written (disk full,
+ * a name taken by a directory, RLIMIT_FSIZE) loses nothing: its calls are
+ * given back to the shadow, so the next window holds them, under the same
+ * number (no gap).  The last window, at exit, has no next one: its calls
+ * are those `vigil show` counts as in no window.
+ */
+static int RT write_window(struct rt *rt, int final, int status)
+{
+	uint64_t seq = ivl.seq, n = 0, k;
+	int ret = write_window_file(rt, final, status, &n);
+
+	if (ret < 0) {
+		for (k = 0; k < n; k++)
+			ivl.file.v[ivl.out_idx[k]] -= ivl.out[k].count;
+		ivl.seq = seq;
+	}
+	return ret;
+}
+
 static uint64_t RT mono_ns(void)
 {
 	struct timespec ts;
@@ -399,7 +438,8 @@ static void *RT interval_main(void *arg)
 		ret = write_window(rt, 0, 0);
 		if (ret < 0)
 			rt_warn("cannot write a window snapshot of", rt->path,
-				-ret, "the profile itself is kept");
+				-ret, "its calls go into the next one; the "
+				"profile itself is kept");
 		next += rt->interval_ns;
 		if (next < mono_ns())
 			next = mono_ns() + rt->interval_ns;
