@@ -23,7 +23,11 @@
  * that closes 0 and counts on its next open() returning 0 (the daemon
  * idiom) got another number in about 1 round of 40 at a 1 ms interval.
  * Its one line on stderr goes through a copy of the program's descriptor
- * 2 (pidfd_getfd), taken for the moment of the write.
+ * 2 (pidfd_getfd), taken for the moment of the write.  The last window,
+ * at exit, is the thread's too, for the same reason.  Where the kernel
+ * refuses it a table of its own (a seccomp filter), the thread writes no
+ * window at all and says so: in the shared table, 7,700 of 200,000 opens
+ * of such a program got another number at 1 ms.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,6 +64,11 @@ static struct {
 	pthread_cond_t cond;
 	int stop;
 	int started;
+	int no_table;                 /* the thread has no descriptor table
+	                               * of its own: it writes nothing */
+	int final;                    /* the last window is asked for */
+	int final_status;             /* its exit status */
+	int done;                     /* and the thread has written it */
 	uint64_t seq;
 	uint64_t window_start;
 	struct shadow file;           /* last counts seen in the file */
@@ -417,16 +426,49 @@ static int RT own_descriptors(void)
 	return 0;
 }
 
+/*
+ * The last window, at exit: the file stops changing first (other threads
+ * may count until the process is gone), so that the last window holds
+ * exactly the rest.  Called by the thread, with ivl.mtx held.
+ */
+static void RT write_last(struct rt *rt)
+{
+	uint64_t mask;
+	int ret;
+
+	rt_lock(&mask);
+	store_freeze(rt);
+	rt_unlock(&mask);
+	ret = write_window(rt, 1, ivl.final_status);
+	if (ret < 0)
+		rt_warn("cannot write the last window snapshot of", rt->path,
+			-ret, "the profile itself is kept");
+}
+
 static void *RT interval_main(void *arg)
 {
 	struct rt *rt = arg;
 	uint64_t next = mono_ns() + rt->interval_ns;
 	struct timespec ts;
-	int ret;
+	int ret, table = own_descriptors();
 
-	if (own_descriptors() == 0)
+	if (!table)
 		rt_private_fds_thread(1);
 	pthread_mutex_lock(&ivl.mtx);
+	if (table < 0) {
+		/* Every file it opened would take a number of the program's
+		 * table: the lowest free one, which a program that closed 0
+		 * counts on its next open() to return (and which the program
+		 * may close under the window being written).  So no window
+		 * at all, nor the last one at exit. */
+		ivl.no_table = 1;
+		pthread_cond_broadcast(&ivl.cond);
+		pthread_mutex_unlock(&ivl.mtx);
+		rt_warn("cannot give the interval thread a descriptor table of "
+			"its own for", rt->path, -table,
+			"no window snapshots; the profile itself is kept");
+		return NULL;
+	}
 	while (!ivl.stop) {
 		ts.tv_sec = (time_t)(next / 1000000000ull);
 		ts.tv_nsec = (long)(next % 1000000000ull);
@@ -443,6 +485,11 @@ static void *RT interval_main(void *arg)
 		next += rt->interval_ns;
 		if (next < mono_ns())
 			next = mono_ns() + rt->interval_ns;
+	}
+	if (ivl.final) {
+		write_last(rt);
+		ivl.done = 1;
+		pthread_cond_broadcast(&ivl.cond);
 	}
 	pthread_mutex_unlock(&ivl.mtx);
 	return NULL;
@@ -463,6 +510,9 @@ int RT interval_start(struct rt *rt)
 	pthread_cond_init(&ivl.cond, &ca);
 	pthread_condattr_destroy(&ca);
 	ivl.stop = 0;
+	ivl.no_table = 0;
+	ivl.final = 0;
+	ivl.done = 0;
 
 	pthread_attr_init(&attr);
 	/* The default stack size: glibc carves the program's static TLS out
@@ -496,15 +546,17 @@ int RT interval_start(struct rt *rt)
 
 /*
  * At exit: stop the thread at once (it may be in the middle of a window;
- * the lock waits for that, never for the interval) and write the last
- * window, so the windows add up to the run's total.
+ * the lock waits for that, never for the interval), and have it write the
+ * last window, so the windows add up to the run's total.  The thread
+ * writes it, in its own descriptor table: the exiting thread's is the
+ * program's, where the program's other threads may be counting on the
+ * numbers they open.  Waits for it (milliseconds) at most 2 s.
  */
 void RT interval_stop_and_flush(struct rt *rt, int status)
 {
 	struct timespec until;
-	uint64_t mask;
-	int ret;
 
+	(void)rt;
 	if (!ivl.started)
 		return;
 	/* Waits for a window being written (milliseconds), but never for
@@ -516,17 +568,16 @@ void RT interval_stop_and_flush(struct rt *rt, int status)
 		return;
 	ivl.stop = 1;
 	ivl.started = 0;
-	pthread_cond_signal(&ivl.cond);
-	/* Other threads may count until the process is gone: the file stops
-	 * changing first, so that the last window holds exactly the rest. */
-	rt_lock(&mask);
-	store_freeze(rt);
-	rt_unlock(&mask);
-	ret = write_window(rt, 1, status);
+	ivl.final = 1;
+	ivl.final_status = status;
+	pthread_cond_broadcast(&ivl.cond);
+	/* The thread's condition variable measures time on CLOCK_MONOTONIC. */
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += 2;
+	while (!ivl.done && !ivl.no_table &&
+	       pthread_cond_timedwait(&ivl.cond, &ivl.mtx, &until) == 0)
+		;
 	pthread_mutex_unlock(&ivl.mtx);
-	if (ret < 0)
-		rt_warn("cannot write the last window snapshot of", rt->path,
-			-ret, "the profile itself is kept");
 }
 
 int RT interval_snapshot(struct rt *rt)
@@ -586,6 +637,9 @@ void RT interval_after_fork(struct rt *rt)
 	pthread_mutex_init(&ivl.mtx, NULL);
 	ivl.started = 0;
 	ivl.stop = 0;
+	ivl.no_table = 0;
+	ivl.final = 0;
+	ivl.done = 0;
 	rt_private_fds_thread(0);
 	shadow_clear(&ivl.file);
 	ivl.seq = 0;
