@@ -450,8 +450,13 @@ static void *RT interval_main(void *arg)
 	struct rt *rt = arg;
 	uint64_t next = mono_ns() + rt->interval_ns;
 	struct timespec ts;
-	int ret, table = own_descriptors();
+	int ret, table;
 
+	/* Named by itself: glibc names another thread by opening its
+	 * /proc/self/task/TID/comm, which in the starting thread took a
+	 * number of the program's table; its own name is a prctl. */
+	pthread_setname_np(pthread_self(), "vigil-interval");
+	table = own_descriptors();
 	if (!table)
 		rt_private_fds_thread(1);
 	pthread_mutex_lock(&ivl.mtx);
@@ -539,7 +544,6 @@ int RT interval_start(struct rt *rt)
 			"no window snapshots; the profile itself is kept");
 		return -ret;
 	}
-	pthread_setname_np(th, "vigil-interval");
 	ivl.started = 1;
 	return 0;
 }
