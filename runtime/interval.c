@@ -225,11 +225,12 @@ static const struct vgl_section *RT live_section(struct rt *rt, uint32_t kind)
 /*
  * Writes the window file: the live file's META (as a WINDOW) and STRINGS,
  * then an arena with the live file's MODULE blocks and one EDGES block.
- * Says in *collected how many edges it took from the shadow (ivl.out).
+ * Says in *collected how many edges it took from the shadow (ivl.out),
+ * and in *name_lost whether only its name could not be had.
  * Called with ivl.mtx held.
  */
 static int RT write_window_file(struct rt *rt, int final, int status,
-				uint64_t *collected)
+				uint64_t *collected, int *name_lost)
 {
 	const struct vgl_section *str = live_section(rt, VGL_SEC_STRINGS);
 	struct {
@@ -351,8 +352,10 @@ static int RT write_window_file(struct rt *rt, int final, int status,
 			  edges_size - sizeof(eb) - n * sizeof(struct vgl_edge));
 	if (close(fd) < 0 && !ret)
 		ret = -errno;
-	if (!ret && rename(tmp, name) < 0)
+	if (!ret && rename(tmp, name) < 0) {
 		ret = -errno;
+		*name_lost = 1;
+	}
 	if (ret < 0) {
 		unlink(tmp);
 		return ret;
@@ -367,20 +370,25 @@ static int RT write_window_file(struct rt *rt, int final, int status,
 
 /*
  * Writes the next window (above).  One that cannot be written (disk full,
- * a name taken by a directory, RLIMIT_FSIZE) loses nothing: its calls are
- * given back to the shadow, so the next window holds them, under the same
- * number (no gap).  The last window, at exit, has no next one: its calls
- * are those `vigil show` counts as in no window.
+ * RLIMIT_FSIZE, its name taken) loses nothing: its calls are given back to
+ * the shadow, so the next window holds them (its start is the failed
+ * one's).  It takes the same number, but for a name that could not be
+ * had (something another user may have planted there, in a sticky
+ * directory, which would block every window after it): that number is
+ * skipped.  The last window, at exit, has no next one: its calls are
+ * those `vigil show` counts as in no window.
  */
 static int RT write_window(struct rt *rt, int final, int status)
 {
 	uint64_t seq = ivl.seq, n = 0, k;
-	int ret = write_window_file(rt, final, status, &n);
+	int name_lost = 0, ret;
 
+	ret = write_window_file(rt, final, status, &n, &name_lost);
 	if (ret < 0) {
 		for (k = 0; k < n; k++)
 			ivl.file.v[ivl.out_idx[k]] -= ivl.out[k].count;
-		ivl.seq = seq;
+		if (!name_lost)
+			ivl.seq = seq;
 	}
 	return ret;
 }

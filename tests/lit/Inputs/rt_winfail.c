@@ -1,12 +1,17 @@
 /*
  * rt_winfail.c - a window that cannot be written: f 3 times,
- * vigil_snapshot(); f 5 times, a directory at the next window's name
- * (argv[1]), vigil_snapshot() (fails), the directory removed; f 2 times,
- * vigil_snapshot(); f once.  Prints "snapshot 0 failed 0".  Windows 1 and
- * 2 must hold 3 and 7 (the failed window's calls carried into the next):
- * a failed window must lose no call and leave no gap in the numbering.
+ * vigil_snapshot(); f 5 times, then the next window made impossible,
+ * vigil_snapshot() (fails), made possible again; f 2 times,
+ * vigil_snapshot(); f once.  Prints "snapshot 0 failed 0".
+ *
+ *   rt_winfail dir PATH   a directory at the next window's name, PATH
+ *   rt_winfail fsize      RLIMIT_FSIZE of 512 bytes (less than a window)
+ *
+ * The failed window's 5 calls must be in the next window (7 calls).
  */
 #include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vigil.h>
@@ -23,17 +28,32 @@ static void calls(int n)
 
 int main(int argc, char **argv)
 {
-	int r1, r2, r3;
+	struct rlimit old, low;
+	int r1, r2, r3, dir;
 
 	if (argc < 2)
+		return 2;
+	dir = !strcmp(argv[1], "dir");
+	if (dir && argc < 3)
 		return 2;
 	calls(3);
 	r1 = vigil_snapshot();
 	calls(5);
-	if (mkdir(argv[1], 0755) < 0)
-		return 3;
+	if (dir) {
+		if (mkdir(argv[2], 0755) < 0)
+			return 3;
+	} else {
+		getrlimit(RLIMIT_FSIZE, &old);
+		low = old;
+		low.rlim_cur = 512;
+		if (setrlimit(RLIMIT_FSIZE, &low) < 0)
+			return 3;
+	}
 	r2 = vigil_snapshot();
-	rmdir(argv[1]);
+	if (dir)
+		rmdir(argv[2]);
+	else
+		setrlimit(RLIMIT_FSIZE, &old);
 	calls(2);
 	r3 = vigil_snapshot();
 	calls(1);
