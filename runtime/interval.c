@@ -562,7 +562,8 @@ int RT interval_start(struct rt *rt)
  * last window, so the windows add up to the run's total.  The thread
  * writes it, in its own descriptor table: the exiting thread's is the
  * program's, where the program's other threads may be counting on the
- * numbers they open.  Waits for it (milliseconds) at most 2 s.
+ * numbers they open.  Waits for it (milliseconds; the thread may not
+ * have started yet) at most 10 s: never for ever.
  */
 void RT interval_stop_and_flush(struct rt *rt, int status)
 {
@@ -585,7 +586,7 @@ void RT interval_stop_and_flush(struct rt *rt, int status)
 	pthread_cond_broadcast(&ivl.cond);
 	/* The thread's condition variable measures time on CLOCK_MONOTONIC. */
 	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += 2;
+	until.tv_sec += 10;
 	while (!ivl.done && !ivl.no_table &&
 	       pthread_cond_timedwait(&ivl.cond, &ivl.mtx, &until) == 0)
 		;
