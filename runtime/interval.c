@@ -69,6 +69,9 @@ static struct {
 	int final;                    /* the last window is asked for */
 	int final_status;             /* its exit status */
 	int done;                     /* and the thread has written it */
+	uint64_t asked, answered;     /* vigil_snapshot's windows asked of
+	                               * the thread, and written by it */
+	int answer;                   /* the last one's result */
 	uint64_t seq;
 	uint64_t window_start;
 	struct shadow file;           /* last counts seen in the file */
@@ -483,12 +486,18 @@ static void *RT interval_main(void *arg)
 		return NULL;
 	}
 	while (!ivl.stop) {
+		if (ivl.asked != ivl.answered) {
+			ivl.answer = write_window(rt, 0, 0);
+			ivl.answered = ivl.asked;
+			pthread_cond_broadcast(&ivl.cond);
+			continue;
+		}
 		ts.tv_sec = (time_t)(next / 1000000000ull);
 		ts.tv_nsec = (long)(next % 1000000000ull);
 		ret = pthread_cond_timedwait(&ivl.cond, &ivl.mtx, &ts);
 		if (ivl.stop)
 			break;
-		if (ret != ETIMEDOUT)
+		if (ret != ETIMEDOUT || ivl.asked != ivl.answered)
 			continue;
 		ret = write_window(rt, 0, 0);
 		if (ret < 0)
@@ -526,6 +535,7 @@ int RT interval_start(struct rt *rt)
 	ivl.no_table = 0;
 	ivl.final = 0;
 	ivl.done = 0;
+	ivl.asked = ivl.answered = 0;
 
 	pthread_attr_init(&attr);
 	/* The default stack size: glibc carves the program's static TLS out
@@ -593,14 +603,43 @@ void RT interval_stop_and_flush(struct rt *rt, int status)
 	pthread_mutex_unlock(&ivl.mtx);
 }
 
+/*
+ * vigil_snapshot: where the thread runs, it writes the window, in its own
+ * descriptor table (see the top of this file), and the caller waits for
+ * it (at most 10 s; the thread may not have started yet).  Without it (no
+ * VIGIL_INTERVAL, or no table of its own) the caller writes the window:
+ * its one file takes a number of the program's table for the moment of
+ * the call, as any file the program opens.
+ */
 int RT interval_snapshot(struct rt *rt)
 {
-	int ret;
+	struct timespec until;
+	int ret = 1;
 
 	if (rt->no_file)
 		return -ENODEV;
 	pthread_mutex_lock(&ivl.mtx);
-	ret = write_window(rt, 0, 0);
+	if (ivl.started && !ivl.no_table && !ivl.stop) {
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += 10;
+		ivl.asked++;
+		pthread_cond_broadcast(&ivl.cond);
+		while (ivl.answered != ivl.asked && !ivl.no_table &&
+		       !ivl.stop &&
+		       pthread_cond_timedwait(&ivl.cond, &ivl.mtx, &until) == 0)
+			;
+		if (ivl.answered == ivl.asked) {
+			ret = ivl.answer;
+		} else {
+			ivl.asked = ivl.answered;  /* taken back */
+			/* The program is exiting: its last window has the
+			 * calls. */
+			if (ivl.stop)
+				ret = -ENODEV;
+		}
+	}
+	if (ret > 0)
+		ret = write_window(rt, 0, 0);
 	pthread_mutex_unlock(&ivl.mtx);
 	return ret;
 }
@@ -653,6 +692,7 @@ void RT interval_after_fork(struct rt *rt)
 	ivl.no_table = 0;
 	ivl.final = 0;
 	ivl.done = 0;
+	ivl.asked = ivl.answered = 0;
 	rt_private_fds_thread(0);
 	shadow_clear(&ivl.file);
 	ivl.seq = 0;
