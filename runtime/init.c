@@ -114,19 +114,48 @@ __attribute__((destructor(101))) static void RT at_fini(void)
 	finish();
 }
 
-static void RT register_exit(void)
+/*
+ * A program in secure-execution mode (rt_secure, below) hands no VIGIL_*
+ * setting to the programs it runs: one that became root wholly runs them
+ * without secure execution, and they would honour the user's settings as
+ * root.  So they leave its environment before any of its code runs, as
+ * the loader's LD_* do (in place, as unsetenv does; no thread runs yet).
+ * A libvigil.so loaded later by dlopen comes too late for that: its
+ * constructor does it then.
+ */
+static void RT drop_settings(char **envp)
 {
+	char **r, **w;
+
+	if (!getauxval(AT_SECURE) || !envp)
+		return;
+	for (r = w = envp; *r; r++)
+		if (strncmp(*r, "VIGIL_", 6))
+			*w++ = *r;
+	*w = NULL;
+}
+
+/* Called as the ELF initialisers are, with the process's arguments and
+ * environment (libc's environ is not set yet this early in a dynamic
+ * program; envp is the array it will point to). */
+static void RT register_exit(int argc, char **argv, char **envp)
+{
+	(void)argc;
+	(void)argv;
+	drop_settings(envp);
 	on_exit(at_exit, NULL);
 }
 
 #ifdef VGL_RT_SHARED
-__attribute__((constructor(101))) static void RT at_load(void)
+__attribute__((constructor(101))) static void RT at_load(int argc,
+							  char **argv,
+							  char **envp)
 {
-	register_exit();
+	register_exit(argc, argv, envp);
 }
 #else
 __attribute__((section(".preinit_array"), used))
-static void (*const vgl_preinit)(void) = register_exit;
+static void (*const vgl_preinit)(int, char **, char **) = register_exit;
 #endif
 
 /*
