@@ -114,19 +114,48 @@ __attribute__((destructor(101))) static void RT at_fini(void)
 	finish();
 }
 
-static void RT register_exit(void)
+/*
+ * A program in secure-execution mode (rt_secure, below) hands no VIGIL_*
+ * setting to the programs it runs: one that became root wholly runs them
+ * without secure execution, and they would honour the user's settings as
+ * root.  So they leave its environment before any of its code runs, as
+ * the loader's LD_* do (in place, as unsetenv does; no thread runs yet).
+ * A libvigil.so loaded later by dlopen comes too late for that: its
+ * constructor does it then.
+ */
+static void RT drop_settings(char **envp)
 {
+	char **r, **w;
+
+	if (!getauxval(AT_SECURE) || !envp)
+		return;
+	for (r = w = envp; *r; r++)
+		if (strncmp(*r, "VIGIL_", 6))
+			*w++ = *r;
+	*w = NULL;
+}
+
+/* Called as the ELF initialisers are, with the process's arguments and
+ * environment (libc's environ is not set yet this early in a dynamic
+ * program; envp is the array it will point to). */
+static void RT register_exit(int argc, char **argv, char **envp)
+{
+	(void)argc;
+	(void)argv;
+	drop_settings(envp);
 	on_exit(at_exit, NULL);
 }
 
 #ifdef VGL_RT_SHARED
-__attribute__((constructor(101))) static void RT at_load(void)
+__attribute__((constructor(101))) static void RT at_load(int argc,
+							  char **argv,
+							  char **envp)
 {
-	register_exit();
+	register_exit(argc, argv, envp);
 }
 #else
 __attribute__((section(".preinit_array"), used))
-static void (*const vgl_preinit)(void) = register_exit;
+static void (*const vgl_preinit)(int, char **, char **) = register_exit;
 #endif
 
 /*
@@ -200,11 +229,6 @@ static void RT take_over(struct rt *rt)
 		rt->start_interval = 1;
 }
 
-/*
- * Sets the runtime up; called by the slow path with the lock held.
- * Returns 0 when counting can go on (into the file, or into memory when
- * the file cannot be written), negative when the runtime is off.
- */
 /* Starts the interval thread if rt_ensure_init asked for it; called
  * without the runtime's lock. */
 void RT rt_start_interval(void)
@@ -215,6 +239,29 @@ void RT rt_start_interval(void)
 		interval_start(rt);
 }
 
+/*
+ * Secure-execution mode: the kernel ran this program with more rights than
+ * its user has (setuid, setgid, file capabilities, or an LSM's say so;
+ * AT_SECURE, as secure_getenv and the loader's LD_* follow).  Then no
+ * VIGIL_* setting is honoured (the user would choose which file a
+ * privileged process creates or replaces) and no profile is written at
+ * all, not even the default one: its modules and load addresses are what
+ * the kernel hides from the user (/proc/PID/maps of a non-dumpable
+ * process), its counts what the program did with its rights, and every
+ * file operation would have to be made with the user's rights in every
+ * thread that may make one.  The program counts into memory, runs on, and
+ * one line says so.
+ */
+static int RT rt_secure(void)
+{
+	return getauxval(AT_SECURE) != 0;
+}
+
+/*
+ * Sets the runtime up; called by the slow path with the lock held.
+ * Returns 0 when counting can go on (into the file, or into memory when
+ * the file cannot be written), negative when the runtime is off.
+ */
 int RT rt_ensure_init(void)
 {
 	struct rt *rt = &vgl_rt;
@@ -234,8 +281,14 @@ int RT rt_ensure_init(void)
 	if (gethostname(rt->host, sizeof(rt->host) - 1) < 0)
 		strcpy(rt->host, "unknown");
 
-	/* vigil_set_file before the first call has set the pattern already. */
-	if (!rt->pattern[0]) {
+	if (rt_secure()) {
+		rt_say_once(&rt->warned, "secure-execution mode (setuid, setgid "
+			    "or capabilities): VIGIL_* settings are ignored "
+			    "and no profile is written; the program runs on "
+			    "without it");
+		rt->pattern[0] = 0;
+	} else if (!rt->pattern[0]) {
+		/* vigil_set_file before the first call has set it already. */
 		pattern = getenv("VIGIL_FILE");
 		if (!pattern || !*pattern)
 			pattern = DEFAULT_PATTERN;
@@ -250,7 +303,7 @@ int RT rt_ensure_init(void)
 		rt->pattern[len] = 0;
 	}
 
-	interval = getenv("VIGIL_INTERVAL");
+	interval = rt_secure() ? NULL : getenv("VIGIL_INTERVAL");
 	if (interval && *interval &&
 	    (vgl_parse_duration(interval, &rt->interval_ns) < 0 ||
 	     !rt->interval_ns)) {
@@ -328,6 +381,8 @@ int API vigil_set_file(const char *path)
 
 	if (!path || !*path || strlen(path) >= sizeof(vgl_rt.pattern))
 		return -EINVAL;
+	if (rt_secure())
+		return -EPERM;   /* no profile at all (rt_secure) */
 	api_take_over();
 	interval_lock();
 	rt_lock(&mask);

@@ -104,6 +104,7 @@ void rt_warn(const char *what, const char *path, int err, const char *then);
 void rt_warn_once(int *flag, const char *what, const char *path, int err,
 		  const char *then);
 void rt_warn_setting(const char *name, const char *value);
+void rt_say_once(int *flag, const char *line);
 /* The calling thread has (on) or no longer has a descriptor table of its
  * own: rt_warn then borrows the program's stderr. */
 void rt_private_fds_thread(int on);

@@ -344,13 +344,15 @@ static int RT name_taken(const char *path)
 		close(fd);
 		return 0; /* not a profile: replaced, as before */
 	}
-	for (i = 0; i < buf.h.nsections && i < 8; i++) {
-		if ((size_t)n < sizeof(buf.h) + (i + 1) * sizeof(buf.s[0]))
-			break;
+	/* Only entries read whole: a file cut inside its table has none
+	 * past the cut (their bytes are whatever the stack held). */
+	for (i = 0; i < buf.h.nsections && i < 8 &&
+		    (size_t)n >= sizeof(buf.h) + (i + 1) * sizeof(buf.s[0]);
+	     i++)
 		if (buf.s[i].kind == VGL_SEC_META)
 			break;
-	}
 	if (i == buf.h.nsections || i == 8 ||
+	    (size_t)n < sizeof(buf.h) + (i + 1) * sizeof(buf.s[0]) ||
 	    pread(fd, &m, sizeof(m), (off_t)buf.s[i].offset) !=
 		    (ssize_t)sizeof(m)) {
 		close(fd);
@@ -428,15 +430,36 @@ static int RT numbered(const char *want, int i, char *out)
 }
 
 /*
+ * Is the thing at a name asked for (lstat's st) someone else's, so that
+ * the profile takes the next name: a symbolic link (never followed nor
+ * replaced), or a FIFO, socket or directory of another user.  Anyone may
+ * plant those in a shared directory such as /tmp, at a name made of a pid
+ * (the default), to switch another user's profile off.  A device node (only
+ * root makes them) or a FIFO of this user was named on purpose
+ * (VIGIL_FILE=/dev/null): no profile, and never a file beside it.
+ */
+static int RT planted(const struct stat *st)
+{
+	if (S_ISLNK(st->st_mode))
+		return 1;
+	return !S_ISCHR(st->st_mode) && !S_ISBLK(st->st_mode) &&
+	       st->st_uid != geteuid();
+}
+
+/*
  * Gives the file at tmp its name: want, else the first of NAME.1.vgl,
  * NAME.2.vgl, ... that is free or holds a profile nobody writes any more.
  * The name asked for must be a regular file or nothing: vigil never
  * replaces a FIFO, a device or a directory (VIGIL_FILE=/dev/null as root
- * would otherwise replace the device node).  Writes the name into out.
+ * would otherwise replace the device node).  A name held by something
+ * planted there (above), or by a file this user may not replace (another
+ * user's, in a sticky directory), costs the name only: the next is taken,
+ * and one line says so.  rename never follows a link at its target: it
+ * replaces the link.  Writes the name into out.
  */
 static int RT claim(const char *tmp, const char *want, char *out)
 {
-	int dfd = lock_dir(want), i, ret = -EEXIST, tries = 0;
+	int dfd = lock_dir(want), i, ret = -EEXIST, tries = 0, lost = 0;
 	struct stat st;
 
 	for (i = 0; i < 1000; i++) {
@@ -460,19 +483,36 @@ static int RT claim(const char *tmp, const char *want, char *out)
 			continue;
 		}
 		if (!S_ISREG(st.st_mode)) {
-			if (!i) {
+			if (!i && !planted(&st)) {
 				ret = -RT_ENOTREG;
 				break;
 			}
+			if (!i)
+				lost = RT_ENOTREG;
 			continue;
 		}
 		if (name_taken(out))
 			continue;
 		ret = rename(tmp, out) < 0 ? -errno : 0;
+		if (ret == -EPERM) {
+			if (!i)
+				lost = EPERM;
+			continue;
+		}
 		break;
 	}
 	if (dfd >= 0)
 		close(dfd);
+	if (!ret && lost) {
+		char then[RT_PATH_MAX + 64];
+		struct rt_text t;
+
+		rt_text_init(&t, then, sizeof(then));
+		rt_text_str(&t, "the profile is '");
+		rt_text_str(&t, out);
+		rt_text_str(&t, "' instead");
+		rt_warn("cannot take the name", want, lost, then);
+	}
 	return ret;
 }
 
@@ -481,6 +521,11 @@ static int RT claim(const char *tmp, const char *want, char *out)
  * tmp (RT_PATH_MAX bytes), exclusively and never through a link: a link
  * planted at the name (in a shared directory such as /tmp) is skipped,
  * never followed.  Returns the descriptor or a negative errno.
+ *
+ * Mode 0600 whatever the umask, as perf.data: a profile holds the command
+ * line, the modules' paths and their load addresses, which the kernel
+ * shows (/proc/PID/maps) only to who may trace the process.  Its owner
+ * may share it with chmod.
  */
 int RT store_create_tmp(const char *path, char *tmp)
 {
@@ -498,7 +543,7 @@ int RT store_create_tmp(const char *path, char *tmp)
 		if (t.overflow)
 			return -ENAMETOOLONG;
 		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
-				       O_CLOEXEC, 0644);
+				       O_CLOEXEC, 0600);
 		if (fd < 0)
 			fd = -errno;
 	}

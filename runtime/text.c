@@ -196,3 +196,18 @@ void RT rt_warn_setting(const char *name, const char *value)
 				   : "' is not valid; ignoring it\n");
 	stderr_write(line, t.len);
 }
+
+/* A line of its own ("vigil: " LINE), once per *flag. */
+void RT rt_say_once(int *flag, const char *line)
+{
+	char buf[512];
+	struct rt_text t;
+
+	if (__atomic_exchange_n(flag, 1, __ATOMIC_RELAXED))
+		return;
+	rt_text_init(&t, buf, sizeof(buf));
+	rt_text_str(&t, "vigil: ");
+	rt_text_str(&t, line);
+	rt_text_str(&t, "\n");
+	stderr_write(buf, t.len);
+}

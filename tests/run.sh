@@ -274,10 +274,11 @@ done
 # (fork, raw fork, fork and exec, threads at fork, the profile's name and
 # its end), the API, Clang and the default name joined them later: about
 # 22 s more of this run, which still ends well before the main one.
+# trust/rt-* (issue 28: what the runtime creates, and where) too.
 entry_tests=()
 for t in "${lit_tests[@]}"; do
 	case $t in
-	tests/lit/endings/*|tests/lit/hostile/*|tests/lit/harmless/address-*.test|tests/lit/harmless/unchanged.test|tests/lit/interval/windows.test|tests/lit/fork.test|tests/lit/threads.test|tests/lit/short-threads.test|tests/lit/shlib.test|tests/lit/nopie.test|tests/lit/samename.test|tests/lit/limits.test|tests/lit/guest.test|tests/lit/inline.test|tests/lit/profiles/*|tests/lit/api/reset.test|tests/lit/api/set-file.test|tests/lit/clang.test|tests/lit/default-name.test) entry_tests+=("$t") ;;
+	tests/lit/endings/*|tests/lit/hostile/*|tests/lit/harmless/address-*.test|tests/lit/harmless/unchanged.test|tests/lit/interval/windows.test|tests/lit/fork.test|tests/lit/threads.test|tests/lit/short-threads.test|tests/lit/shlib.test|tests/lit/nopie.test|tests/lit/samename.test|tests/lit/limits.test|tests/lit/guest.test|tests/lit/inline.test|tests/lit/profiles/*|tests/lit/api/reset.test|tests/lit/api/set-file.test|tests/lit/clang.test|tests/lit/default-name.test|tests/lit/trust/rt-*) entry_tests+=("$t") ;;
 	esac
 done
 entry_pid=
