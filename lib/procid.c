@@ -202,7 +202,11 @@ int vgl_leftover_remove(int dirfd, const char *name, uint64_t self)
 	    vgl_proc_stat(pid, &start, &state) != -ENOENT)
 		return 0;
 	/* Its pid is none of ours: a killed writer's, or a writer's of
-	 * another pid namespace or host, which holds it locked. */
+	 * another pid namespace or host, which holds it locked.  Only a
+	 * regular file is opened to look (opening a device may do things). */
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode))
+		return 0;
 	fd = openat(dirfd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd >= 0) {
 		if (fcntl(fd, F_OFD_SETLK, &l) == 0)

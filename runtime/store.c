@@ -682,6 +682,7 @@ void RT store_clean_leftovers(const char *path)
 	char dir[RT_PATH_MAX], buf[4096];
 	const char *slash = strrchr(path, '/');
 	size_t len = slash ? (size_t)(slash - path) : 0;
+	uint64_t self = (uint64_t)getpid();
 	int fd, seen = 0;
 	long n;
 
@@ -707,7 +708,7 @@ void RT store_clean_leftovers(const char *path)
 
 			off += d->reclen;
 			seen++;
-			vgl_leftover_remove(fd, d->name, (uint64_t)getpid());
+			vgl_leftover_remove(fd, d->name, self);
 		}
 	}
 	close(fd);
