@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "procid.h"
@@ -149,4 +150,87 @@ uint64_t vgl_leftover_pid(const char *name)
 		return 0;
 	pid = num[n - 1];
 	return pid;
+}
+
+/* A whole-file lock of type `type` for the F_OFD_* commands (l_pid 0, as
+ * they require). */
+static struct flock whole(short type)
+{
+	struct flock l;
+
+	memset(&l, 0, sizeof(l));
+	l.l_type = type;
+	l.l_whence = SEEK_SET;
+	return l;
+}
+
+int vgl_live_lock(int fd)
+{
+	struct flock l = whole(F_RDLCK);
+
+	if (fcntl(fd, F_OFD_SETLK, &l) == 0)
+		return 0;
+	/* EACCES is what some file systems say for a conflict. */
+	return errno == EACCES ? -EAGAIN : -errno;
+}
+
+void vgl_live_unlock(int fd)
+{
+	struct flock l = whole(F_UNLCK);
+
+	fcntl(fd, F_OFD_SETLK, &l);
+}
+
+int vgl_live_locked(int fd)
+{
+	struct flock l = whole(F_WRLCK);
+
+	if (fcntl(fd, F_OFD_GETLK, &l) < 0)
+		return -errno;
+	return l.l_type != F_UNLCK;
+}
+
+int vgl_leftover_remove(int dirfd, const char *name, uint64_t self)
+{
+	uint64_t pid = vgl_leftover_pid(name), start;
+	struct stat st, now;
+	struct flock l = whole(F_WRLCK);
+	char state;
+	int fd, gone = 0;
+
+	if (!pid || pid == self ||
+	    vgl_proc_stat(pid, &start, &state) != -ENOENT)
+		return 0;
+	/* Its pid is none of ours: a killed writer's, or a writer's of
+	 * another pid namespace or host, which holds it locked.  Only a
+	 * regular file is opened to look (opening a device may do things). */
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode))
+		return 0;
+	fd = openat(dirfd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0) {
+		if (fcntl(fd, F_OFD_SETLK, &l) == 0)
+			gone = 1;   /* held now: no writer can lock it any more */
+		else if (errno != EAGAIN && errno != EACCES)
+			gone = 1;   /* no locks here: the pid is all there is */
+	} else if (errno == EACCES || errno == EPERM || errno == EROFS) {
+		/* Not ours to write (a shared directory): look without the
+		 * write lock; a writer between its create and its lock, a
+		 * few microseconds, is the one left to chance. */
+		fd = openat(dirfd, name,
+			    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0)
+			gone = vgl_live_locked(fd) != 1;
+	}
+	if (fd < 0)
+		return 0;   /* cannot look: keep it */
+	/* Only the regular file looked at, still under that name. */
+	if (gone && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+		     fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
+		     now.st_dev != st.st_dev || now.st_ino != st.st_ino))
+		gone = 0;
+	if (gone && unlinkat(dirfd, name, 0) < 0)
+		gone = 0;
+	close(fd);
+	return gone;
 }

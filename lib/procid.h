@@ -6,7 +6,15 @@
  * them with the live process to tell a running writer from a dead one
  * without a descriptor the program could close.
  *
- * Used by the runtime, so it needs only open/read/close and allocates
+ * A pid means nothing outside its pid namespace, though (a container
+ * writing into a host directory is pid 1 there), nor on another host
+ * sharing the directory.  So a writer also holds a lock on its file for
+ * its life, which the kernel drops however the process ends, and which
+ * any reader can see whatever its namespace or host: the lock functions
+ * below are the one place that takes it and looks at it (docs/format.md,
+ * "Liveness").
+ *
+ * Used by the runtime, so it needs only system calls and allocates
  * nothing.
  */
 #ifndef VGL_PROCID_H
@@ -39,5 +47,37 @@ void vgl_proc_path(char *buf, uint64_t pid, const char *leaf);
  * remove.
  */
 uint64_t vgl_leftover_pid(const char *name);
+
+/*
+ * The writer's lock: an OFD read lock of the whole file (F_OFD_SETLK), so
+ * that it belongs to this open file, not to the process: a descriptor
+ * the program closes or a fork child inherits does not touch it, and it
+ * goes when the last reference to the open file does (a mapping made
+ * from it is one).  Read locks do not conflict, so a writer may take it
+ * on a second open file of its own.  Returns 0; -EAGAIN when a cleaner
+ * holds the file to remove it (see vgl_leftover_remove(): make another);
+ * another negative errno when the file system has no such locks (then
+ * readers have only the pid to go by).
+ */
+int vgl_live_lock(int fd);
+
+/* Lets go of the writer's lock taken on fd (a writer that cannot keep it
+ * the way it must: readers then go by the pid). */
+void vgl_live_unlock(int fd);
+
+/* Is fd's file locked by a writer (or a cleaner)?  F_OFD_GETLK, which
+ * takes nothing.  Returns 1, 0, or a negative errno when it cannot tell. */
+int vgl_live_locked(int fd);
+
+/*
+ * Removes NAME (in directory dirfd) when it is a temporary file (see
+ * vgl_leftover_pid()) that nobody writes any more: its pid is none of
+ * this pid namespace (nor self, this process's), and no writer holds it
+ * locked.  The check and the removal happen under a write lock of the
+ * file, which a writer's lock excludes, so a writer that had just
+ * created it and not yet locked it fails to lock it and makes another.
+ * A file that cannot be opened to look is kept.  Returns 1 when removed.
+ */
+int vgl_leftover_remove(int dirfd, const char *name, uint64_t self);
 
 #endif

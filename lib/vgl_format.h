@@ -36,12 +36,15 @@
  * readers then refuse the file with "unsupported version".
  *
  * Liveness: the writer holds no descriptor of the file (a program may close
- * every descriptor it did not open), only the mapping.  META records who it
- * is: pid, start time and boot id, which a pid reused later does not share.
- * A reader asks /proc whether that process still exists (not as a zombie)
- * and still maps the file (an exec unmaps it).  Only when it does not is a
- * file final: RUNNING then means the program was cut short; FINISHED means
- * it exited (exit handlers and destructors may count until it is gone).
+ * every descriptor it did not open), only mappings, one of which keeps an
+ * OFD lock on the file for the writer's life (procid.h), whatever its pid
+ * namespace or host.  META records who it is: pid, start time and boot id,
+ * which a pid reused later does not share; where no lock is held, a reader
+ * asks /proc whether that process still exists (not as a zombie) and
+ * still maps the file (an exec unmaps it).  Only when the writer is not
+ * there (vgl_writer_alive()) is a file final: RUNNING then means the
+ * program was cut short; FINISHED means it exited (exit handlers and
+ * destructors may count until it is gone).
  *
  * docs/format.md describes the same bytes for people.
  */

@@ -978,7 +978,9 @@ static int maps_file(uint64_t pid, uint64_t dev, uint64_t ino)
 	return readable || err == -ENOENT ? 0 : err;
 }
 
-int vgl_writer_alive(const struct vgl_meta *m, uint64_t dev, uint64_t ino)
+/* Is the writer META names, by its pid, a process of this namespace
+ * still mapping the file (dev, ino)?  1, 0 or a negative errno. */
+static int pid_alive(const struct vgl_meta *m, uint64_t dev, uint64_t ino)
 {
 	static const uint8_t zero[VGL_BOOT_ID_LEN];
 	uint8_t boot[VGL_BOOT_ID_LEN];
@@ -1006,6 +1008,22 @@ int vgl_writer_alive(const struct vgl_meta *m, uint64_t dev, uint64_t ino)
 	if (ret < 0)
 		return state == 'Z' ? 0 : 1; /* cannot read its maps */
 	return ret;
+}
+
+int vgl_writer_alive(const struct vgl_meta *m, int fd)
+{
+	struct stat st;
+	int here;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	here = pid_alive(m, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
+	/* The lock is held for the writer's life whatever its pid means
+	 * here; without it (a file system without such locks, a writer
+	 * from before them), the pid check is all there is. */
+	if (vgl_live_locked(fd) == 1)
+		return here == 0 ? 2 : 1;
+	return here;
 }
 
 /*
@@ -1138,20 +1156,22 @@ static int read_needed(struct vgl_reader *r, int fd)
 }
 
 /* Opens path without blocking (a FIFO would: anything but a regular file
- * is refused by read_needed()) and reads what its header says it holds. */
-static int load(struct vgl_reader *r, const char *path, struct stat *st)
+ * is refused by read_needed()) and reads what its header says it holds.
+ * The descriptor is left in *fdp (closing one there first), for the
+ * liveness to look at the very file read. */
+static int load(struct vgl_reader *r, const char *path, int *fdp)
 {
+	struct stat st;
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), err;
 
+	if (*fdp >= 0)
+		close(*fdp);
+	*fdp = fd;
 	if (fd < 0)
 		return fail(r, -errno, "%s", strerror(errno));
-	if (fstat(fd, st) < 0) {
-		err = fail(r, -errno, "%s", strerror(errno));
-		close(fd);
-		return err;
-	}
+	if (fstat(fd, &st) < 0)
+		return fail(r, -errno, "%s", strerror(errno));
 	err = read_needed(r, fd);
-	close(fd);
 	if (!err)
 		err = parse(r);
 	return err;
@@ -1163,7 +1183,7 @@ static int load(struct vgl_reader *r, const char *path, struct stat *st)
  * finished, not cut short: the state is read again after the writer was
  * found gone, and the file with it.
  */
-static int settle(struct vgl_reader *r, const char *path, struct stat *st)
+static int settle(struct vgl_reader *r, const char *path, int *fdp)
 {
 	int alive, again = 0, err;
 
@@ -1172,8 +1192,7 @@ static int settle(struct vgl_reader *r, const char *path, struct stat *st)
 		    (r->meta.state != VGL_STATE_RUNNING &&
 		     r->meta.state != VGL_STATE_FINISHED))
 			return 0;
-		alive = vgl_writer_alive(&r->meta, (uint64_t)st->st_dev,
-					 (uint64_t)st->st_ino);
+		alive = vgl_writer_alive(&r->meta, *fdp);
 		if (alive < 0)
 			return fail(r, alive, "cannot tell whether its writer "
 				    "(pid %llu) runs: %s",
@@ -1184,6 +1203,7 @@ static int settle(struct vgl_reader *r, const char *path, struct stat *st)
 					      ? VGL_LIVENESS_RUNNING
 					      : VGL_LIVENESS_EXITING;
 			r->lock_pid = (pid_t)r->meta.pid;
+			r->writer_elsewhere = alive == 2;
 			return 0;
 		}
 		if (r->meta.state == VGL_STATE_FINISHED || again) {
@@ -1196,7 +1216,7 @@ static int settle(struct vgl_reader *r, const char *path, struct stat *st)
 		/* RUNNING and gone: read it all again, once. */
 		again = 1;
 		reset_data(r);
-		err = load(r, path, st);
+		err = load(r, path, fdp);
 		if (err)
 			return err;
 	}
@@ -1210,16 +1230,17 @@ int vgl_reader_open(struct vgl_reader *r, const char *path)
 int vgl_reader_open_flags(struct vgl_reader *r, const char *path,
 			  unsigned flags)
 {
-	struct stat st;
-	int err;
+	int err, fd = -1;
 
 	err = set_name(r, path);
 	if (err)
 		return err;
 	r->flags = flags;
-	err = load(r, path, &st);
+	err = load(r, path, &fd);
 	if (!err)
-		err = settle(r, path, &st);
+		err = settle(r, path, &fd);
+	if (fd >= 0)
+		close(fd);
 	if (err)
 		reset(r);
 	return err;
@@ -1296,17 +1317,23 @@ const char *vgl_mode_name(uint32_t modes)
 	return NULL;
 }
 
+/* What a pid that this pid namespace does not know means: the writer
+ * holds its lock, and its pid is another namespace's or host's. */
+#define ELSEWHERE ", in another pid namespace or on another host"
+
 const char *vgl_reader_state(const struct vgl_reader *r, char *buf,
 			     size_t len)
 {
 	switch (r->liveness) {
 	case VGL_LIVENESS_RUNNING:
-		snprintf(buf, len, "running (pid %lld)", (long long)r->lock_pid);
+		snprintf(buf, len, "running (pid %lld%s)", (long long)r->lock_pid,
+			 r->writer_elsewhere ? ELSEWHERE : "");
 		break;
 	case VGL_LIVENESS_EXITING:
-		snprintf(buf, len, "exiting (exit %d; pid %lld still running "
+		snprintf(buf, len, "exiting (exit %d; pid %lld%s still running "
 			 "its exit handlers)", r->meta.exit_status,
-			 (long long)r->lock_pid);
+			 (long long)r->lock_pid,
+			 r->writer_elsewhere ? ELSEWHERE "," : "");
 		break;
 	case VGL_LIVENESS_FINISHED:
 		if (r->meta.flags & VGL_META_SWITCHED)

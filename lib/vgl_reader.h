@@ -92,6 +92,8 @@ struct vgl_reader {
 	enum vgl_liveness liveness;
 	pid_t lock_pid;             /* the writer's pid when RUNNING or
 	                             * EXITING */
+	int writer_elsewhere;       /* and that pid is not this pid
+	                             * namespace's (vgl_writer_alive() 2) */
 
 	/* SAMPLES and STACKS, when the file has them (any kind may). */
 	int has_samples, has_stacks;
@@ -187,10 +189,17 @@ uint32_t vgl_reader_modes(const struct vgl_reader *r);
 const char *vgl_mode_name(uint32_t modes);
 
 /*
- * Is the writer META names still there: the process with that pid, start
- * time and boot, not a zombie, and still mapping the file (dev, ino)?
- * Returns 1, 0, or a negative errno when /proc cannot tell.
+ * Is the writer META names still there?  The one answer every command
+ * goes by (show, report, wait, merge, run).  fd is an open descriptor of
+ * the file.  The rule (docs/format.md, "Liveness"): the writer is there
+ * while its lock on the file is held (procid.h: kept for the process's
+ * life, whatever its pid namespace or host), or, where no lock is held
+ * (a file system without such locks, a writer from before them), while
+ * the process of its pid, start time and boot lives here, is not a
+ * zombie, and still maps the file.  Returns 1 (there, and its pid is this
+ * namespace's process), 2 (there by its lock only: its pid is another
+ * namespace's or host's), 0, or a negative errno when /proc cannot tell.
  */
-int vgl_writer_alive(const struct vgl_meta *m, uint64_t dev, uint64_t ino);
+int vgl_writer_alive(const struct vgl_meta *m, int fd);
 
 #endif

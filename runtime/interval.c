@@ -251,7 +251,7 @@ static int RT write_window_file(struct rt *rt, int final, int status,
 	size_t len = strlen(rt->path), stem;
 	struct rt_text t;
 	struct rlimit rl;
-	int fd, ret;
+	int fd, hold, ret;
 
 	if (!str)
 		return -EINVAL;
@@ -353,12 +353,18 @@ static int RT write_window_file(struct rt *rt, int final, int status,
 	if (!ret)
 		ret = put(fd, zeros,
 			  edges_size - sizeof(eb) - n * sizeof(struct vgl_edge));
+	/* The writer's lock (procid.h) stays on the file until it has its
+	 * name: a second descriptor of the same open file keeps it across
+	 * the close, whose error says whether the bytes were written. */
+	hold = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (close(fd) < 0 && !ret)
 		ret = -errno;
 	if (!ret && rename(tmp, name) < 0) {
 		ret = -errno;
 		*name_lost = 1;
 	}
+	if (hold >= 0)
+		close(hold);
 	if (ret < 0) {
 		unlink(tmp);
 		return ret;

@@ -316,7 +316,8 @@ static int RT file_grow(struct rt *rt, uint64_t need)
 }
 
 /*
- * Is the profile at path still wanted by its writer: a process that is
+ * Is the profile at path still wanted by its writer: one that holds its
+ * lock (procid.h), or a process that is
  * alive (not a zombie) with the pid, start time and boot it recorded, or
  * this very process (an image that has since called exec)?  A file that
  * cannot be read for that counts as taken: better a new name than a lost
@@ -338,6 +339,12 @@ static int RT name_taken(const char *path)
 
 	if (fd < 0)
 		return errno != ENOENT;
+	/* Its writer's lock says it runs, whatever its pid (another pid
+	 * namespace's, another host's). */
+	if (vgl_live_locked(fd) == 1) {
+		close(fd);
+		return 1;
+	}
 	n = pread(fd, &buf, sizeof(buf), 0);
 	if (n < (ssize_t)sizeof(buf.h) ||
 	    memcmp(buf.h.magic, VGL_MAGIC, VGL_MAGIC_LEN)) {
@@ -517,6 +524,24 @@ static int RT claim(const char *tmp, const char *want, char *out)
 }
 
 /*
+ * The writer's lock (procid.h) on a file just created, before anything is
+ * written to it: a file in progress is locked for as long as it is, so
+ * that no start-up cleanup, in whatever pid namespace or on whatever
+ * host, takes it for a killed writer's leftover.  A cleaner that came
+ * between the create and the lock holds the file to remove it: then
+ * returns -EEXIST, for the caller to make the next name.  Where the file
+ * system has no such locks, the file goes without (readers go by the
+ * pid).  Returns fd or -EEXIST.
+ */
+static int RT lock_tmp(int fd)
+{
+	if (vgl_live_lock(fd) != -EAGAIN)
+		return fd;
+	close(fd);
+	return -EEXIST;
+}
+
+/*
  * Creates path's temporary sibling PATH.PID.N.tmp (the first N free) into
  * tmp (RT_PATH_MAX bytes), exclusively and never through a link: a link
  * planted at the name (in a shared directory such as /tmp) is skipped,
@@ -546,6 +571,8 @@ int RT store_create_tmp(const char *path, char *tmp)
 				       O_CLOEXEC, 0600);
 		if (fd < 0)
 			fd = -errno;
+		else
+			fd = lock_tmp(fd);
 	}
 	return fd;
 }
@@ -586,6 +613,73 @@ static int RT expand(struct rt *rt, const char *pattern, char *out)
 }
 
 /*
+ * The anchor: what keeps the writer's lock for the life of the process
+ * and no longer.  The lock belongs to the open file it was taken on and
+ * goes when the last reference to that open file does; a descriptor
+ * would be one, but the program may close it (a daemon closes every
+ * descriptor) and its numbers must be what they are without vigil.  So
+ * the reference is one page of the file mapped from the locked open
+ * file, PROT_NONE, which nothing can close: it goes at exit, however the
+ * process ends (also SIGKILL), and at exec.  It is MADV_DONTFORK, so a
+ * fork child (made by fork, _Fork or clone) does not keep it, and its
+ * parent's file does not look written while the child lives; for the
+ * same reason the counters are mapped from a second open file of the
+ * same file, unlocked, which a child does inherit.
+ */
+static void *anchor;
+static pid_t anchor_pid;
+
+/* Lets go of the anchor: the file is no longer this process's (switched
+ * by vigil_set_file, or never named).  In a fork child the anchor was not
+ * inherited (MADV_DONTFORK): it is forgotten, not unmapped. */
+static void RT anchor_drop(void)
+{
+	if (anchor && anchor_pid == (pid_t)syscall(SYS_getpid))
+		munmap(anchor, 4096);
+	anchor = NULL;
+}
+
+/*
+ * Anchors the lock on fd (the file just made at tmp, locked by
+ * store_create_tmp) and returns a second descriptor of the same file,
+ * unlocked, for everything else (fd is closed); or returns fd when the
+ * file has no lock, or the anchor cannot be made (then the lock is let
+ * go: readers go by the pid).
+ */
+static int RT anchor_take(const char *tmp, int fd)
+{
+	struct stat a, b;
+	void *p;
+	int fd2;
+
+	if (vgl_live_lock(fd) < 0)
+		return fd;   /* no locks on this file system */
+	p = mmap(NULL, 4096, PROT_NONE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		goto unlock;
+	if (madvise(p, 4096, MADV_DONTFORK) < 0)
+		goto unmap;
+	fd2 = open(tmp, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd2 < 0)
+		goto unmap;
+	if (fstat(fd, &a) < 0 || fstat(fd2, &b) < 0 || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino) {
+		close(fd2);
+		goto unmap;
+	}
+	anchor_drop();
+	anchor = p;
+	anchor_pid = (pid_t)syscall(SYS_getpid);
+	close(fd);
+	return fd2;
+unmap:
+	munmap(p, 4096);
+unlock:
+	vgl_live_unlock(fd);
+	return fd;
+}
+
+/*
  * Creates path's temporary sibling PATH.PID.N.tmp and gives it `size`
  * bytes.  Returns the descriptor (also in rt->fd), or a negative errno
  * (nothing is left behind).
@@ -598,6 +692,7 @@ static int RT create_tmp(struct rt *rt, const char *path, char *tmp,
 
 	if (fd < 0)
 		return fd;
+	fd = anchor_take(tmp, fd);
 	rt->fd = fd;
 	rt->file_size = 0;
 	ret = fstat(fd, &st) < 0 ? -errno : 0;
@@ -608,6 +703,7 @@ static int RT create_tmp(struct rt *rt, const char *path, char *tmp,
 	if (ret < 0) {
 		close(fd);
 		unlink(tmp);
+		anchor_drop();
 		rt->fd = -1;
 		return ret;
 	}
@@ -616,7 +712,9 @@ static int RT create_tmp(struct rt *rt, const char *path, char *tmp,
 
 /*
  * Removes temporary files left in path's directory by processes that are
- * gone (killed while creating a profile or writing a window).  Reads the
+ * gone (killed while creating a profile or writing a window), never one
+ * a writer of another pid namespace or host has in progress: the one
+ * rule is vgl_leftover_remove()'s (the pid, and the writer's lock).  Reads the
  * directory with getdents64 into a buffer on the stack: no allocation.
  * Looks at the first LEFTOVER_SCAN entries only: every run does this, and
  * a directory that collects thousands of profiles (a whole build sent to
@@ -629,6 +727,7 @@ void RT store_clean_leftovers(const char *path)
 	char dir[RT_PATH_MAX], buf[4096];
 	const char *slash = strrchr(path, '/');
 	size_t len = slash ? (size_t)(slash - path) : 0;
+	uint64_t self = (uint64_t)getpid();
 	int fd, seen = 0;
 	long n;
 
@@ -651,15 +750,10 @@ void RT store_clean_leftovers(const char *path)
 				unsigned char type;
 				char name[];
 			} *d = (void *)(buf + off);
-			uint64_t pid = vgl_leftover_pid(d->name), start;
-			char state;
 
 			off += d->reclen;
 			seen++;
-			if (!pid || pid == (uint64_t)getpid())
-				continue;
-			if (vgl_proc_stat(pid, &start, &state) == -ENOENT)
-				unlinkat(fd, d->name, 0);
+			vgl_leftover_remove(fd, d->name, self);
 		}
 	}
 	close(fd);
@@ -794,6 +888,7 @@ int RT store_open(struct rt *rt, const char *pattern)
 	rt->fd = -1;
 	if (ret < 0) {
 		unlink(tmp);
+		anchor_drop();
 		rt->path[0] = 0;
 		goto fail;
 	}
@@ -1106,6 +1201,9 @@ int RT store_reopen(struct rt *rt, const char *pattern, int finish_old,
 		rt->meta->flags |= VGL_META_SWITCHED;
 		store_finish(rt, 0);
 	}
+	/* The old file is no longer this process's to hold (a fork child's
+	 * was never: it is its parent's). */
+	anchor_drop();
 	if (rt->no_file) {
 		/* Anonymous memory is private to each process already. */
 		restart(rt, used);
@@ -1137,6 +1235,7 @@ int RT store_reopen(struct rt *rt, const char *pattern, int finish_old,
 	rt->fd = -1;
 	if (ret < 0) {
 		unlink(tmp);
+		anchor_drop();
 		goto fail;
 	}
 	return 0;

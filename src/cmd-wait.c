@@ -4,10 +4,13 @@
  * state.  This is what a harness runs between starting a profiled program
  * it did not wait for itself and reading the profile.
  *
- * The writer holds no descriptor of the file, so nothing about the file
- * itself changes when it dies.  The file names its writer (pid, start time,
- * boot), and a pidfd of that process becomes readable the moment it exits,
- * also while it is an unreaped zombie: that is what we wait on.
+ * Whether the writer is there is vgl_writer_alive()'s answer: its lock
+ * on the file, or its pid.  When the pid is this namespace's process, a
+ * pidfd of it becomes readable the moment it exits, also while it is an
+ * unreaped zombie: that is what we wait on.  A writer of another pid
+ * namespace or host (a container writing into a host directory) is
+ * there by its lock only, which no descriptor tells the end of: it is
+ * looked at every 50 ms.
  *
  * Before that, with --timeout, a FILE that does not exist yet is waited
  * for by trying to open it every 10 ms: there is nothing to lock yet, and
@@ -71,38 +74,40 @@ static int open_when_there(const char *path, uint64_t deadline)
 }
 
 /*
- * Waits until the writer that META names is gone (see vgl_writer_alive()),
- * or until deadline (CLOCK_MONOTONIC ns, 0 for none).  A pidfd wakes us
- * the moment the process exits, zombie or not; the writer is also looked
- * at every 100 ms, for an exec, which unmaps the file but ends nothing.
- * Returns 0, -ETIMEDOUT, or a negative errno.
+ * Waits until the writer that META names is gone from the file open at fd
+ * (see vgl_writer_alive()), or until deadline (CLOCK_MONOTONIC ns, 0 for
+ * none).  A pidfd wakes us the moment the process exits, zombie or not;
+ * the writer is also looked at every 100 ms, for an exec, which unmaps
+ * the file but ends nothing.  A writer whose pid is not this namespace's
+ * is looked at every 50 ms (its pid here is another process).  Returns 0,
+ * -ETIMEDOUT, or a negative errno.
  */
-static int wait_writer(const struct vgl_meta *m, const struct stat *st,
-		       uint64_t deadline)
+static int wait_writer(const struct vgl_meta *m, int fd, uint64_t deadline)
 {
-	int pfd = (int)syscall(SYS_pidfd_open, (pid_t)m->pid, 0), alive;
+	int pfd = -1, alive;
 	uint64_t now, step;
 	struct pollfd p;
 
 	for (;;) {
-		alive = vgl_writer_alive(m, (uint64_t)st->st_dev,
-					 (uint64_t)st->st_ino);
+		alive = vgl_writer_alive(m, fd);
 		if (alive <= 0)
 			break;
+		if (alive == 1 && pfd < 0)
+			pfd = (int)syscall(SYS_pidfd_open, (pid_t)m->pid, 0);
 		now = vigil_now_ns();
 		if (deadline && now >= deadline) {
 			alive = -ETIMEDOUT;
 			break;
 		}
-		step = 100000000ull;
+		step = alive == 1 && pfd >= 0 ? 100000000ull : 50000000ull;
 		if (deadline && deadline - now < step)
 			step = deadline - now;
-		if (pfd >= 0) {
+		if (alive == 1 && pfd >= 0) {
 			p.fd = pfd;
 			p.events = POLLIN;
 			poll(&p, 1, (int)((step + 999999) / 1000000));
 		} else {
-			struct timespec ts = { 0, 10000000 };
+			struct timespec ts = { 0, (long)step };
 
 			nanosleep(&ts, NULL);
 		}
@@ -123,7 +128,6 @@ int cmd_wait(int argc, char **argv)
 	char *files[argc];
 	uint64_t ns = 0, start;
 	struct vgl_meta meta;
-	struct stat st;
 	int fd, nfiles, err;
 
 	if (parse_options("wait", argc, argv, specs, files, &nfiles))
@@ -156,11 +160,13 @@ int cmd_wait(int argc, char **argv)
 			break;
 		meta = r.meta;
 		vgl_reader_close(&r);
-		if (stat(path, &st) < 0) {
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
 			vgl_error("%s: %s", path, strerror(errno));
 			return EXIT_BAD_FILE;
 		}
-		err = wait_writer(&meta, &st, timeout ? start + ns : 0);
+		err = wait_writer(&meta, fd, timeout ? start + ns : 0);
+		close(fd);
 		if (err == -ETIMEDOUT) {
 			vgl_error("%s: still being written after %s",
 				path, timeout);

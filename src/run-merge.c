@@ -229,16 +229,13 @@ static void clean_leftovers(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	uint64_t pid, start;
-	char state;
 
 	if (!d)
 		return;
-	while ((e = readdir(d))) {
-		pid = vgl_leftover_pid(e->d_name);
-		if (pid && vgl_proc_stat(pid, &start, &state) == -ENOENT)
-			unlinkat(dirfd(d), e->d_name, 0);
-	}
+	/* The runtime's rule (procid.h): never a file in progress of a
+	 * writer in another pid namespace or on another host. */
+	while ((e = readdir(d)))
+		vgl_leftover_remove(dirfd(d), e->d_name, 0);
 	closedir(d);
 }
 
@@ -645,33 +642,33 @@ int run_merge_finish(struct run_merge *rm)
 }
 
 /* Whether the process that writes dir's file name (NAME.PID.vgl, or a
- * window of it) is still running, or still ending (proc-ended.h).  A live
- * pid is that writer only if its start time is the one the file records,
- * and the file does not say it finished: a long run (a `make check` of
- * thousands of processes, pid_max 32768) gives a pid out again, and a
- * finished profile was left in running.XXXXXX as a live writer's. */
+ * window of it) is still running, or still ending: the reader's liveness,
+ * vgl_writer_alive()'s one answer, which goes by the writer's lock before
+ * its pid (the pid in the name is its pid namespace's: a program of the
+ * tree that runs in one of its own, a container, writes NAME.1.vgl).  A
+ * finished profile whose pid was given out again (a long run: a `make
+ * check` of thousands of processes, pid_max 32768) is not running.  A
+ * file that cannot be read goes by the pid in its name, as it can. */
 static int writer_running(struct run_merge *rm, const char *name)
 {
 	char buf[1100], path[4096];
 	size_t n = window_prefix(name);
 	struct vgl_reader r;
-	uint64_t pid, start;
-	char state;
-	int running = 1;
+	uint64_t pid;
+	int running, err;
 
 	if (n && snprintf(buf, sizeof(buf), "%.*s.vgl", (int)n, name) <
 		 (int)sizeof(buf))
 		name = buf;
-	pid = name_pid(name);
-	if (!pid || proc_ended((pid_t)pid))
-		return 0;
-	if (join(path, sizeof(path), rm->dir, name) ||
-	    vgl_reader_open_flags(&r, path, VGL_READ_UNSORTED))
+	if (join(path, sizeof(path), rm->dir, name))
 		return 1;   /* cannot tell: leave it where its writer has it */
-	if (r.liveness == VGL_LIVENESS_FINISHED ||
-	    (r.meta.proc_start && vgl_proc_stat(pid, &start, &state) == 0 &&
-	     start != r.meta.proc_start))
-		running = 0;
+	err = vgl_reader_open_flags(&r, path, VGL_READ_UNSORTED);
+	if (err) {
+		pid = name_pid(name);
+		return err != -ENOENT && pid && !proc_ended((pid_t)pid);
+	}
+	running = r.liveness == VGL_LIVENESS_RUNNING ||
+		  r.liveness == VGL_LIVENESS_EXITING;
 	vgl_reader_close(&r);
 	return running;
 }
