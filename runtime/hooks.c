@@ -84,6 +84,7 @@ struct rt_thread {
 	struct rt_ent *ents;       /* __fentry__'s table (fentry.S) */
 	uint64_t ents_used;
 	unsigned ents_first;       /* the bits of its first table */
+	int keyed;                 /* thread_key's value in its thread */
 };
 
 /*
@@ -173,7 +174,12 @@ __thread struct rt_ent_tls vgl_ent_tls
 #define vgl_self (vgl_ent_tls.self)
 #define vgl_in_slow (vgl_ent_tls.in_slow)
 
+/* Made by rt_ensure_init, which may come after a thread's first slow
+ * call (its state is made first): until key_made is set, thread_key is
+ * no key of ours (0 is whatever key the program made first), and no
+ * state is stored under it (slow_count, thread_keep). */
 static pthread_key_t thread_key;
+static int key_made;
 
 /* fentry.S's entry points and the pointer its exported hook jumps through
  * (early, hot or check, as enter_fn). */
@@ -763,7 +769,26 @@ static void RT thread_free(void *arg)
 
 int RT thread_key_init(void)
 {
-	return -pthread_key_create(&thread_key, thread_free);
+	int err = pthread_key_create(&thread_key, thread_free);
+
+	if (err)
+		return -err;
+	__atomic_store_n(&key_made, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/*
+ * Stores t under the runtime's key, so that its destructor gives t back
+ * when the thread ends.  Once the key exists (never before: a thread's
+ * state is made before the runtime is set up, and thread_key is then
+ * whatever key 0 is, maybe another library's, issue 28 point 11).
+ * Without the lock: pthread_setspecific may allocate the key's page.
+ */
+static void RT thread_keep(struct rt_thread *t)
+{
+	if (t && !t->keyed && __atomic_load_n(&key_made, __ATOMIC_ACQUIRE) &&
+	    pthread_setspecific(thread_key, t) == 0)
+		t->keyed = 1;
 }
 
 /* A state for this thread: an ended thread's, or a new one. */
@@ -802,9 +827,10 @@ static struct rt_thread *RT thread_new(void)
 			;
 	}
 	t->next = NULL;
+	/* Stored under the key by the slow path, once the key exists. */
+	t->keyed = 0;
 	/* Blocks this thread adds are marked with its id. */
 	t->tid = (uint32_t)syscall(SYS_gettid);
-	pthread_setspecific(thread_key, t);
 	return t;
 }
 
@@ -1148,6 +1174,7 @@ static void RT slow_count(uintptr_t fn, uintptr_t site, uintptr_t ret)
 	}
 	lock_drop();
 
+	thread_keep(t);
 	vgl_self = t;
 	if (t && __atomic_load_n(&vgl_rt.state, __ATOMIC_RELAXED) == RT_READY &&
 	    !vgl_rt.fork_pending) {
