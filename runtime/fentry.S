@@ -28,8 +28,8 @@
  * table's byte mask and base (its distance from the TLS block, see below)
  * are two words of TLS (the mask read first: a signal handler that grows
  * the table between the two reads leaves a smaller mask over a larger
- * table), the home slot is (R ^ site * K) &
- * mask, as many instructions as R + 8 site, which clustered: with 500
+ * table), the home slot is bits 4 and up of (R ^ site * K) & mask (see
+ * below), as many instructions as R + 8 site, which clustered: with 500
  * sites that call 400 functions each (tests/lit/hostile/many-edges.test)
  * many keys had the same sum, and the test timed out.
  * An empty entry (key 0) sends the call to the slow path; a purged one
@@ -95,19 +95,38 @@ __fentry__:
 
 /*
  * Entries are addressed from the thread pointer, %fs-relative: the TLS
- * block's base word is the table's distance from the block (hooks.c,
- * struct rt_ent_tls).  In the archive (linked into executables) the
- * block's own offset is a constant, the displacement of every entry's
- * operand; in libvigil.so it is read from the GOT, and r11 holds the
- * entry's whole offset from the thread pointer.
+ * block's base word is half the table's distance from the block (hooks.c,
+ * struct rt_ent_tls), and the mask a home's half-offset, so that the home
+ * is bits 4 and up of the hash, with 32-byte entries: the address is
+ * twice the sum.  In the archive (linked into executables) the block's
+ * own offset is a constant, the displacement of every entry's operand,
+ * and r11 is half the entry's offset from the block (STEP a half entry);
+ * in libvigil.so the block's offset is read from the GOT, and r11 holds
+ * the entry's whole offset from the thread pointer.  The wrap (BASE)
+ * leaves r10 holding R.
+ *
+ * Why bits 4 and up (issue 28, point 15): with bits 5 and up, two
+ * callees 16 bytes apart called from one site shared a home, so one
+ * site's calls of many small functions filled one run of entries (two
+ * keys to a home, in order), which every new edge's miss probed to its
+ * end: 20,000 such edges took the fast path 10,339 instructions each
+ * (callgrind), and a SIGALRM handler that siglongjmps every 20 us
+ * interrupted the probes before the slow path, again and again: the
+ * program took 63 s where it takes 0.3, or hung.  Callees at least 16
+ * bytes apart now have homes of their own.  The same instructions: the
+ * doubling is the addressing mode's (lea in libvigil.so, for its add).
  */
 #ifdef VGL_RT_SHARED
 #define ENT(off) %fs:off(%r11)
+#define STEP ENT_SIZE
 #define BASE(reg) \
 	mov vgl_ent_tls@gottpoff(%rip), reg; \
-	add %fs:8(reg), reg
+	mov %fs:8(reg), %r10; \
+	lea (reg,%r10,2), reg; \
+	mov (%rsp), %r10
 #else
-#define ENT(off) %fs:vgl_ent_tls@tpoff+off(%r11)
+#define ENT(off) %fs:vgl_ent_tls@tpoff+off(%r11,%r11,1)
+#define STEP (ENT_SIZE / 2)
 #define BASE(reg) mov %fs:vgl_ent_tls@tpoff+8, reg
 #endif
 
@@ -135,7 +154,7 @@ __wrap___fentry__:
 	mov vgl_ent_tls@gottpoff(%rip), %r11
 	and %fs:(%r11), %r10
 	add %fs:8(%r11), %r10
-	add %r10, %r11
+	lea (%r11,%r10,2), %r11
 	mov (%rsp), %r10
 #else
 	mov (%rsp), %r10
@@ -172,7 +191,7 @@ __wrap___fentry__:
 .Lpast:
 	cmpq $KEY_EMPTY, ENT(0)
 	je .Lslow
-	add $ENT_SIZE, %r11
+	add $STEP, %r11
 	cmpq $KEY_WRAP, ENT(0)
 	jne .Lmiss
 	BASE(%r11)
@@ -186,7 +205,7 @@ __wrap___fentry__:
 .Lmiss:
 	cmpq $KEY_EMPTY, ENT(0)
 	je .Lslow
-	add $ENT_SIZE, %r11
+	add $STEP, %r11
 	cmpq $KEY_WRAP, ENT(0)
 	jne .Lprobe
 	BASE(%r11)

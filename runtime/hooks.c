@@ -113,9 +113,11 @@ struct rt_ent {
 
 /*
  * This thread's words of static TLS, one block.  fentry.S reads the first
- * two: the byte mask of a home entry's offset, then the table's base, as
- * its distance from this block (so that it addresses entries %fs-relative,
- * block + base + offset, with no register for the thread pointer).  All
+ * two: the mask of a home entry's half-offset, then the table's base, as
+ * half its distance from this block (so that it addresses entries
+ * %fs-relative, block + 2 * (base + half-offset), with no register for the
+ * thread pointer; the doubling makes bits 4 and up of the hash the home,
+ * see fentry.S).  All
  * zero is a valid state: before the loader initialises TLS (an
  * instrumented IFUNC resolver of a dynamic program, run during
  * relocation) and in a thread that has no table yet, the home "entry" is
@@ -124,8 +126,8 @@ struct rt_ent {
  * address: the call goes to the slow path.
  */
 struct rt_ent_tls {
-	uint64_t mask;
-	uint64_t base;             /* table - &vgl_ent_tls, this thread's */
+	uint64_t mask;             /* in half entries (ent_mask) */
+	uint64_t base;             /* (table - &vgl_ent_tls) / 2 (ent_base) */
 	uint64_t *slots;           /* the enter hook's index */
 	struct rt_thread *self;    /* this thread's state */
 	/* Set while this thread is in the slow path: a hook that a libc
@@ -543,17 +545,35 @@ static struct vgl_edge *RT index_find(uint64_t *slots, uintptr_t fn,
  * larger ones once half full (see ent_add). */
 #define ENT_SPARSE_BITS 16
 
-/* The home entry of (ret, site) in a table of `mask / 32 + 1` entries, as
+/* Half an entry: the fast path's mask and base are in these units, the
+ * entry's address twice their sum (fentry.S: bits 4 and up of the hash
+ * are the home, and two callees 16 bytes apart have two). */
+#define ENT_HALF (sizeof(struct rt_ent) / 2)
+
+/* The home entry of (ret, site) in a table of `mask / 16 + 1` entries, as
  * fentry.S computes it. */
 static inline uint64_t RT ent_home(uintptr_t ret, uintptr_t site, uint64_t mask)
 {
 	return (((uint64_t)ret ^ (uint64_t)site * 0x68e31da5ull) & mask) /
-	       sizeof(struct rt_ent);
+	       ENT_HALF;
 }
 
 static inline uint64_t RT ent_mask(unsigned bits)
 {
-	return ((1ull << bits) - 1) * sizeof(struct rt_ent);
+	return ((1ull << bits) - 1) * ENT_HALF;
+}
+
+/* A table's distance from this thread's TLS block, halved (fentry.S adds
+ * it to a half-offset and doubles the sum); tables are page-aligned, so
+ * the distance is even, and signed: tables lie below or above. */
+static inline uint64_t RT ent_base(struct rt_ent *t)
+{
+	return (uint64_t)(((intptr_t)t - (intptr_t)&vgl_ent_tls) / 2);
+}
+
+static inline struct rt_ent *RT ent_table(uint64_t base)
+{
+	return (struct rt_ent *)((uintptr_t)&vgl_ent_tls + 2 * base);
 }
 
 /* The table's size is kept in the word before it, on the kept page. */
@@ -616,8 +636,7 @@ static struct rt_ent *RT ent_find(struct rt_ent *t, unsigned bits,
  * the fast path reads first is never larger than the base's table. */
 static void RT ent_publish(struct rt_thread *t)
 {
-	__atomic_store_n(&vgl_ent_tls.base,
-			 (uint64_t)((uintptr_t)t->ents - (uintptr_t)&vgl_ent_tls),
+	__atomic_store_n(&vgl_ent_tls.base, ent_base(t->ents),
 			 __ATOMIC_RELEASE);
 	__atomic_store_n(&vgl_ent_tls.mask, ent_mask(ent_bits(t->ents)),
 			 __ATOMIC_RELEASE);
@@ -1236,8 +1255,7 @@ void RT thread_fentry_check(uintptr_t ret, uintptr_t site)
 
 	thread_check_unloads();
 	if (vgl_ent_tls.mask) {
-		struct rt_ent *t = (struct rt_ent *)((uintptr_t)&vgl_ent_tls +
-						     vgl_ent_tls.base);
+		struct rt_ent *t = ent_table(vgl_ent_tls.base);
 
 		en = ent_find(t, ent_bits(t), ret, site);
 	}

@@ -6,9 +6,10 @@
  *
  *   key0      another library's thread-specific key, made before the first
  *             instrumented call, keeps its value
- *   jump      a SIGALRM handler every 20 us siglongjmps out of wherever it
+ *   jump [US] a SIGALRM handler every US (20) us siglongjmps out of wherever it
  *             lands (a loop over nfns fresh functions, so mostly the slow
  *             path); then a thread makes 1000 calls
+ *   fresh     calls each of nfns fresh functions once, from one site
  *   vfork     a vfork child makes 50 calls before _exit (vfork-exec:
  *             then execs sh -c "exit 7")
  *   altstack  a signal handler on a sigaltstack of MINSIGSTKSZ + 124
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -80,10 +82,10 @@ static void *thousand_calls(void *arg)
 	return NULL;
 }
 
-static int jump(void)
+static int jump(long us)
 {
 	struct sigaction sa;
-	struct itimerval it = { { 0, 20 }, { 0, 20 } };
+	struct itimerval it = { { 0, us }, { 0, us } };
 	volatile int i = 0;
 	pthread_t th;
 
@@ -100,6 +102,17 @@ static int jump(void)
 	pthread_join(th, NULL);
 	fprintf(stderr, "jumps %d\n", jumps);
 	printf("jump %d\n", nfns);
+	return 0;
+}
+
+/* Each of nfns fresh functions once, from one call site. */
+static int fresh(void)
+{
+	int i;
+
+	for (i = 0; i < nfns; i++)
+		fns[i]();
+	printf("fresh %d\n", nfns);
 	return 0;
 }
 
@@ -137,12 +150,21 @@ static int altstack(void)
 	struct sigaction sa;
 	stack_t ss;
 	size_t size = MINSIGSTKSZ + 124;
+	long page = sysconf(_SC_PAGESIZE);
+	/* A page nobody may touch right below the stack: a handler that
+	 * needs more dies of SIGSEGV instead of writing the heap. */
+	char *p = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	hot();
-	ss.ss_sp = malloc(size);
+	if (p == MAP_FAILED || mprotect(p, page, PROT_NONE) < 0) {
+		perror("mmap");
+		return 1;
+	}
+	ss.ss_sp = p + page;
 	ss.ss_size = size;
 	ss.ss_flags = 0;
-	if (!ss.ss_sp || sigaltstack(&ss, NULL) < 0) {
+	if (sigaltstack(&ss, NULL) < 0) {
 		perror("sigaltstack");
 		return 1;
 	}
@@ -163,13 +185,15 @@ int main(int argc, char **argv)
 	if (!strcmp(m, "key0"))
 		return key0();
 	if (!strcmp(m, "jump"))
-		return jump();
+		return jump(argc > 2 ? atol(argv[2]) : 20);
+	if (!strcmp(m, "fresh"))
+		return fresh();
 	if (!strcmp(m, "vfork"))
 		return do_vfork(0);
 	if (!strcmp(m, "vfork-exec"))
 		return do_vfork(1);
 	if (!strcmp(m, "altstack"))
 		return altstack();
-	fprintf(stderr, "usage: entry_guest key0|jump|vfork|altstack\n");
+	fprintf(stderr, "usage: entry_guest key0|jump [US]|fresh|vfork|vfork-exec|altstack\n");
 	return 2;
 }
