@@ -786,6 +786,45 @@ static void RT thread_free(void *arg)
 	free_push(t, t);
 }
 
+/*
+ * A word on a page of its own, marked MADV_WIPEONFORK, 1 from the
+ * runtime's start: a child that the kernel made with a copy of this
+ * process's memory (fork, _Fork, a raw clone) reads 0 there; a vfork
+ * child (any CLONE_VM child), which shares it, reads 1.  NULL where the
+ * kernel cannot wipe (then every child is taken for a copy).
+ */
+static uint64_t *vm_probe;
+
+static void RT vm_probe_init(void)
+{
+	uint64_t *p = map_anon(PAGE);
+
+	if (!p)
+		return;
+	if (madvise(p, PAGE, MADV_WIPEONFORK) < 0) {
+		munmap(p, PAGE);
+		return;
+	}
+	*p = 1;
+	__atomic_store_n(&vm_probe, p, __ATOMIC_RELEASE);
+}
+
+/*
+ * Whether this process shares its memory, and so the runtime's state,
+ * with the one that started the runtime: a vfork child, before it execs
+ * or exits (issue 28, point 13).  It must not take that state over as a
+ * fork child's own (rt_check_fork): the parent, when its thread resumes,
+ * found its file left cut short and its later calls in a file named
+ * after the child.  Its calls count into its parent's file instead, in
+ * the records of the parent's thread that called vfork, which waits.
+ */
+int RT thread_shares_parent_vm(void)
+{
+	uint64_t *p = __atomic_load_n(&vm_probe, __ATOMIC_ACQUIRE);
+
+	return p && __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
 int RT thread_key_init(void)
 {
 	int err = pthread_key_create(&thread_key, thread_free);
@@ -793,6 +832,7 @@ int RT thread_key_init(void)
 	if (err)
 		return -err;
 	__atomic_store_n(&key_made, 1, __ATOMIC_RELEASE);
+	vm_probe_init();
 	return 0;
 }
 
@@ -1011,6 +1051,9 @@ void RT thread_after_fork_child(void)
 	vgl_rt.pid = (uint32_t)syscall(SYS_getpid);
 	if (vgl_self)
 		vgl_self->tid = (uint32_t)syscall(SYS_gettid);
+	/* Wiped by the copy: this process's own vfork children read 1. */
+	if (vm_probe)
+		*vm_probe = 1;
 	unload_after_fork_child();
 }
 

@@ -166,6 +166,7 @@ void thread_fentry_check(uintptr_t ret, uintptr_t site);
 void thread_check_unloads(void);
 void thread_loader_changed(void);    /* any thread, signal handlers too */
 int thread_key_init(void);
+int thread_shares_parent_vm(void);   /* a vfork child: see hooks.c */
 uint64_t thread_skipped_calls(void);
 void thread_after_fork_child(void);
 void thread_detach_index(void);

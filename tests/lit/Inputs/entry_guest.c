@@ -11,9 +11,11 @@
  *             path); then a thread makes 1000 calls
  *   fresh     calls each of nfns fresh functions once, from one site
  *   vfork     a vfork child makes 50 calls before _exit (vfork-exec:
- *             then execs sh -c "exit 7")
- *   altstack  a signal handler on a sigaltstack of MINSIGSTKSZ + 124
- *             bytes makes calls (a fresh edge, then a known one)
+ *             then execs sh -c "exit 7"; vfork-thread: from a thread
+ *             that made no counted call, then 5 calls in the parent)
+ *   altstack [BYTES]  a signal handler on a sigaltstack of BYTES
+ *             (MINSIGSTKSZ + 124), a page nobody may touch below it, makes
+ *             calls (a fresh edge, then a known one)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -134,6 +136,42 @@ static int do_vfork(int exec_after)
 	return 0;
 }
 
+/* The vfork from a thread that has made no counted call yet (its start
+ * routine is not instrumented): its child's first call is the thread's
+ * first slow path. */
+static int child_status;
+
+__attribute__((no_instrument_function)) static void *vfork_thread(void *arg)
+{
+	int status, i;
+	pid_t pid;
+
+	(void)arg;
+	pid = vfork();
+	if (pid == 0) {
+		for (i = 0; i < 50; i++)
+			leaf();
+		_exit(7);
+	}
+	waitpid(pid, &status, 0);
+	child_status = WEXITSTATUS(status);
+	return NULL;
+}
+
+static int vfork_from_thread(void)
+{
+	pthread_t th;
+	int i;
+
+	hot();
+	pthread_create(&th, NULL, vfork_thread, NULL);
+	pthread_join(th, NULL);
+	for (i = 0; i < 5; i++)
+		hot();
+	printf("vfork-thread exit %d\n", child_status);
+	return 0;
+}
+
 /* ---- altstack ---- */
 static volatile int handled;
 
@@ -145,15 +183,15 @@ static void alt_handler(int sig)
 	handled++;
 }
 
-static int altstack(void)
+static int altstack(size_t size)
 {
 	struct sigaction sa;
 	stack_t ss;
-	size_t size = MINSIGSTKSZ + 124;
 	long page = sysconf(_SC_PAGESIZE);
 	/* A page nobody may touch right below the stack: a handler that
 	 * needs more dies of SIGSEGV instead of writing the heap. */
-	char *p = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+	size_t len = (size + page - 1) / page * page;
+	char *p = mmap(NULL, page + len, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	hot();
@@ -192,8 +230,11 @@ int main(int argc, char **argv)
 		return do_vfork(0);
 	if (!strcmp(m, "vfork-exec"))
 		return do_vfork(1);
+	if (!strcmp(m, "vfork-thread"))
+		return vfork_from_thread();
 	if (!strcmp(m, "altstack"))
-		return altstack();
-	fprintf(stderr, "usage: entry_guest key0|jump [US]|fresh|vfork|vfork-exec|altstack\n");
+		return altstack(argc > 2 ? (size_t)atol(argv[2])
+					 : MINSIGSTKSZ + 124);
+	fprintf(stderr, "usage: entry_guest key0|jump [US]|fresh|vfork|vfork-exec|vfork-thread|altstack [BYTES]\n");
 	return 2;
 }
