@@ -1273,6 +1273,14 @@ void RT thread_slow_fentry(uintptr_t ret, uintptr_t site)
 	slow_count(0, site, ret);
 }
 
+/* fentry.S's save_call, for a call made on a signal stack with too little
+ * room for it: lost, and said so.  Runs on what room there is: a leaf, no
+ * stack of its own. */
+void RT thread_short_stack(void)
+{
+	count_lost();
+}
+
 /* fentry.S's first target: until TLS is usable (see enter_early), calls
  * are skipped and tallied; then the hook goes to the fast path. */
 void RT thread_fentry_early(uintptr_t ret, uintptr_t site)

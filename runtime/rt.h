@@ -163,6 +163,7 @@ void thread_slow_enter(uintptr_t fn, uintptr_t site);
 void thread_slow_fentry(uintptr_t ret, uintptr_t site);
 void thread_fentry_early(uintptr_t ret, uintptr_t site);
 void thread_fentry_check(uintptr_t ret, uintptr_t site);
+void thread_short_stack(void);
 void thread_check_unloads(void);
 void thread_loader_changed(void);    /* any thread, signal handlers too */
 int thread_key_init(void);
