@@ -45,6 +45,8 @@ static struct {
 	cs_err (*close)(csh *);
 	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *,
 			    cs_insn *);
+	cs_err (*regs_access)(csh, const cs_insn *, cs_regs, uint8_t *,
+			      cs_regs, uint8_t *);
 } cs_lib;
 
 static void dlopen_capstone(void)
@@ -61,6 +63,8 @@ static void dlopen_capstone(void)
 	*(void **)&cs_lib.free = dlsym(h, "cs_free");
 	*(void **)&cs_lib.close = dlsym(h, "cs_close");
 	*(void **)&cs_lib.disasm_iter = dlsym(h, "cs_disasm_iter");
+	/* Only for vgl_code_keeps_scratch: may be missing. */
+	*(void **)&cs_lib.regs_access = dlsym(h, "cs_regs_access");
 	cs_lib.ok = cs_lib.open && cs_lib.option && cs_lib.malloc &&
 		    cs_lib.free && cs_lib.close && cs_lib.disasm_iter;
 	if (!cs_lib.ok)
@@ -265,4 +269,93 @@ int vgl_callsite_find(struct vgl_callsite *cs, size_t mod, uint64_t ret,
 		return 0;
 	}
 	return -ENOENT;
+}
+
+/* r10 or r11, at any width. */
+static int scratch_reg(uint16_t r)
+{
+	switch (r) {
+	case X86_REG_R10: case X86_REG_R10D: case X86_REG_R10W:
+	case X86_REG_R10B:
+		return 10;
+	case X86_REG_R11: case X86_REG_R11D: case X86_REG_R11W:
+	case X86_REG_R11B:
+		return 11;
+	default:
+		return 0;
+	}
+}
+
+/* Jumps, calls and returns end the straight-line code looked at. */
+static int ends_straight_line(const cs_insn *in)
+{
+	uint8_t i;
+
+	for (i = 0; i < in->detail->groups_count; i++)
+		switch (in->detail->groups[i]) {
+		case CS_GRP_JUMP: case CS_GRP_CALL: case CS_GRP_RET:
+		case CS_GRP_IRET: case CS_GRP_INT:
+			return 1;
+		}
+	return 0;
+}
+
+int vgl_code_keeps_scratch(const uint8_t *code, size_t size, uint64_t addr,
+			   int (*is_target)(void *arg, uint64_t to), void *arg,
+			   struct vgl_scratch_use *use)
+{
+	csh h;
+	cs_insn *in;
+	int found = 0, pending = 0, written[12] = { 0 };
+	uint64_t call_addr = 0, call_to = 0;
+
+	if (!load_capstone() || !cs_lib.regs_access)
+		return -ELIBACC;
+	if (cs_lib.open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+		return -ELIBACC;
+	cs_lib.option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	in = cs_lib.malloc(h);
+	if (!in) {
+		cs_lib.close(&h);
+		return -ENOMEM;
+	}
+	while (!found && size) {
+		uint64_t at = addr;
+		cs_regs rd, wr;
+		uint8_t nrd = 0, nwr = 0, i;
+		cs_x86 *x;
+
+		if (!cs_lib.disasm_iter(h, &code, &size, &addr, in))
+			break;   /* not code: padding, data */
+		x = &in->detail->x86;
+		if (pending && cs_lib.regs_access(h, in, rd, &nrd, wr,
+						  &nwr) == CS_ERR_OK) {
+			for (i = 0; i < nrd && !found; i++) {
+				int r = scratch_reg(rd[i]);
+
+				if (r && !written[r]) {
+					found = 1;
+					use->call = call_addr;
+					use->target = call_to;
+					use->reg = r;
+					use->read = at;
+				}
+			}
+			for (i = 0; i < nwr; i++)
+				written[scratch_reg(wr[i])] = 1;
+		}
+		if (ends_straight_line(in))
+			pending = 0;
+		if (in->id == X86_INS_CALL && x->op_count == 1 &&
+		    x->operands[0].type == X86_OP_IMM &&
+		    is_target(arg, (uint64_t)x->operands[0].imm)) {
+			pending = 1;
+			call_addr = at;
+			call_to = (uint64_t)x->operands[0].imm;
+			written[10] = written[11] = 0;
+		}
+	}
+	cs_lib.free(in, 1);
+	cs_lib.close(&h);
+	return found;
 }

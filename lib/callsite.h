@@ -43,6 +43,28 @@ void vgl_callsite_free(struct vgl_callsite *cs);
 int vgl_callsite_find(struct vgl_callsite *cs, size_t mod, uint64_t ret,
 		      struct vgl_call_insn *out);
 
+/* A caller that keeps a value in r10 or r11 across a call. */
+struct vgl_scratch_use {
+	uint64_t call;          /* the call instruction's address */
+	uint64_t target;        /* its direct target */
+	int reg;                /* 10 or 11 */
+	uint64_t read;          /* the instruction that reads it after */
+};
+
+/*
+ * Whether the code of one function, [addr, addr + size) at ELF address
+ * addr, has a direct call to a target that is_target(arg, target)
+ * accepts, followed, in the straight-line code up to the next jump, call
+ * or return, by a read of r10 or r11 (any width) before a write: the
+ * caller keeps a value there across the call, which only a callee that
+ * keeps every register allows (no_caller_saved_registers), and which
+ * __fentry__ changes (`vigil check`).  Returns 1 and fills *use, 0, or
+ * -ELIBACC when capstone cannot be loaded, -ENOMEM.
+ */
+int vgl_code_keeps_scratch(const uint8_t *code, size_t size, uint64_t addr,
+			   int (*is_target)(void *arg, uint64_t to), void *arg,
+			   struct vgl_scratch_use *use);
+
 /* The decoder's library, as loaded: "libcapstone.so.N". */
 const char *vgl_callsite_decoder(void);
 

@@ -28,8 +28,8 @@
  * table's byte mask and base (its distance from the TLS block, see below)
  * are two words of TLS (the mask read first: a signal handler that grows
  * the table between the two reads leaves a smaller mask over a larger
- * table), the home slot is (R ^ site * K) &
- * mask, as many instructions as R + 8 site, which clustered: with 500
+ * table), the home slot is bits 4 and up of (R ^ site * K) & mask (see
+ * below), as many instructions as R + 8 site, which clustered: with 500
  * sites that call 400 functions each (tests/lit/hostile/many-edges.test)
  * many keys had the same sum, and the test timed out.
  * An empty entry (key 0) sends the call to the slow path; a purged one
@@ -49,19 +49,35 @@
  * tables.  A dynamic program's own calls (__wrap___fentry__) skip that
  * jump: see below.
  *
- * The slow stubs save every argument register and the whole vector state
- * (XSAVE of x87, SSE, AVX and AVX-512 state, as the CPU has them, or
- * FXSAVE without XSAVE) before calling C: libc's AVX string functions in
- * the slow path would clobber ymm upper halves.  They call C with a
- * 16-byte aligned stack, and restore everything before returning into the
- * callee's first instruction after the call.
+ * The slow stubs save every argument register and the vector state a
+ * caller may keep across a call (XSAVE of x87, SSE, AVX and the upper
+ * halves of zmm0-15, as the CPU has them, or FXSAVE without XSAVE) before
+ * calling C: libc's AVX string functions in the slow path would clobber
+ * ymm upper halves.  Not the opmask registers nor zmm16-31: no argument
+ * is passed there and no caller keeps a value there across a call (the
+ * ABI's caller-saved registers, in the Microsoft ABI too); leaving them
+ * out makes the area 1,664 bytes, not 2,688, for small signal stacks
+ * (issue 28, point 12).  They call C with a 16-byte aligned stack, and
+ * restore everything before returning into the callee's first
+ * instruction after the call.
  */
 
 #define ENT_SIZE 32
 #define KEY_EMPTY 0
 #define KEY_WRAP 2
 #define EDGE_COUNT 16   /* offsetof(struct vgl_edge, count) */
-#define SAVE_AREA 3072  /* XSAVE of components 0-7: 2688 bytes at most */
+/* XSAVE of components 0, 1, 2 and 6 (x87, SSE, AVX, ZMM_Hi256) writes
+ * the standard format's first 1,664 bytes at most. */
+#define XSAVE_COMPONENTS 0x47
+#define SAVE_AREA 1664
+/* What save_call needs below its pushes: the save area, its alignment,
+ * and the slow path's C, which the inline mode's hook needs as well (on
+ * a sigaltstack, its handler needed 256 bytes more than the plain
+ * build's, measured with entry/altstack.test's program; the slow path's
+ * C took about 350 of them). */
+#define STACK_NEED (SAVE_AREA + 64 + 512)
+#define SYS_sigaltstack 131
+#define SS_ONSTACK 1
 
 	.text
 
@@ -95,19 +111,38 @@ __fentry__:
 
 /*
  * Entries are addressed from the thread pointer, %fs-relative: the TLS
- * block's base word is the table's distance from the block (hooks.c,
- * struct rt_ent_tls).  In the archive (linked into executables) the
- * block's own offset is a constant, the displacement of every entry's
- * operand; in libvigil.so it is read from the GOT, and r11 holds the
- * entry's whole offset from the thread pointer.
+ * block's base word is half the table's distance from the block (hooks.c,
+ * struct rt_ent_tls), and the mask a home's half-offset, so that the home
+ * is bits 4 and up of the hash, with 32-byte entries: the address is
+ * twice the sum.  In the archive (linked into executables) the block's
+ * own offset is a constant, the displacement of every entry's operand,
+ * and r11 is half the entry's offset from the block (STEP a half entry);
+ * in libvigil.so the block's offset is read from the GOT, and r11 holds
+ * the entry's whole offset from the thread pointer.  The wrap (BASE)
+ * leaves r10 holding R.
+ *
+ * Why bits 4 and up (issue 28, point 15): with bits 5 and up, two
+ * callees 16 bytes apart called from one site shared a home, so one
+ * site's calls of many small functions filled one run of entries (two
+ * keys to a home, in order), which every new edge's miss probed to its
+ * end: 20,000 such edges took the fast path 10,339 instructions each
+ * (callgrind), and a SIGALRM handler that siglongjmps every 20 us
+ * interrupted the probes before the slow path, again and again: the
+ * program took 63 s where it takes 0.3, or hung.  Callees at least 16
+ * bytes apart now have homes of their own.  The same instructions: the
+ * doubling is the addressing mode's (lea in libvigil.so, for its add).
  */
 #ifdef VGL_RT_SHARED
 #define ENT(off) %fs:off(%r11)
+#define STEP ENT_SIZE
 #define BASE(reg) \
 	mov vgl_ent_tls@gottpoff(%rip), reg; \
-	add %fs:8(reg), reg
+	mov %fs:8(reg), %r10; \
+	lea (reg,%r10,2), reg; \
+	mov (%rsp), %r10
 #else
-#define ENT(off) %fs:vgl_ent_tls@tpoff+off(%r11)
+#define ENT(off) %fs:vgl_ent_tls@tpoff+off(%r11,%r11,1)
+#define STEP (ENT_SIZE / 2)
 #define BASE(reg) mov %fs:vgl_ent_tls@tpoff+8, reg
 #endif
 
@@ -135,7 +170,7 @@ __wrap___fentry__:
 	mov vgl_ent_tls@gottpoff(%rip), %r11
 	and %fs:(%r11), %r10
 	add %fs:8(%r11), %r10
-	add %r10, %r11
+	lea (%r11,%r10,2), %r11
 	mov (%rsp), %r10
 #else
 	mov (%rsp), %r10
@@ -172,7 +207,7 @@ __wrap___fentry__:
 .Lpast:
 	cmpq $KEY_EMPTY, ENT(0)
 	je .Lslow
-	add $ENT_SIZE, %r11
+	add $STEP, %r11
 	cmpq $KEY_WRAP, ENT(0)
 	jne .Lmiss
 	BASE(%r11)
@@ -186,7 +221,7 @@ __wrap___fentry__:
 .Lmiss:
 	cmpq $KEY_EMPTY, ENT(0)
 	je .Lslow
-	add $ENT_SIZE, %r11
+	add $STEP, %r11
 	cmpq $KEY_WRAP, ENT(0)
 	jne .Lprobe
 	BASE(%r11)
@@ -219,9 +254,10 @@ vgl_fentry_check:
 
 /*
  * Calls the C function in r11 as fn(R, site) with every argument register
- * and the vector state saved.  The XSAVE mask (XCR0 & 0xe7) is found once,
- * by CPUID and XGETBV here (C might touch a vector register first), and
- * kept in vgl_xsave_mask with bit 31 set; its low bits 0 mean FXSAVE.
+ * and the vector state saved.  The XSAVE mask (XCR0 & XSAVE_COMPONENTS) is
+ * found once, by CPUID and XGETBV here (C might touch a vector register
+ * first), and kept in vgl_xsave_mask with bit 31 set; its low bits 0 mean
+ * FXSAVE.
  */
 	.type save_call, @function
 save_call:
@@ -236,7 +272,33 @@ save_call:
 	push %r9
 	push %r10
 	push %rbx               /* CPUID writes it */
-	sub $SAVE_AREA, %rsp
+	/*
+	 * On a signal stack (sigaltstack) too small for STACK_NEED more, the
+	 * call is counted as lost, not made: the save area is 3 KiB that the
+	 * inline mode's hook never needs, and a handler on a stack that fits
+	 * the plain and inline builds died of SIGSEGV here (issue 28, point
+	 * 12).  One system call per slow call, none on the fast path.
+	 * rax, rcx and r11 are the syscall's (the first two saved above).
+	 */
+	push %r11
+	sub $24, %rsp           /* a stack_t: ss_sp, ss_flags, ss_size */
+	mov $SYS_sigaltstack, %eax
+	xor %edi, %edi
+	mov %rsp, %rsi
+	syscall
+	mov -80(%rbp), %r11
+	test %rax, %rax
+	jnz 7f
+	testl $SS_ONSTACK, 8(%rsp)
+	jz 7f
+	mov %rsp, %rax
+	sub (%rsp), %rax        /* room: from ss_sp up to here */
+	cmp $STACK_NEED, %rax
+	jae 7f
+	and $-16, %rsp
+	call thread_short_stack
+	jmp 6f
+7:	sub $SAVE_AREA, %rsp
 	and $-64, %rsp
 	mov vgl_xsave_mask(%rip), %eax
 	test %eax, %eax
@@ -248,7 +310,7 @@ save_call:
 	jnc 1f
 	xor %ecx, %ecx
 	xgetbv
-	and $0xe7, %eax
+	and $XSAVE_COMPONENTS, %eax
 	or $0x80000000, %eax
 1:	mov %eax, vgl_xsave_mask(%rip)
 2:	and $0x7fffffff, %eax

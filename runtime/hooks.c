@@ -84,6 +84,7 @@ struct rt_thread {
 	struct rt_ent *ents;       /* __fentry__'s table (fentry.S) */
 	uint64_t ents_used;
 	unsigned ents_first;       /* the bits of its first table */
+	int keyed;                 /* thread_key's value in its thread */
 };
 
 /*
@@ -112,9 +113,11 @@ struct rt_ent {
 
 /*
  * This thread's words of static TLS, one block.  fentry.S reads the first
- * two: the byte mask of a home entry's offset, then the table's base, as
- * its distance from this block (so that it addresses entries %fs-relative,
- * block + base + offset, with no register for the thread pointer).  All
+ * two: the mask of a home entry's half-offset, then the table's base, as
+ * half its distance from this block (so that it addresses entries
+ * %fs-relative, block + 2 * (base + half-offset), with no register for the
+ * thread pointer; the doubling makes bits 4 and up of the hash the home,
+ * see fentry.S).  All
  * zero is a valid state: before the loader initialises TLS (an
  * instrumented IFUNC resolver of a dynamic program, run during
  * relocation) and in a thread that has no table yet, the home "entry" is
@@ -123,8 +126,8 @@ struct rt_ent {
  * address: the call goes to the slow path.
  */
 struct rt_ent_tls {
-	uint64_t mask;
-	uint64_t base;             /* table - &vgl_ent_tls, this thread's */
+	uint64_t mask;             /* in half entries (ent_mask) */
+	uint64_t base;             /* (table - &vgl_ent_tls) / 2 (ent_base) */
 	uint64_t *slots;           /* the enter hook's index */
 	struct rt_thread *self;    /* this thread's state */
 	/* Set while this thread is in the slow path: a hook that a libc
@@ -173,7 +176,12 @@ __thread struct rt_ent_tls vgl_ent_tls
 #define vgl_self (vgl_ent_tls.self)
 #define vgl_in_slow (vgl_ent_tls.in_slow)
 
+/* Made by rt_ensure_init, which may come after a thread's first slow
+ * call (its state is made first): until key_made is set, thread_key is
+ * no key of ours (0 is whatever key the program made first), and no
+ * state is stored under it (slow_count, thread_keep). */
 static pthread_key_t thread_key;
+static int key_made;
 
 /* fentry.S's entry points and the pointer its exported hook jumps through
  * (early, hot or check, as enter_fn). */
@@ -537,17 +545,35 @@ static struct vgl_edge *RT index_find(uint64_t *slots, uintptr_t fn,
  * larger ones once half full (see ent_add). */
 #define ENT_SPARSE_BITS 16
 
-/* The home entry of (ret, site) in a table of `mask / 32 + 1` entries, as
+/* Half an entry: the fast path's mask and base are in these units, the
+ * entry's address twice their sum (fentry.S: bits 4 and up of the hash
+ * are the home, and two callees 16 bytes apart have two). */
+#define ENT_HALF (sizeof(struct rt_ent) / 2)
+
+/* The home entry of (ret, site) in a table of `mask / 16 + 1` entries, as
  * fentry.S computes it. */
 static inline uint64_t RT ent_home(uintptr_t ret, uintptr_t site, uint64_t mask)
 {
 	return (((uint64_t)ret ^ (uint64_t)site * 0x68e31da5ull) & mask) /
-	       sizeof(struct rt_ent);
+	       ENT_HALF;
 }
 
 static inline uint64_t RT ent_mask(unsigned bits)
 {
-	return ((1ull << bits) - 1) * sizeof(struct rt_ent);
+	return ((1ull << bits) - 1) * ENT_HALF;
+}
+
+/* A table's distance from this thread's TLS block, halved (fentry.S adds
+ * it to a half-offset and doubles the sum); tables are page-aligned, so
+ * the distance is even, and signed: tables lie below or above. */
+static inline uint64_t RT ent_base(struct rt_ent *t)
+{
+	return (uint64_t)(((intptr_t)t - (intptr_t)&vgl_ent_tls) / 2);
+}
+
+static inline struct rt_ent *RT ent_table(uint64_t base)
+{
+	return (struct rt_ent *)((uintptr_t)&vgl_ent_tls + 2 * base);
 }
 
 /* The table's size is kept in the word before it, on the kept page. */
@@ -610,8 +636,7 @@ static struct rt_ent *RT ent_find(struct rt_ent *t, unsigned bits,
  * the fast path reads first is never larger than the base's table. */
 static void RT ent_publish(struct rt_thread *t)
 {
-	__atomic_store_n(&vgl_ent_tls.base,
-			 (uint64_t)((uintptr_t)t->ents - (uintptr_t)&vgl_ent_tls),
+	__atomic_store_n(&vgl_ent_tls.base, ent_base(t->ents),
 			 __ATOMIC_RELEASE);
 	__atomic_store_n(&vgl_ent_tls.mask, ent_mask(ent_bits(t->ents)),
 			 __ATOMIC_RELEASE);
@@ -761,9 +786,68 @@ static void RT thread_free(void *arg)
 	free_push(t, t);
 }
 
+/*
+ * A word on a page of its own, marked MADV_WIPEONFORK, 1 from the
+ * runtime's start: a child that the kernel made with a copy of this
+ * process's memory (fork, _Fork, a raw clone) reads 0 there; a vfork
+ * child (any CLONE_VM child), which shares it, reads 1.  NULL where the
+ * kernel cannot wipe (then every child is taken for a copy).
+ */
+static uint64_t *vm_probe;
+
+static void RT vm_probe_init(void)
+{
+	uint64_t *p = map_anon(PAGE);
+
+	if (!p)
+		return;
+	if (madvise(p, PAGE, MADV_WIPEONFORK) < 0) {
+		munmap(p, PAGE);
+		return;
+	}
+	*p = 1;
+	__atomic_store_n(&vm_probe, p, __ATOMIC_RELEASE);
+}
+
+/*
+ * Whether this process shares its memory, and so the runtime's state,
+ * with the one that started the runtime: a vfork child, before it execs
+ * or exits (issue 28, point 13).  It must not take that state over as a
+ * fork child's own (rt_check_fork): the parent, when its thread resumes,
+ * found its file left cut short and its later calls in a file named
+ * after the child.  Its calls count into its parent's file instead, in
+ * the records of the parent's thread that called vfork, which waits.
+ */
+int RT thread_shares_parent_vm(void)
+{
+	uint64_t *p = __atomic_load_n(&vm_probe, __ATOMIC_ACQUIRE);
+
+	return p && __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
 int RT thread_key_init(void)
 {
-	return -pthread_key_create(&thread_key, thread_free);
+	int err = pthread_key_create(&thread_key, thread_free);
+
+	if (err)
+		return -err;
+	__atomic_store_n(&key_made, 1, __ATOMIC_RELEASE);
+	vm_probe_init();
+	return 0;
+}
+
+/*
+ * Stores t under the runtime's key, so that its destructor gives t back
+ * when the thread ends.  Once the key exists (never before: a thread's
+ * state is made before the runtime is set up, and thread_key is then
+ * whatever key 0 is, maybe another library's, issue 28 point 11).
+ * Without the lock: pthread_setspecific may allocate the key's page.
+ */
+static void RT thread_keep(struct rt_thread *t)
+{
+	if (t && !t->keyed && __atomic_load_n(&key_made, __ATOMIC_ACQUIRE) &&
+	    pthread_setspecific(thread_key, t) == 0)
+		t->keyed = 1;
 }
 
 /* A state for this thread: an ended thread's, or a new one. */
@@ -802,9 +886,10 @@ static struct rt_thread *RT thread_new(void)
 			;
 	}
 	t->next = NULL;
+	/* Stored under the key by the slow path, once the key exists. */
+	t->keyed = 0;
 	/* Blocks this thread adds are marked with its id. */
 	t->tid = (uint32_t)syscall(SYS_gettid);
-	pthread_setspecific(thread_key, t);
 	return t;
 }
 
@@ -966,6 +1051,9 @@ void RT thread_after_fork_child(void)
 	vgl_rt.pid = (uint32_t)syscall(SYS_getpid);
 	if (vgl_self)
 		vgl_self->tid = (uint32_t)syscall(SYS_gettid);
+	/* Wiped by the copy: this process's own vfork children read 1. */
+	if (vm_probe)
+		*vm_probe = 1;
 	unload_after_fork_child();
 }
 
@@ -1148,6 +1236,7 @@ static void RT slow_count(uintptr_t fn, uintptr_t site, uintptr_t ret)
 	}
 	lock_drop();
 
+	thread_keep(t);
 	vgl_self = t;
 	if (t && __atomic_load_n(&vgl_rt.state, __ATOMIC_RELAXED) == RT_READY &&
 	    !vgl_rt.fork_pending) {
@@ -1184,6 +1273,14 @@ void RT thread_slow_fentry(uintptr_t ret, uintptr_t site)
 	slow_count(0, site, ret);
 }
 
+/* fentry.S's save_call, for a call made on a signal stack with too little
+ * room for it: lost, and said so.  Runs on what room there is: a leaf, no
+ * stack of its own. */
+void RT thread_short_stack(void)
+{
+	count_lost();
+}
+
 /* fentry.S's first target: until TLS is usable (see enter_early), calls
  * are skipped and tallied; then the hook goes to the fast path. */
 void RT thread_fentry_early(uintptr_t ret, uintptr_t site)
@@ -1209,8 +1306,7 @@ void RT thread_fentry_check(uintptr_t ret, uintptr_t site)
 
 	thread_check_unloads();
 	if (vgl_ent_tls.mask) {
-		struct rt_ent *t = (struct rt_ent *)((uintptr_t)&vgl_ent_tls +
-						     vgl_ent_tls.base);
+		struct rt_ent *t = ent_table(vgl_ent_tls.base);
 
 		en = ent_find(t, ent_bits(t), ret, site);
 	}

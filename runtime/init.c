@@ -208,8 +208,10 @@ void RT rt_check_fork(void)
 {
 	struct rt *rt = &vgl_rt;
 
+	/* A vfork child shares the runtime with its parent (hooks.c). */
 	if (__atomic_load_n(&rt->state, __ATOMIC_ACQUIRE) != RT_READY ||
-	    rt->fork_pending || (uint32_t)syscall(SYS_getpid) == rt->pid)
+	    rt->fork_pending || (uint32_t)syscall(SYS_getpid) == rt->pid ||
+	    thread_shares_parent_vm())
 		return;
 	thread_after_fork_child();
 	rt->warned = 0;

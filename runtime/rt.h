@@ -164,9 +164,11 @@ void thread_slow_enter(uintptr_t fn, uintptr_t site);
 void thread_slow_fentry(uintptr_t ret, uintptr_t site);
 void thread_fentry_early(uintptr_t ret, uintptr_t site);
 void thread_fentry_check(uintptr_t ret, uintptr_t site);
+void thread_short_stack(void);
 void thread_check_unloads(void);
 void thread_loader_changed(void);    /* any thread, signal handlers too */
 int thread_key_init(void);
+int thread_shares_parent_vm(void);   /* a vfork child: see hooks.c */
 uint64_t thread_skipped_calls(void);
 void thread_after_fork_child(void);
 void thread_detach_index(void);

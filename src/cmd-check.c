@@ -32,7 +32,9 @@
  * distance between the two).  A program whose link saw
  * -pg has gprof's start file gcrt1.o (__gmon_start__ defined, calling
  * __monstartup): it writes gmon.out at exit, which vigil's flags are made
- * never to do, so that is a bad program whatever its hooks.
+ * never to do, so that is a bad program whatever its hooks.  So is one
+ * where a caller keeps a value in r10 or r11 across a call of an
+ * entry-instrumented function, which __fentry__ changes (scan_scratch).
  *
  * Everything is read through libelf, which checks the file's offsets and
  * sizes; the call scan reads only section data libelf handed out.
@@ -41,10 +43,12 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "callsite.h"
 #include "vgl_format.h"
 #include "message.h"
 #include "text.h"
@@ -64,7 +68,10 @@ const char cmd_check_usage[] =
 	"not an ELF file; cannot be opened; linked with gprof's gcrt1.o, which\n"
 	"writes gmon.out - and the exit status is 1.  Entry counting (built\n"
 	"with `pkg-config --cflags vigil-entry`: functions call __fentry__)\n"
-	"is recognised as well, and its lines say 'entry counting'.  An\n"
+	"is recognised as well, and its lines say 'entry counting'; such a\n"
+	"program is bad if a caller keeps a value in r10 or r11 across a\n"
+	"call of an instrumented function (one that keeps every register,\n"
+	"no_caller_saved_registers): its line names both.  An\n"
 	"instrumented shared library without vigil's runtime is good: its\n"
 	"hooks are those of the program that loads it.  Calls are found on\n"
 	"x86-64, the machine vigil's runtime counts on.\n";
@@ -102,6 +109,11 @@ struct elf_facts {
 	unsigned long fentry_wrap_calls; /* of the wrap alone */
 	int interp;             /* PT_INTERP: a dynamic program */
 	int gmon_start;         /* GMON_START defined: gcrt1.o linked in */
+	/* A caller that keeps a value in r10 or r11 across its call of an
+	 * entry-instrumented function (scan_scratch), and how many. */
+	unsigned long keeps;
+	struct vgl_scratch_use keep;
+	char keep_caller[128], keep_callee[128];
 };
 
 /* Records what the symbol table in scn says about HOOK and VIGIL_SYM. */
@@ -218,6 +230,179 @@ static void scan_calls(Elf_Scn *scn, const GElf_Shdr *sh,
 		if (f->fentry_defined && f->fentry_wrap && to == f->fentry_wrap)
 			f->fentry_wrap_calls++;
 	}
+}
+
+/*
+ * Callers that keep a value in r10 or r11 across a call of a function
+ * built for entry counting.  __fentry__'s fast path changes r10 and r11
+ * before the callee's first instruction, which the ABI allows, except
+ * for a callee that keeps every register for its callers
+ * (no_caller_saved_registers, interrupt-style handlers, code built with
+ * -mgeneral-regs-only): Clang then keeps values there across its calls
+ * (GCC under -p spills them), and the program computes something else
+ * (issue 28, point 14).  The fast path cannot tell such a callee (it
+ * would cost every call), so this command names it.  The functions and
+ * their code come from the symbol table (.symtab); a function is entry-
+ * instrumented when its first instruction (after an endbr64) is a direct
+ * call of __fentry__ (or of anything, where __fentry__ is not defined
+ * here: a PLT slot).  Capstone decodes each function; without it, or
+ * stripped, nothing is found.
+ */
+struct fn_sym {
+	GElf_Addr start, size;
+	const char *name;
+	const unsigned char *code;  /* in the section's data */
+};
+
+struct fn_list {
+	struct fn_sym *v;
+	size_t n, cap;
+	GElf_Addr *inst;            /* entry-instrumented starts, sorted */
+	size_t ninst;
+};
+
+static int addr_cmp(const void *a, const void *b)
+{
+	GElf_Addr x = *(const GElf_Addr *)a, y = *(const GElf_Addr *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int is_instrumented(void *arg, uint64_t to)
+{
+	struct fn_list *l = arg;
+
+	return bsearch(&to, l->inst, l->ninst, sizeof(*l->inst),
+		       addr_cmp) != NULL;
+}
+
+/* Whether code (n bytes at addr) starts with a call of __fentry__. */
+static int calls_fentry_first(const unsigned char *p, GElf_Addr n,
+			      GElf_Addr addr, const struct elf_facts *f)
+{
+	GElf_Addr at = 0, to;
+	int32_t rel;
+
+	if (n >= 4 && p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e &&
+	    p[3] == 0xfa)
+		at = 4;
+	if (at + 1 <= n && p[at] == 0x67)
+		at++;
+	if (at + 5 > n || p[at] != 0xe8) {
+		/* call *__fentry__@GOTPCREL(%rip), not relaxed */
+		return !f->fentry_defined && at + 6 <= n && p[at] == 0xff &&
+		       p[at + 1] == 0x15;
+	}
+	if (!f->fentry_defined)
+		return 1;
+	memcpy(&rel, p + at + 1, 4);
+	to = addr + at + 5 + (GElf_Addr)(int64_t)rel;
+	return to == f->fentry_addr || (f->fentry_wrap && to == f->fentry_wrap);
+}
+
+static const char *fn_name(const struct fn_list *l, GElf_Addr start)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].start == start)
+			return l->v[i].name;
+	return "?";
+}
+
+/* Collects the function symbols of the symbol table scn whose code is in
+ * an executable section, with their code. */
+static int collect_functions(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+			     struct fn_list *l)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t i, n;
+	GElf_Sym sym;
+
+	if (!d || !sh->sh_entsize)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 1; i < n; i++) {
+		Elf_Scn *cs;
+		GElf_Shdr csh;
+		Elf_Data *cd;
+		const char *name;
+
+		if (!gelf_getsym(d, (int)i, &sym))
+			break;
+		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_size ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		cs = elf_getscn(elf, sym.st_shndx);
+		if (!name || !cs || !gelf_getshdr(cs, &csh) ||
+		    csh.sh_type != SHT_PROGBITS ||
+		    !(csh.sh_flags & SHF_EXECINSTR) ||
+		    sym.st_value < csh.sh_addr ||
+		    sym.st_value - csh.sh_addr > csh.sh_size ||
+		    sym.st_size > csh.sh_size - (sym.st_value - csh.sh_addr))
+			continue;
+		cd = elf_getdata(cs, NULL);
+		if (!cd || !cd->d_buf || cd->d_size < csh.sh_size)
+			continue;
+		if (l->n == l->cap) {
+			size_t cap = l->cap ? 2 * l->cap : 256;
+			struct fn_sym *v = realloc(l->v, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			l->v = v;
+			l->cap = cap;
+		}
+		l->v[l->n].start = sym.st_value;
+		l->v[l->n].size = sym.st_size;
+		l->v[l->n].name = name;
+		l->v[l->n].code = (const unsigned char *)cd->d_buf +
+				  (sym.st_value - csh.sh_addr);
+		l->n++;
+	}
+	return 0;
+}
+
+static void scan_scratch(Elf *elf, struct elf_facts *f)
+{
+	struct fn_list l = { 0 };
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t i;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB &&
+		    collect_functions(elf, scn, &sh, &l) < 0)
+			goto out;
+	if (!l.n || !(l.inst = malloc(l.n * sizeof(*l.inst))))
+		goto out;
+	for (i = 0; i < l.n; i++)
+		if (calls_fentry_first(l.v[i].code, l.v[i].size, l.v[i].start,
+				       f))
+			l.inst[l.ninst++] = l.v[i].start;
+	if (!l.ninst)
+		goto out;
+	qsort(l.inst, l.ninst, sizeof(*l.inst), addr_cmp);
+	for (i = 0; i < l.n; i++) {
+		struct vgl_scratch_use use;
+		int r = vgl_code_keeps_scratch(l.v[i].code, l.v[i].size,
+					       l.v[i].start, is_instrumented,
+					       &l, &use);
+
+		if (r < 0)
+			break;   /* no capstone: nothing to say */
+		if (r == 1 && !f->keeps++) {
+			f->keep = use;
+			snprintf(f->keep_caller, sizeof(f->keep_caller), "%s",
+				 l.v[i].name);
+			snprintf(f->keep_callee, sizeof(f->keep_callee), "%s",
+				 fn_name(&l, use.target));
+		}
+	}
+out:
+	free(l.inst);
+	free(l.v);
 }
 
 /* Records whether the .vgl magic, which only vigil's runtime (and the vigil
@@ -370,6 +555,8 @@ static int read_facts(Elf *elf, uint64_t fsize, struct elf_facts *f,
 		if (!f->vigil_api && !f->vigil_magic)
 			scan_magic(scn, f);
 	}
+	if (f->fentry_calls || f->fentry_undef)
+		scan_scratch(elf, f);
 	return 0;
 }
 
@@ -400,6 +587,20 @@ static int verdict(const struct elf_facts *f, char *msg, size_t len)
 			 "would crash before main (link -static programs with "
 			 "`pkg-config --libs vigil-entry` or --variable=exe_libs, "
 			 "which leave it out)");
+		return 1;
+	}
+	if (f->keeps) {
+		snprintf(msg, len, "instrumented for entry counting, but %s "
+			 "keeps a value in r%d across its call of %s (at "
+			 "0x%llx)%s: %s keeps every register for its callers "
+			 "(no_caller_saved_registers), and __fentry__ changes "
+			 "r10 and r11 before its first instruction, so the "
+			 "program would compute something else (build %s with "
+			 "__attribute__((no_instrument_function)))",
+			 f->keep_caller, f->keep.reg, f->keep_callee,
+			 (unsigned long long)f->keep.call,
+			 f->keeps > 1 ? ", and other calls so" : "",
+			 f->keep_callee, f->keep_callee);
 		return 1;
 	}
 	if (f->fentry_defined && f->fentry_calls && vigil) {
@@ -490,7 +691,7 @@ static int check_one(const char *path)
 {
 	struct elf_facts f;
 	struct stat st;
-	char msg[512];
+	char msg[1024];
 	Elf *elf = NULL;
 	int fd, ret;
 
