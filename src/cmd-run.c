@@ -710,6 +710,24 @@ static void wait_tree(struct run *r)
 	}
 }
 
+/* Says how many processes could not be sampled and why; out of
+ * descriptors, that vigil's limit is already its hard limit (raised so
+ * by prepare_self()), which only the user can raise. */
+static void warn_unsampled(const struct tree_sampler_stats *st)
+{
+	struct rlimit now;
+	char more[128] = "";
+
+	if (st->first_errno == -EMFILE && !getrlimit(RLIMIT_NOFILE, &now))
+		snprintf(more, sizeof(more), "; vigil may open %llu files%s "
+			 "(ulimit -Hn)", (unsigned long long)now.rlim_cur,
+			 now.rlim_cur == now.rlim_max ? ", its hard limit"
+						      : "");
+	fprintf(stderr, "vigil: warning: %zu of %zu processes could not be "
+		"sampled (the first, %s)%s\n", st->unsampled,
+		st->unsampled + st->processes, st->first_err, more);
+}
+
 /* Stops the sampler, merges, writes, says what was done. */
 static void finish(struct run *r)
 {
@@ -723,10 +741,7 @@ static void finish(struct run *r)
 			st.processes, st.processes == 1 ? "" : "es", st.files,
 			st.files == 1 ? "" : "s", r->spath);
 		if (st.unsampled)
-			fprintf(stderr, "vigil: warning: %zu of %zu processes "
-				"could not be sampled (the first, %s)\n",
-				st.unsampled, st.unsampled + st.processes,
-				st.first_err);
+			warn_unsampled(&st);
 	}
 	if (r->rm) {
 		run_merge_finish(r->rm);
