@@ -57,6 +57,12 @@ Popen(stdout=PIPE, stderr=PIPE).communicate(), and on a terminal.
         "ready"; Ctrl-C: CMD dies of it, and so must the script, as it
         would without vigil.  Prints the lines "ready" and "after" of
         the terminal and the script's exit status.
+    runtest.py ttybg --dir DIR
+        on a pseudo-terminal, an interactive bash runs `vigil run -o DIR
+        -- cat &`: cat's read from the background stops the job (bash's
+        `jobs` says Stopped); `fg`, a line typed is read by cat; Ctrl-Z
+        stops the job again, `fg` resumes it; Ctrl-D ends it, exit 0.
+        Prints what it saw at each step.
 """
 import argparse
 import json
@@ -370,6 +376,47 @@ def cmd_ttyscript(a):
     print("script: exit %d" % os.waitstatus_to_exitcode(status))
 
 
+def cmd_ttybg(a):
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.environ["PS1"] = "$ "
+        os.environ.pop("PROMPT_COMMAND", None)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.execvp("bash", ["bash", "--norc", "--noprofile", "-i"])
+    def upto(want, timeout=10):
+        """True once the terminal shows want (what it showed before
+        counts not)."""
+        return want in pty_until(fd, b"", want, timeout)
+
+    upto(b"$ ")
+    os.write(fd, b"'%s' run -o '%s' -- cat &\n" % (VIGIL.encode(),
+                                                  a.dir.encode()))
+    upto(b"$ ")
+    stopped = False
+    deadline = time.monotonic() + 10
+    while not stopped and time.monotonic() < deadline:
+        os.write(fd, b"jobs\n")
+        stopped = upto(b"Stopped", 0.3)
+    print("stopped in the background: %s" % stopped)
+    os.write(fd, b"fg\n")
+    time.sleep(0.2)
+    os.write(fd, b"hello\n")
+    print("cat read the line: %s" % upto(b"hello\r\nhello\r\n"))
+    os.write(fd, b"\x1a")
+    print("Ctrl-Z stopped it: %s" % upto(b"Stopped"))
+    os.write(fd, b"fg\n")
+    time.sleep(0.2)
+    os.write(fd, b"again\n")
+    print("cat read on: %s" % upto(b"again\r\nagain\r\n"))
+    os.write(fd, b"\x04")
+    os.write(fd, b"echo status $?; exit\n")
+    print("ended: %s" % upto(b"status 0"))
+    # bash gone, a job left stopped gets SIGHUP (its group orphaned).
+    if not wait_true(lambda: os.waitpid(pid, os.WNOHANG)[0] == pid, 5):
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
 def cmd_samples(a):
     """The sampled profiles vigil run --scan wrote for processes of EXE."""
     import json
@@ -463,7 +510,7 @@ def main():
     c.add_argument("dir")
     c.add_argument("exe")
     for name in ("same", "linger", "sigint", "tty", "signals", "group",
-                 "killed", "ttyjob", "ttyscript"):
+                 "killed", "ttyjob", "ttyscript", "ttybg"):
         c = sub.add_parser(name)
         c.add_argument("--dir", required=True)
         if name == "same":
@@ -478,7 +525,7 @@ def main():
     rc = {"same": cmd_same, "linger": cmd_linger, "sigint": cmd_sigint,
           "tty": cmd_tty, "samples": cmd_samples, "signals": cmd_signals,
           "group": cmd_group, "killed": cmd_killed, "ttyjob": cmd_ttyjob,
-          "ttyscript": cmd_ttyscript}[a.sub](a)
+          "ttyscript": cmd_ttyscript, "ttybg": cmd_ttybg}[a.sub](a)
     return rc or (1 if problems else 0)
 
 
