@@ -584,7 +584,6 @@ static void reap(struct run *r)
 		if (p != r->cmd)
 			continue;
 		had_tty = r->tty >= 0 && tcgetpgrp(r->tty) == r->cmd;
-		take_terminal(r);
 		if (WIFSTOPPED(st)) {
 			/* Job control's stops only: a ptrace stop (SIGTRAP)
 			 * is a tracer's business. */
@@ -592,12 +591,14 @@ static void reap(struct run *r)
 			if (sig != SIGSTOP && sig != SIGTSTP &&
 			    sig != SIGTTIN && sig != SIGTTOU)
 				continue;
+			take_terminal(r);
 			if (sig != SIGSTOP && !r->stop_passed)
 				kill(0, sig);
 			r->stop_passed = 0;
 			kill(getpid(), SIGSTOP);
 			continue;
 		}
+		take_terminal(r);
 		if (WIFSIGNALED(st) && had_tty &&
 		    (WTERMSIG(st) == SIGINT || WTERMSIG(st) == SIGQUIT))
 			kill(0, WTERMSIG(st));
