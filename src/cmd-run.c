@@ -607,6 +607,31 @@ static void reap(struct run *r)
 	}
 }
 
+static void pass_on(struct run *r, const siginfo_t *si);
+
+/*
+ * Takes the same signal from the same sender if it comes within 1 ms,
+ * and passes on any other sender's.  timeout(1) signals us, then our
+ * group, at once: without us CMD gets the second while the first is
+ * still pending, which the kernel merges into one.  Passed on as they
+ * came, CMD got two when it handled the first before we had the second
+ * (1 run in 20, `timeout -s TERM 0.3 vigil run -- CMD`; 0 in 30
+ * without vigil).  The wait is that of the sender's next kill(), not of
+ * our own scheduling: one already pending is taken at once.
+ */
+static void twin(struct run *r, const siginfo_t *si)
+{
+	const struct timespec ms = { 0, 1000000 };
+	siginfo_t again;
+	sigset_t one;
+
+	sigemptyset(&one);
+	sigaddset(&one, si->si_signo);
+	while (sigtimedwait(&one, &again, &ms) == si->si_signo)
+		if (again.si_code != SI_USER || again.si_pid != si->si_pid)
+			pass_on(r, &again);
+}
+
 /*
  * Passes a signal on to CMD, as it would have got it without us: once,
  * to its process group (which shares ours when we are not there), or
@@ -617,6 +642,8 @@ static void reap(struct run *r)
  * from the terminal (Ctrl-C while our group has it) or from our group's
  * becoming orphaned (SIGHUP, SIGCONT): CMD's group would have had them.
  * SIGCONT gives CMD's group the terminal first, when ours has it (`fg`).
+ * One that its sender sends again at once is passed on once (see
+ * twin()).
  */
 static void pass_on(struct run *r, const siginfo_t *si)
 {
@@ -627,6 +654,8 @@ static void pass_on(struct run *r, const siginfo_t *si)
 		return;
 	if (si->si_code != SI_KERNEL && si->si_pid == getpid())
 		return;
+	if (si->si_code == SI_USER)
+		twin(r, si);
 	if (sig == SIGCONT) {
 		give_terminal(r);
 		r->stop_passed = 0;
