@@ -624,10 +624,12 @@ static void twin(struct run *r, const siginfo_t *si)
 	const struct timespec ms = { 0, 1000000 };
 	siginfo_t again;
 	sigset_t one;
+	int n = 0;
 
 	sigemptyset(&one);
 	sigaddset(&one, si->si_signo);
-	while (sigtimedwait(&one, &again, &ms) == si->si_signo)
+	/* Bounded: a sender that never stops must not keep us from CMD. */
+	while (n++ < 64 && sigtimedwait(&one, &again, &ms) == si->si_signo)
 		if (again.si_code != SI_USER || again.si_pid != si->si_pid)
 			pass_on(r, &again);
 }
