@@ -20,19 +20,27 @@
  *
  * Signals: every signal is blocked in vigil and taken with sigwaitinfo(),
  * so no handler runs, none kills us, and none is lost between fork and
- * wait.  One sent to us alone is passed on to CMD, as if we were not
- * there.  One that also reached CMD is not: the kernel's (the terminal's
- * Ctrl-C, Ctrl-\, Ctrl-Z, hangup, SIGWINCH: sent to the whole foreground
- * process group), and one sent by a process of CMD's own process group
- * (`timeout`, `kill -INT 0` in a script), which signals the whole group
- * as a rule.  siginfo does not say whether kill() named a pid or a group,
- * so a group signal from a process outside the group is passed on too,
- * and CMD gets it twice: the one case left.  When CMD stops, we stop too
- * (our parent, a shell, sees its job stopped); SIGCONT goes on to CMD when
- * CMD is stopped.  CMD gets the signal mask, dispositions and limits we
- * were started with; when CMD is killed by a signal, we end by the same
- * signal once the profiles are written, as timeout(1) and env(1) do, so
- * that a shell sees what it would without us.
+ * wait.  CMD runs in a process group of its own, as a shell runs a job,
+ * so that no signal meant for us reaches it but through us: each one we
+ * get is passed on once, to CMD's group (a signal named to one process,
+ * sigqueue() or tgkill(), to CMD alone).  siginfo does not say whether
+ * kill() named our pid or our group, and in one group the two cannot be
+ * told apart: a script's background jobs share its group, so a script's
+ * `kill $!` looks like its `kill 0` or `timeout`'s group signal, and
+ * taken for one it never reached CMD (issue 28.9).  When our group has
+ * the terminal (stdin) in the foreground, we give it to CMD's group, as
+ * a shell gives it to a job, so that Ctrl-C, Ctrl-\, Ctrl-Z, SIGWINCH
+ * and CMD's reads of the terminal go to CMD as they did; when CMD stops
+ * or ends we take it back, and on SIGCONT (`fg`) give it again while we
+ * have it.  What the terminal did to CMD's group it would have done to
+ * ours without us, so we do it to ours: a stop (Ctrl-Z, a background
+ * read or write) stops our group (a script, say) and us, and CMD's death
+ * by Ctrl-C or Ctrl-\ sends that signal to our group, so that a script
+ * looping over `vigil run` stops as it did.  CMD gets the signal mask,
+ * dispositions and limits we were started with; when CMD is killed by a
+ * signal, we end by the same signal once the profiles are written, as
+ * timeout(1) and env(1) do, so that a shell sees what it would without
+ * us.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -47,6 +55,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -116,13 +125,15 @@ const char cmd_run_usage[] =
 	"  --interval D  the sampling interval (1ms to 24h)\n"
 	"\n"
 	"When VIGIL_FILE is set already, it is left as it is and nothing is\n"
-	"merged.  CMD gets vigil's stdin, stdout, stderr, process group,\n"
-	"limits, signal mask and dispositions; vigil writes only to stderr.\n"
-	"Every signal sent to vigil alone is passed on to CMD; one sent to\n"
-	"the whole process group (a terminal's Ctrl-C, `timeout`, `kill 0`\n"
-	"in a script of the group) reaches CMD itself and is not sent again.\n"
-	"When CMD stops (SIGTSTP), vigil stops too, as a job does; SIGCONT\n"
-	"sent to vigil goes on to a stopped CMD.  vigil ends when CMD's tree\n"
+	"merged.  CMD gets vigil's stdin, stdout, stderr, limits, signal\n"
+	"mask and dispositions; vigil writes only to stderr.  CMD runs in a\n"
+	"process group of its own, as a shell runs a job: every signal sent\n"
+	"to vigil, or to its process group (`kill 0`, `timeout`), is passed\n"
+	"on to CMD's group, once.  When vigil's group has the terminal, CMD's\n"
+	"group gets it, so that Ctrl-C, Ctrl-Z and reads of the terminal go\n"
+	"to CMD.  When CMD stops, vigil stops too, as a job does (with its\n"
+	"group, when the terminal stopped CMD); SIGCONT (`fg`, `bg`) goes on\n"
+	"to CMD.  vigil ends when CMD's tree\n"
 	"has: with CMD's exit status, or killed by the signal that killed CMD\n"
 	"(after writing the profiles); 127 when CMD cannot be found, 126 when\n"
 	"it cannot be run; 1 when DIR cannot hold profiles; 2 for a bad\n"
@@ -291,6 +302,8 @@ struct run {
 	struct rlimit nofile;     /* as we were started: CMD's */
 	struct sigaction old_chld;
 	sigset_t set, orig;
+	int tty;                  /* stdin, when it is our terminal; or -1 */
+	int stop_passed;          /* a stop signal we passed on, or 0 */
 
 	pid_t cmd;
 	int status, cmd_done;
@@ -499,6 +512,10 @@ static void prepare_self(struct run *r)
 	sigaction(SIGCHLD, &dfl, &r->old_chld);
 	sigfillset(&r->set);
 	sigprocmask(SIG_BLOCK, &r->set, &r->orig);
+	/* The terminal is stdin's, as a shell's: a script's background job
+	 * has /dev/null for stdin and must not take the terminal from the
+	 * script, though it shares its group. */
+	r->tty = tcgetpgrp(STDIN_FILENO) >= 0 ? STDIN_FILENO : -1;
 	getrlimit(RLIMIT_NOFILE, &r->nofile);
 	raised = r->nofile;
 	raised.rlim_cur = raised.rlim_max;
@@ -509,17 +526,36 @@ static void prepare_self(struct run *r)
 			(unsigned long long)raised.rlim_cur, strerror(errno));
 }
 
+/* Gives the terminal's foreground to CMD's group when our group has it,
+ * as a shell gives it to the job it resumes.  SIGTTOU is blocked, so the
+ * kernel would let a background vigil take it too: it must be ours. */
+static void give_terminal(struct run *r)
+{
+	if (r->tty >= 0 && tcgetpgrp(r->tty) == getpgrp())
+		tcsetpgrp(r->tty, r->cmd);
+}
+
+/* Takes the terminal back when CMD's group has it (CMD stopped or
+ * ended), as a shell takes it back from a job. */
+static void take_terminal(struct run *r)
+{
+	if (r->tty >= 0 && tcgetpgrp(r->tty) == r->cmd)
+		tcsetpgrp(r->tty, getpgrp());
+}
+
 /*
- * Forks and runs CMD with what we were started with.  A CMD that cannot
+ * Forks and runs CMD with what we were started with, in a process group
+ * of its own, with the terminal when our group has it.  A CMD that cannot
  * be run is told back through a close-on-exec pipe, so that it leaves no
  * directory behind.  Returns 0, or an exit status after saying why.
  */
 static int start_cmd(struct run *r)
 {
-	int pfd[2], e = 0;
+	int pfd[2], e = 0, fg;
 	ssize_t n;
 
 	fflush(NULL);
+	fg = r->tty >= 0 && tcgetpgrp(r->tty) == getpgrp();
 	if (pipe2(pfd, O_CLOEXEC)) {
 		fprintf(stderr, "vigil: cannot make a pipe: %s\n",
 			strerror(errno));
@@ -534,6 +570,13 @@ static int start_cmd(struct run *r)
 	}
 	if (r->cmd == 0) {
 		close(pfd[0]);
+		/* Both here and in the parent, as shells do: whichever runs
+		 * first, CMD is in its group, with the terminal, before it
+		 * runs.  SIGTTOU is blocked, so a background group may take
+		 * the terminal: we checked it was ours. */
+		setpgid(0, 0);
+		if (fg)
+			tcsetpgrp(r->tty, getpid());
 		setrlimit(RLIMIT_NOFILE, &r->nofile);
 		sigaction(SIGCHLD, &r->old_chld, NULL);
 		sigprocmask(SIG_SETMASK, &r->orig, NULL);
@@ -544,6 +587,10 @@ static int start_cmd(struct run *r)
 		_exit(e == ENOENT ? 127 : 126);
 	}
 	close(pfd[1]);
+	/* EACCES once CMD has exec'd: it did it itself then. */
+	setpgid(r->cmd, r->cmd);
+	if (fg)
+		tcsetpgrp(r->tty, r->cmd);
 	do
 		n = read(pfd[0], &e, sizeof(e));
 	while (n < 0 && errno == EINTR);
@@ -551,63 +598,117 @@ static int start_cmd(struct run *r)
 	if (n != sizeof(e))
 		return 0;   /* exec'd: the pipe closed */
 	waitpid(r->cmd, NULL, 0);
+	take_terminal(r);
 	fprintf(stderr, "vigil: %s: %s\n", r->argv[0], strerror(e));
 	return e == ENOENT ? 127 : 126;
 }
 
-/* Reaps every child that has ended; CMD's status goes to r.  When CMD
- * stops, we stop too, as a job does under a shell. */
+/*
+ * Reaps every child that has ended; CMD's status goes to r.  When CMD
+ * stops, we stop too, as a job does under a shell, and take the terminal
+ * back.  A stop we did not pass on came from the terminal (Ctrl-Z to the
+ * foreground group, SIGTTIN or SIGTTOU to a background group that used
+ * it), which without us would have stopped our whole group: it stops
+ * our group (a script that runs us, say), with the same signal.  So does
+ * CMD's death by Ctrl-C or Ctrl-\ while its group had the terminal: a
+ * script looping over `vigil run` stops as it would without us.  We get
+ * those too, blocked, and drop them: they come from ourselves.
+ */
 static void reap(struct run *r)
 {
 	pid_t p;
-	int st;
+	int st, sig, had_tty;
 
 	while ((p = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
 		if (p != r->cmd)
 			continue;
+		had_tty = r->tty >= 0 && tcgetpgrp(r->tty) == r->cmd;
 		if (WIFSTOPPED(st)) {
 			/* Job control's stops only: a ptrace stop (SIGTRAP)
 			 * is a tracer's business. */
-			if (WSTOPSIG(st) == SIGSTOP || WSTOPSIG(st) == SIGTSTP ||
-			    WSTOPSIG(st) == SIGTTIN || WSTOPSIG(st) == SIGTTOU)
-				kill(getpid(), SIGSTOP);
+			sig = WSTOPSIG(st);
+			if (sig != SIGSTOP && sig != SIGTSTP &&
+			    sig != SIGTTIN && sig != SIGTTOU)
+				continue;
+			take_terminal(r);
+			if (sig != SIGSTOP && !r->stop_passed)
+				kill(0, sig);
+			r->stop_passed = 0;
+			kill(getpid(), SIGSTOP);
 			continue;
 		}
+		take_terminal(r);
+		if (WIFSIGNALED(st) && had_tty &&
+		    (WTERMSIG(st) == SIGINT || WTERMSIG(st) == SIGQUIT))
+			kill(0, WTERMSIG(st));
 		r->status = st;
 		r->cmd_done = 1;
 	}
 }
 
-/* Whether si was sent to us alone: not by the kernel (to the terminal's
- * foreground group), not by ourselves, not by a process of CMD's group
- * (to the whole group, as a rule). */
-static int sent_to_us_alone(const siginfo_t *si, pid_t cmd)
-{
-	pid_t g;
+static void pass_on(struct run *r, const siginfo_t *si);
 
-	if (si->si_code != SI_USER && si->si_code != SI_QUEUE &&
-	    si->si_code != SI_TKILL)
-		return 0;
-	if (si->si_pid == getpid())
-		return 0;
-	if (si->si_code != SI_USER)
-		return 1;   /* sigqueue() and tgkill() name one process */
-	g = getpgid(cmd);
-	return g < 0 || si->si_pid <= 0 || getpgid(si->si_pid) != g;
+/*
+ * Takes the same signal from the same sender if it comes within 1 ms,
+ * and passes on any other sender's.  timeout(1) signals us, then our
+ * group, at once: without us CMD gets the second while the first is
+ * still pending, which the kernel merges into one.  Passed on as they
+ * came, CMD got two when it handled the first before we had the second
+ * (1 run in 20, `timeout -s TERM 0.3 vigil run -- CMD`; 0 in 30
+ * without vigil).  The wait is that of the sender's next kill(), not of
+ * our own scheduling: one already pending is taken at once.
+ */
+static void twin(struct run *r, const siginfo_t *si)
+{
+	const struct timespec ms = { 0, 1000000 };
+	siginfo_t again;
+	sigset_t one;
+	int n = 0;
+
+	sigemptyset(&one);
+	sigaddset(&one, si->si_signo);
+	/* Bounded: a sender that never stops must not keep us from CMD. */
+	while (n++ < 64 && sigtimedwait(&one, &again, &ms) == si->si_signo)
+		if (again.si_code != SI_USER || again.si_pid != si->si_pid)
+			pass_on(r, &again);
 }
 
-/* Passes a signal on to CMD, as it would have got it without us. */
+/*
+ * Passes a signal on to CMD, as it would have got it without us: once,
+ * to its process group (which shares ours when we are not there), or
+ * to CMD alone when it was named to one process.  Not one we sent
+ * ourselves (to our own group, above) or that the kernel made of our
+ * own doing (SIGPIPE, SIGXFSZ: sent as if by ourselves), nor one of a
+ * source CMD does not share (a timer, I/O).  The kernel's others come
+ * from the terminal (Ctrl-C while our group has it) or from our group's
+ * becoming orphaned (SIGHUP, SIGCONT): CMD's group would have had them.
+ * SIGCONT gives CMD's group the terminal first, when ours has it (`fg`).
+ * One that its sender sends again at once is passed on once (see
+ * twin()).
+ */
 static void pass_on(struct run *r, const siginfo_t *si)
 {
-	struct proc p;
+	int sig = si->si_signo;
 
-	if (!sent_to_us_alone(si, r->cmd))
+	if (si->si_code != SI_KERNEL && si->si_code != SI_USER &&
+	    si->si_code != SI_QUEUE && si->si_code != SI_TKILL)
 		return;
-	/* As a shell resumes a stopped job: a running CMD is left alone. */
-	if (si->si_signo == SIGCONT &&
-	    (read_stat(r->cmd, &p) || p.state != 'T'))
+	if (si->si_code != SI_KERNEL && si->si_pid == getpid())
 		return;
-	kill(r->cmd, si->si_signo);
+	if (si->si_code == SI_USER)
+		twin(r, si);
+	if (sig == SIGCONT) {
+		give_terminal(r);
+		r->stop_passed = 0;
+	}
+	if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+		r->stop_passed = sig;
+	if (si->si_code == SI_QUEUE)
+		sigqueue(r->cmd, sig, si->si_value);
+	else if (si->si_code == SI_TKILL || getpgid(r->cmd) != r->cmd)
+		kill(r->cmd, sig);
+	else
+		kill(-r->cmd, sig);
 }
 
 /* Until CMD ends: reap, pass signals on; when sampling, look for new
@@ -680,6 +781,24 @@ static void wait_tree(struct run *r)
 	}
 }
 
+/* Says how many processes could not be sampled and why; out of
+ * descriptors, that vigil's limit is already its hard limit (raised so
+ * by prepare_self()), which only the user can raise. */
+static void warn_unsampled(const struct tree_sampler_stats *st)
+{
+	struct rlimit now;
+	char more[128] = "";
+
+	if (st->first_errno == -EMFILE && !getrlimit(RLIMIT_NOFILE, &now))
+		snprintf(more, sizeof(more), "; vigil may open %llu files%s "
+			 "(ulimit -Hn)", (unsigned long long)now.rlim_cur,
+			 now.rlim_cur == now.rlim_max ? ", its hard limit"
+						      : "");
+	fprintf(stderr, "vigil: warning: %zu of %zu processes could not be "
+		"sampled (the first, %s)%s\n", st->unsampled,
+		st->unsampled + st->processes, st->first_err, more);
+}
+
 /* Stops the sampler, merges, writes, says what was done. */
 static void finish(struct run *r)
 {
@@ -693,10 +812,7 @@ static void finish(struct run *r)
 			st.processes, st.processes == 1 ? "" : "es", st.files,
 			st.files == 1 ? "" : "s", r->spath);
 		if (st.unsampled)
-			fprintf(stderr, "vigil: warning: %zu of %zu processes "
-				"could not be sampled (the first, %s)\n",
-				st.unsampled, st.unsampled + st.processes,
-				st.first_err);
+			warn_unsampled(&st);
 	}
 	if (r->rm) {
 		run_merge_finish(r->rm);

@@ -73,12 +73,14 @@ struct tree_sampler {
 	pid_t *failed;
 	size_t nfailed;
 	char first_err[256];
+	int first_errno;        /* its -errno */
 	int kernel_said;        /* stack_kernel_off told, once per run */
 };
 
-/* Notes (ok = 0) or forgets (ok = 1) a pid that could not be sampled. */
+/* Notes (ok = 0) or forgets (ok = 1) a pid that could not be sampled,
+ * for err (-e). */
 static void note_failed(struct tree_sampler *t, pid_t pid, int ok,
-			const char *err)
+			const char *err, int e)
 {
 	size_t i;
 	pid_t *grown;
@@ -92,9 +94,11 @@ static void note_failed(struct tree_sampler *t, pid_t pid, int ok,
 	}
 	if (i < t->nfailed)
 		return;
-	if (!t->first_err[0])
+	if (!t->first_err[0]) {
 		snprintf(t->first_err, sizeof(t->first_err), "%d: %.200s",
 			 (int)pid, err);
+		t->first_errno = e;
+	}
 	grown = realloc(t->failed, (t->nfailed + 1) * sizeof(*grown));
 	if (!grown)
 		return;
@@ -321,7 +325,7 @@ void tree_sampler_update(struct tree_sampler *t, const pid_t *pids,
 			 * and said at the end: it would silently leave a
 			 * process out. */
 			if (e != -ESRCH)
-				note_failed(t, pids[i], 0, err);
+				note_failed(t, pids[i], 0, err, e);
 			drop(m);
 			continue;
 		}
@@ -330,7 +334,7 @@ void tree_sampler_update(struct tree_sampler *t, const pid_t *pids,
 		pthread_mutex_lock(&m->av_lock);
 		start_file(t, m);
 		pthread_mutex_unlock(&m->av_lock);
-		note_failed(t, pids[i], 1, NULL);
+		note_failed(t, pids[i], 1, NULL, 0);
 		t->m[t->n++] = m;
 		t->processes++;
 	}
@@ -408,6 +412,7 @@ int tree_sampler_stop(struct tree_sampler *t, struct tree_sampler_stats *st)
 	st->files = t->files;
 	st->samples = t->samples;
 	snprintf(st->first_err, sizeof(st->first_err), "%s", t->first_err);
+	st->first_errno = t->first_errno;
 	st->to_merge = order_for_merge(t);
 	st->written = t->written;
 	for (i = 0; i < t->files; i++)

@@ -39,6 +39,7 @@ struct tree_sampler_stats {
 	size_t files;           /* sampled files written */
 	uint64_t samples;
 	char first_err[256];    /* why the first of the unsampled was not */
+	int first_errno;        /* the same as -errno */
 	char **written;         /* the names of the files written, in DIR */
 	size_t to_merge;        /* the first to_merge of them are to be
 	                         * merged per program (the others have no

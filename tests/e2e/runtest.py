@@ -44,6 +44,25 @@ Popen(stdout=PIPE, stderr=PIPE).communicate(), and on a terminal.
         the same on a pseudo-terminal: Ctrl-C typed once reaches the
         whole foreground process group, vigil and CMD; CMD must get it
         once.  Prints the lines CMD printed and vigil's exit status.
+    runtest.py ttyjob --dir DIR -- CMD...
+        on a pseudo-terminal, as a job-control shell runs a job (vigil
+        leads its session): once CMD printed "ready", Ctrl-Z; vigil and
+        CMD must stop and vigil's group get the terminal back; then
+        SIGCONT to vigil's group (`fg`): CMD goes on with the terminal;
+        then Ctrl-C.  Prints what it saw at each step, the lines CMD
+        printed ("runkid", "ready", "got ...") and vigil's exit status.
+    runtest.py ttyscript --dir DIR -- CMD...
+        on a pseudo-terminal, a script (sh -c, no job control) runs
+        `vigil run -o DIR -- CMD` and then `echo after`; CMD prints
+        "ready"; Ctrl-C: CMD dies of it, and so must the script, as it
+        would without vigil.  Prints the lines "ready" and "after" of
+        the terminal and the script's exit status.
+    runtest.py ttybg --dir DIR
+        on a pseudo-terminal, an interactive bash runs `vigil run -o DIR
+        -- cat &`: cat's read from the background stops the job (bash's
+        `jobs` says Stopped); `fg`, a line typed is read by cat; Ctrl-Z
+        stops the job again, `fg` resumes it; Ctrl-D ends it, exit 0.
+        Prints what it saw at each step.
 """
 import argparse
 import json
@@ -277,6 +296,127 @@ def cmd_tty(a):
     print("vigil run: exit %d" % os.waitstatus_to_exitcode(status))
 
 
+def pty_until(fd, buf, want, timeout=20):
+    """Reads fd (a pty master) into buf until it holds want or ends."""
+    deadline = time.monotonic() + timeout
+    while want not in buf and time.monotonic() < deadline:
+        r, _, _ = select.select([fd], [], [], 0.1)
+        if not r:
+            continue
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        buf += chunk
+    return buf
+
+
+def wait_true(f, timeout=10):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if f():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def cmd_ttyjob(a):
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvp(VIGIL, [VIGIL, "run", "-o", a.dir, "--"] + a.cmd)
+    buf = pty_until(fd, b"", b"ready")
+    kids = children(pid)
+    cmd = kids[0] if len(kids) == 1 else -1
+    print("CMD's group has the terminal: %s" %
+          wait_true(lambda: os.tcgetpgrp(fd) == cmd, 2))
+    os.write(fd, b"\x1a")
+    print("vigil stopped: %s" % wait_state(pid, "T"))
+    print("CMD stopped: %s" % wait_state(cmd, "T"))
+    print("vigil's group has the terminal: %s" %
+          wait_true(lambda: os.tcgetpgrp(fd) == pid, 2))
+    os.kill(-pid, signal.SIGCONT)
+    print("CMD going on: %s" % wait_state(cmd, "RSD"))
+    print("CMD's group has the terminal: %s" %
+          wait_true(lambda: os.tcgetpgrp(fd) == cmd, 2))
+    os.write(fd, b"\x03")
+    buf = pty_until(fd, buf, b"no such line")
+    for k in kids:
+        try:
+            os.kill(k, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    _, status = os.waitpid(pid, 0)
+    for line in buf.decode(errors="replace").splitlines():
+        line = line.replace("^C", "").replace("^Z", "").strip()
+        if line.split(" ")[0] in ("runkid", "ready", "got", "timed"):
+            print(line)
+    print("vigil run: exit %d" % os.waitstatus_to_exitcode(status))
+
+
+def cmd_ttyscript(a):
+    pid, fd = pty.fork()
+    if pid == 0:
+        script = 'v=$0 d=$1; shift; "$v" run -o "$d" -- "$@"; echo after'
+        # As on a terminal: lit runs us with SIGINT ignored.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.execvp("sh", ["sh", "-c", script, VIGIL, a.dir] + a.cmd)
+    buf = pty_until(fd, b"", b"ready")
+    # The foreground leaves the script's group once vigil runs CMD (the
+    # old vigil never moved it: then a moment for CMD to wait).
+    wait_true(lambda: os.tcgetpgrp(fd) != pid, 1)
+    os.write(fd, b"\x03")
+    buf = pty_until(fd, buf, b"no such line")
+    _, status = os.waitpid(pid, 0)
+    for line in buf.decode(errors="replace").splitlines():
+        line = line.replace("^C", "").strip()
+        if line in ("ready", "after"):
+            print(line)
+    print("script: exit %d" % os.waitstatus_to_exitcode(status))
+
+
+def cmd_ttybg(a):
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.environ["PS1"] = "$ "
+        os.environ.pop("PROMPT_COMMAND", None)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.execvp("bash", ["bash", "--norc", "--noprofile", "-i"])
+    def upto(want, timeout=10):
+        """True once the terminal shows want (what it showed before
+        counts not)."""
+        return want in pty_until(fd, b"", want, timeout)
+
+    upto(b"$ ")
+    os.write(fd, b"'%s' run -o '%s' -- cat &\n" % (VIGIL.encode(),
+                                                  a.dir.encode()))
+    upto(b"$ ")
+    stopped = False
+    deadline = time.monotonic() + 10
+    while not stopped and time.monotonic() < deadline:
+        os.write(fd, b"jobs\n")
+        stopped = upto(b"Stopped", 0.3)
+    print("stopped in the background: %s" % stopped)
+    os.write(fd, b"fg\n")
+    time.sleep(0.2)
+    os.write(fd, b"hello\n")
+    print("cat read the line: %s" % upto(b"hello\r\nhello\r\n"))
+    os.write(fd, b"\x1a")
+    print("Ctrl-Z stopped it: %s" % upto(b"Stopped"))
+    os.write(fd, b"fg\n")
+    time.sleep(0.2)
+    os.write(fd, b"again\n")
+    print("cat read on: %s" % upto(b"again\r\nagain\r\n"))
+    os.write(fd, b"\x04")
+    os.write(fd, b"echo status $?; exit\n")
+    print("ended: %s" % upto(b"status 0"))
+    # bash gone, a job left stopped gets SIGHUP (its group orphaned).
+    if not wait_true(lambda: os.waitpid(pid, os.WNOHANG)[0] == pid, 5):
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
 def cmd_samples(a):
     """The sampled profiles vigil run --scan wrote for processes of EXE."""
     import json
@@ -370,7 +510,7 @@ def main():
     c.add_argument("dir")
     c.add_argument("exe")
     for name in ("same", "linger", "sigint", "tty", "signals", "group",
-                 "killed"):
+                 "killed", "ttyjob", "ttyscript", "ttybg"):
         c = sub.add_parser(name)
         c.add_argument("--dir", required=True)
         if name == "same":
@@ -384,7 +524,8 @@ def main():
         a.cmd = a.cmd[1:]
     rc = {"same": cmd_same, "linger": cmd_linger, "sigint": cmd_sigint,
           "tty": cmd_tty, "samples": cmd_samples, "signals": cmd_signals,
-          "group": cmd_group, "killed": cmd_killed}[a.sub](a)
+          "group": cmd_group, "killed": cmd_killed, "ttyjob": cmd_ttyjob,
+          "ttyscript": cmd_ttyscript, "ttybg": cmd_ttybg}[a.sub](a)
     return rc or (1 if problems else 0)
 
 

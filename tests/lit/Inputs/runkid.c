@@ -16,6 +16,11 @@
  *             SIGUSR2, SIGALRM and SIGCONT, waits 300 ms more (a second
  *             delivery would show), prints how many of each it caught
  *             and exits 4
+ *   sigs      prints "ready", then a line "got SIGNAME" for each of
+ *             SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM and
+ *             SIGTERM it catches, as it comes; 300 ms after the first
+ *             SIGINT or SIGTERM (a second delivery would show) exits 5;
+ *             after 5 s without one prints "timed out" and exits 6
  *   raise N   resets signal N to its default action and raises it
  *   kids N    forks N children one after the other, each calling g()
  *             once and exiting after 2 ms, waits for each and 1 ms
@@ -164,6 +169,40 @@ int main(int argc, char **argv)
 		       (int)caught[SIGUSR2], (int)caught[SIGALRM],
 		       (int)caught[SIGCONT]);
 		return 4;
+	}
+	if (!strcmp(mode, "sigs")) {
+		static const struct { int sig; const char *name; } sigs[] = {
+			{ SIGHUP, "SIGHUP" }, { SIGINT, "SIGINT" },
+			{ SIGQUIT, "SIGQUIT" }, { SIGUSR1, "SIGUSR1" },
+			{ SIGUSR2, "SIGUSR2" }, { SIGALRM, "SIGALRM" },
+			{ SIGTERM, "SIGTERM" },
+		};
+		int printed[NSIG] = { 0 }, k, left = -1, ms_left = 5000;
+		struct timespec ms = { 0, 1000000 };
+
+		for (k = 0; k < 7; k++)
+			signal(sigs[k].sig, on_sig);
+		printf("ready\n");
+		fflush(stdout);
+		while (left != 0 && ms_left-- > 0) {
+			for (k = 0; k < 7; k++)
+				while (printed[sigs[k].sig] <
+				       caught[sigs[k].sig]) {
+					printed[sigs[k].sig]++;
+					printf("got %s\n", sigs[k].name);
+					fflush(stdout);
+				}
+			if (left < 0 && (caught[SIGINT] || caught[SIGTERM]))
+				left = 300;
+			if (left > 0)
+				left--;
+			nanosleep(&ms, NULL);
+		}
+		if (left != 0) {
+			printf("timed out\n");
+			return 6;
+		}
+		return 5;
 	}
 	if (!strcmp(mode, "raise") && argc > 2) {
 		/* The default, whatever the harness left: lit ignores SIGINT. */
