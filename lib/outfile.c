@@ -46,6 +46,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "outfile.h"
@@ -436,8 +437,58 @@ int outfile_close(struct outfile *o, int ok)
 	return err;
 }
 
-int outfile_lock(const char *path, int *lockfd)
+/*
+ * Takes fd's exclusive flock within wait_ns.  flock(LOCK_EX) alone waits
+ * for as long as the holder likes, and the holder may be anyone who can
+ * open the file for reading (another user, in a shared directory): so the
+ * lock is tried, and tried again after a short sleep (5 ms, doubling to
+ * 50 ms: a merge's turn is short, another user's hold may be forever)
+ * until the deadline.  Returns 0, -ETIMEDOUT, or what flock said.
+ */
+static int lock_within(int fd, const struct timespec *deadline)
 {
+	struct timespec now, nap = { 0, 5000000 };
+	long left;
+
+	for (;;) {
+		if (!flock(fd, LOCK_EX | LOCK_NB))
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK)
+			return -errno;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > deadline->tv_sec ||
+		    (now.tv_sec == deadline->tv_sec &&
+		     now.tv_nsec >= deadline->tv_nsec))
+			return -ETIMEDOUT;
+		left = (deadline->tv_sec - now.tv_sec) * 1000000000L +
+		       (deadline->tv_nsec - now.tv_nsec);
+		if (nap.tv_nsec > left)
+			nap.tv_nsec = left;
+		nanosleep(&nap, NULL);
+		nap.tv_nsec = nap.tv_nsec * 2 > 50000000 ? 50000000
+							 : nap.tv_nsec * 2;
+	}
+}
+
+static void deadline_in(struct timespec *d, uint64_t wait_ns)
+{
+	/* Beyond a day is forever enough, and no overflow. */
+	if (wait_ns > 86400ull * 1000000000ull)
+		wait_ns = 86400ull * 1000000000ull;
+	clock_gettime(CLOCK_MONOTONIC, d);
+	d->tv_sec += (time_t)(wait_ns / 1000000000ull);
+	d->tv_nsec += (long)(wait_ns % 1000000000ull);
+	if (d->tv_nsec >= 1000000000L) {
+		d->tv_sec++;
+		d->tv_nsec -= 1000000000L;
+	}
+}
+
+int outfile_lock(const char *path, uint64_t wait_ns, int *lockfd)
+{
+	struct timespec deadline;
 	struct place p;
 	struct stat now;
 	int fd, err, tries;
@@ -445,6 +496,7 @@ int outfile_lock(const char *path, int *lockfd)
 	*lockfd = -1;
 	if (!path || !strcmp(path, "-"))
 		return 0;
+	deadline_in(&deadline, wait_ns);
 	for (tries = 0; tries < 1000; tries++) {
 		/* What outfile_open would refuse is refused there, in its
 		 * words; nothing there, or a stream, is nothing to lock. */
@@ -463,8 +515,8 @@ int outfile_lock(const char *path, int *lockfd)
 				continue;   /* replaced meanwhile */
 			return err;
 		}
-		if (flock(fd, LOCK_EX) < 0) {
-			err = -errno;
+		err = lock_within(fd, &deadline);
+		if (err) {
 			close(fd);
 			place_release(&p);
 			return err;
@@ -481,6 +533,45 @@ int outfile_lock(const char *path, int *lockfd)
 		}
 		close(fd);
 		place_release(&p);
+	}
+	return -EAGAIN;
+}
+
+int outfile_lock_dir(const char *dir, uint64_t wait_ns, int *lockfd)
+{
+	struct timespec deadline;
+	struct stat st, now;
+	char sub[256];
+	int fd, err, tries;
+
+	*lockfd = -1;
+	deadline_in(&deadline, wait_ns);
+	for (tries = 0; tries < 1000; tries++) {
+		/* O_RDONLY, not O_PATH: flock needs a descriptor of the
+		 * directory itself. */
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		/* A directory outfile_open will refuse is refused there, in
+		 * its words, before anything is written. */
+		if (fstat(fd, &st) < 0 || outfile_dir_check(&st, sub,
+							     sizeof(sub))) {
+			close(fd);
+			return 0;
+		}
+		err = lock_within(fd, &deadline);
+		if (err) {
+			close(fd);
+			return err;
+		}
+		/* Still the directory of that name (not renamed away while
+		 * we waited). */
+		if (!stat(dir, &now) && now.st_dev == st.st_dev &&
+		    now.st_ino == st.st_ino) {
+			*lockfd = fd;
+			return 0;
+		}
+		close(fd);
 	}
 	return -EAGAIN;
 }

@@ -7,6 +7,7 @@
 #ifndef VIGIL_OUTFILE_H
 #define VIGIL_OUTFILE_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -60,12 +61,24 @@ int outfile_dir_check(const struct stat *st, char *buf, size_t len);
  * Locks path, an existing regular file, against other writers that lock
  * it, until the descriptor put in *fd is closed (after the new file has
  * been renamed over it): a merge that reads OUT and replaces it is not
- * overtaken by another doing the same.  Returns 0 (*fd -1 when there is
- * nothing to lock: no file, a stream, standard output, or a place that
- * outfile_open will refuse and say why) or -errno (the lock could not be
- * had: the caller must not go on, or a merge could be lost).
+ * overtaken by another doing the same.  Waits for the lock wait_ns at
+ * most: anyone who may read the file may hold its lock (another user, in
+ * a shared directory).  Returns 0 (*fd -1 when there is nothing to lock:
+ * no file, a stream, standard output, or a place that outfile_open will
+ * refuse and say why), -ETIMEDOUT when the wait ran out, or another
+ * -errno (the lock could not be had: the caller must not go on, or a
+ * merge could be lost).
  */
-int outfile_lock(const char *path, int *fd);
+int outfile_lock(const char *path, uint64_t wait_ns, int *fd);
+
+/*
+ * outfile_lock for a directory that a command writes files into whose
+ * names it learns only from its inputs (merge --keep-apart): the
+ * directory itself is locked.  *fd -1 when it is one outfile_open will
+ * refuse files in.  It is a lock of its own: it does not exclude a
+ * writer that locks one file in the directory (outfile_lock).
+ */
+int outfile_lock_dir(const char *dir, uint64_t wait_ns, int *fd);
 
 /*
  * Finishes o: flushes, and when ok renames the temporary file to its

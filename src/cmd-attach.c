@@ -1084,22 +1084,19 @@ static int parse(int argc, char **argv, struct attach *a,
 /*
  * Whether the -o file can be created, checked before the first sample so
  * that a run is not spent on a file that cannot be written: a temporary
- * file is made beside it, as the writer will, and removed.  A name that
- * exists and is not a regular file or a directory (a FIFO, a device) is
- * left to the writer's rule.  Returns 0 or a negative errno.
+ * file is made beside it, as the writer will, and removed.  A stream (a
+ * FIFO, a device) is checked by outfile's rule alone, as the writer will
+ * open it only at the end.  Returns 0 or a negative errno, for
+ * outfile_strerror (which names a refused directory or link, and why).
  */
 static int output_creatable(const char *path)
 {
 	struct outfile o;
-	struct stat st;
 	int err;
 
-	if (!stat(path, &st)) {
-		if (S_ISDIR(st.st_mode))
-			return -EISDIR;
-		if (!S_ISREG(st.st_mode))
-			return 0;
-	}
+	err = outfile_is_stream(path);
+	if (err)
+		return err < 0 ? err : 0;
 	err = outfile_open(&o, path);
 	if (!err)
 		err = outfile_close(&o, 0);
@@ -1214,7 +1211,7 @@ int cmd_attach(int argc, char **argv)
 		return ret;
 	if (a.vgl_path && (ret = output_creatable(a.vgl_path))) {
 		fprintf(stderr, "vigil: %s: cannot write: %s\n", a.vgl_path,
-			strerror(-ret));
+			outfile_strerror(ret));
 		return EXIT_BAD_FILE;
 	}
 	raise_nofile();

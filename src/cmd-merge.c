@@ -24,7 +24,7 @@
 
 const char cmd_merge_usage[] =
 	"usage: vigil merge INPUT... -o OUT [--keep-apart] [--by-path]\n"
-	"                   [--skip-bad] [--window D]\n"
+	"                   [--skip-bad] [--window D] [--lock-wait D]\n"
 	"\n"
 	"Adds up the call counts of counting profiles of the same program\n"
 	"into the profile OUT.  An INPUT is a .vgl file, a directory (its\n"
@@ -45,6 +45,10 @@ const char cmd_merge_usage[] =
 	"                many were\n"
 	"  --window D    the length of a merged window (see below; default:\n"
 	"                the median length of the program's windows)\n"
+	"  --lock-wait D how long to wait for OUT's lock (see below) when\n"
+	"                another merge (or anyone who may read OUT) holds\n"
+	"                it; then the merge fails, nothing written (default:\n"
+	"                10s)\n"
 	"\n"
 	"The merged profile holds each edge's count summed over every input\n"
 	"and every thread (one thread, 0, in the merged file), and is written\n"
@@ -53,7 +57,9 @@ const char cmd_merge_usage[] =
 	"inputs: every input is read before OUT is replaced, so its old\n"
 	"counts are merged in, and the summary says so; OUT is locked from\n"
 	"the first read to the rename, so merges into one OUT at once take\n"
-	"turns and none is lost.  Inputs still being written or\n"
+	"turns and none is lost (with --keep-apart, the directory OUT is\n"
+	"locked, from before it is read to the last rename: a plain merge\n"
+	"into one file in it is not held off).  Inputs still being written or\n"
 	"cut short are merged as they are, and counted in the summary line on\n"
 	"stderr.  The merged profile is finished when every input is (with\n"
 	"the highest exit status of theirs), cut short otherwise; its pid\n"
@@ -276,7 +282,7 @@ static int merge_windows(struct merge_run *mr)
 
 int cmd_merge(int argc, char **argv)
 {
-	const char *out = NULL, *window = NULL;
+	const char *out = NULL, *window = NULL, *lock_wait = NULL;
 	int keep = 0, by_path = 0, skip = 0, n, i, status = 0, err;
 	const struct option_spec specs[] = {
 		{ "-o", &out, NULL },
@@ -285,12 +291,14 @@ int cmd_merge(int argc, char **argv)
 		{ "--by-path", NULL, &by_path },
 		{ "--skip-bad", NULL, &skip },
 		{ "--window", &window, NULL },
+		{ "--lock-wait", &lock_wait, NULL },
 		{ NULL, NULL, NULL },
 	};
 	char *inputs[argc], summary[512], path[4096], name[1024];
 	struct merge_run mr;
 	size_t g, nwin, unwritten = 0;
-	int stream, lock = -1;
+	int stream, lock = -1, made_dir = 0;
+	uint64_t wait_ns = 10ull * 1000000000ull;
 
 	if (parse_options("merge", argc, argv, specs, inputs, &n))
 		return EXIT_USAGE;
@@ -305,18 +313,42 @@ int cmd_merge(int argc, char **argv)
 		       !mr.m.window_ns))
 		return usage_error("merge", "'%s' is not a window length "
 				   "(e.g. 250ms, 1s)", window);
+	if (lock_wait && vgl_parse_duration(lock_wait, &wait_ns) < 0)
+		return usage_error("merge", "'%s' is not a time to wait "
+				   "(e.g. 10s, 0)", lock_wait);
 	mr.m.by_path = by_path;
 	mr.m.keep_apart = keep;
 	mr.skip_bad = skip;
 	/* OUT is locked from before the first read to after the rename:
 	 * merges into one total that run at once (each with OUT among its
-	 * inputs) take turns, and each reads the one before's result. */
-	if (!keep && (err = outfile_lock(out, &lock))) {
+	 * inputs) take turns, and each reads the one before's result.  With
+	 * --keep-apart the names written in OUT are known only once the
+	 * inputs are read (and a scan of OUT reads names not there yet), so
+	 * the directory is locked, made first if missing. */
+	if (keep && mkdir(out, 0775)) {
+		if (errno != EEXIST) {
+			fprintf(stderr, "vigil: %s: %s\n", out,
+				strerror(errno));
+			return EXIT_BAD_FILE;
+		}
+	} else if (keep) {
+		made_dir = 1;
+	}
+	err = keep ? outfile_lock_dir(out, wait_ns, &lock)
+		   : outfile_lock(out, wait_ns, &lock);
+	if (err == -ETIMEDOUT) {
+		fprintf(stderr, "vigil: %s: locked by another merge for %s\n",
+			out, lock_wait ? lock_wait : "10s");
+		status = EXIT_BAD_FILE;
+		goto out;
+	}
+	if (err) {
 		fprintf(stderr, "vigil: %s: cannot lock: %s\n", out,
 			strerror(-err));
-		return EXIT_BAD_FILE;
+		status = EXIT_BAD_FILE;
+		goto out;
 	}
-	mr.have_out = lock >= 0 && !fstat(lock, &mr.out);
+	mr.have_out = !keep && lock >= 0 && !fstat(lock, &mr.out);
 	stream = !keep && outfile_is_stream(out) == 1;
 	mr.progress = isatty(2);
 	for (i = 0; i < n && !status; i++)
@@ -334,11 +366,6 @@ int cmd_merge(int argc, char **argv)
 		goto out;
 	}
 	merge_by_path_warning(&mr.m);
-	if (keep && mkdir(out, 0775) && errno != EEXIST) {
-		fprintf(stderr, "vigil: %s: %s\n", out, strerror(errno));
-		status = EXIT_BAD_FILE;
-		goto out;
-	}
 	for (g = 0; g < mr.m.ngroups; g++) {
 		if (keep) {
 			vgl_merge_name(&mr.m, g, name, sizeof(name));
@@ -379,6 +406,10 @@ int cmd_merge(int argc, char **argv)
 out:
 	if (lock >= 0)
 		close(lock);
+	/* Only if still empty: a failed merge leaves no directory of its
+	 * own behind. */
+	if (status && made_dir)
+		rmdir(out);
 	vgl_merge_release(&mr.m);
 	return status;
 }
