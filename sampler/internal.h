@@ -85,6 +85,11 @@ int process_scan_memory(struct process_state *p, struct sampler_sample *s);
 int process_scan_io(struct process_state *p, struct sampler_sample *s);
 /* Reads the exe link into p->exe; sets s->exe, s->exe_changed. */
 void process_scan_exe(struct process_state *p, struct sampler_sample *s);
+/* An exec seen elsewhere (the stack rings) when the exe link could not
+ * be read (the process ended): path becomes p->exe and s->exe, changed
+ * when it differs. */
+void process_take_exe(struct process_state *p, struct sampler_sample *s,
+		      const char *path);
 /* The wait status: from the target's pidfd (Linux 6.15: even once
  * reaped), else from the zombie's stat (field 52).  Returns 0 or a
  * negative errno (the process is gone, reaped by another). */
@@ -152,6 +157,9 @@ uint64_t stacks_waiting(struct stacks_state *st);
 /* Whether an exec of the target was among the records drained and its
  * stacks are not handed out yet (stacks_take). */
 int stacks_exec_waiting(struct stacks_state *st);
+/* The file of the program the target exec'd last, from the first code
+ * mapped after the exec's record, or NULL (none seen yet). */
+const char *stacks_exec_file(const struct stacks_state *st);
 /* Whether the target mapped new code since the last call that cleared
  * it (seen among the records drained); clear: that call. */
 int stacks_maps_changed(struct stacks_state *st, int clear);

@@ -276,3 +276,17 @@ void process_release(struct process_state *p)
 		close(p->procfd);
 	p->iofd = p->statusfd = p->statfd = p->procfd = -1;
 }
+
+void process_take_exe(struct process_state *p, struct sampler_sample *s,
+		      const char *path)
+{
+	size_t n = strlen(path);
+
+	if (n >= sizeof(p->exe))
+		return;
+	s->exe_changed = !p->exe_known || strcmp(path, p->exe) != 0;
+	memcpy(p->exe, path, n + 1);
+	p->exe_known = 1;
+	s->exe = p->exe;
+	s->exe_stale = 0;
+}

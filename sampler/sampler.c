@@ -305,6 +305,13 @@ static void take_sample(struct sampler *s, int final)
 		smp.exe_changed = 1;
 		counts_forget_file(&s->counts);
 	}
+	/* The exec seen in the rings only once the process had ended (its
+	 * exe link gone): the program is the file its records mapped. */
+	if (exec_seen && smp.exe_stale &&
+	    stacks_exec_file(closing ? closing : s->stacks))
+		process_take_exe(&s->proc, &smp,
+				 stacks_exec_file(closing ? closing :
+						  s->stacks));
 	if ((scan & SAMPLER_SCAN_COUNTS) && counts_scan(&s->counts, &smp, final))
 		scan &= ~(unsigned)SAMPLER_SCAN_COUNTS;
 	smp.scan = scan;
@@ -379,15 +386,18 @@ static void report_maps(struct sampler *s)
 	s->fn(&smp, s->arg);
 }
 
-/* Whether stack samples wait in the rings or the table: the run is
- * ending, and they would be lost without one more sample. */
+/* Whether stack samples (or an exec) wait in the rings or the table:
+ * the run is ending, and they would be lost without one more sample. */
 static int stacks_pending(struct sampler *s)
 {
 	if (!s->stacks ||
 	    !((s->scan & SAMPLER_SCAN_STACKS) || s->stacks_closing))
 		return 0;
 	stacks_drain(s->stacks);
-	return stacks_waiting(s->stacks);
+	/* An exec among the records is news too, samples or none: the
+	 * file is to be named after the program it ran (scan-ended.test,
+	 * a program that ran 300 ms between two samples at 10 Hz). */
+	return stacks_waiting(s->stacks) || stacks_exec_waiting(s->stacks);
 }
 
 static void *run(void *arg)

@@ -87,6 +87,9 @@ struct stacks_state {
 	uint64_t samples, lost;
 	uint32_t gen;           /* execs seen in the rings */
 	int exec_seen;          /* since the last stacks_take */
+	uint64_t exec_time;     /* the latest exec's record time */
+	int exec_file_wanted;   /* the first code mapped after it is ... */
+	char exec_file[4096];   /* ... the new program's file ("" none) */
 	int maps_changed;       /* new code mapped, since stacks_maps_changed */
 	/* what the last stacks_take handed out */
 	struct vgl_stacktab prev;
@@ -637,12 +640,45 @@ static int is_exec(const struct stacks_state *st, const unsigned char *rec,
 	return (pid_t)pid == st->pid;
 }
 
-/* The samples of the new image start here: their mappings are new. */
-static void exec_seen(struct stacks_state *st)
+/* The samples of the new image start here, at time t: their mappings
+ * are new, and the first code mapped from t on is the program's file. */
+static void exec_seen(struct stacks_state *st, uint64_t t)
 {
 	st->gen++;
 	st->exec_seen = 1;
+	st->exec_time = t;
+	st->exec_file_wanted = 1;
+	st->exec_file[0] = 0;
 	unwind_forget(st->unwinder);
+}
+
+/*
+ * An mmap record of the target's, after its exec: the kernel maps the
+ * program's own file first (then its interpreter), so the first one
+ * names the program.  Kept for a process that ends before its exe link
+ * can be read: under load, a shell's child that exec'd a program and
+ * ran it for 300 ms was seen exec'ing only in the rings drained after
+ * its end, and its file was named after the shell (run/scan-ended.test).
+ */
+static void mmap_seen(struct stacks_state *st, const unsigned char *rec,
+		      const struct perf_event_header *hdr)
+{
+	/* pid, tid, then addr, len, pgoff: the name starts at 32. */
+	const size_t at = sizeof(*hdr) + 32;
+	uint32_t pid;
+	size_t n;
+
+	if (!st->exec_file_wanted || hdr->size <= at)
+		return;
+	memcpy(&pid, rec + sizeof(*hdr), 4);
+	if ((pid_t)pid != st->pid || rec_time(rec, hdr) < st->exec_time)
+		return;
+	n = strnlen((const char *)rec + at, hdr->size - at);
+	if (n == 0 || n >= sizeof(st->exec_file) || rec[at] != '/')
+		return;
+	memcpy(st->exec_file, rec + at, n);
+	st->exec_file[n] = 0;
+	st->exec_file_wanted = 0;
 }
 
 /*
@@ -672,7 +708,9 @@ static void drain_ring(struct stacks_state *st, struct ring *r, uint64_t limit)
 			memcpy(&lost, st->rec + sizeof(hdr) + 8, 8);
 			st->lost += lost;
 		} else if (limit == UINT64_MAX && is_exec(st, st->rec, &hdr)) {
-			exec_seen(st);
+			exec_seen(st, rec_time(st->rec, &hdr));
+		} else if (hdr.type == PERF_RECORD_MMAP) {
+			mmap_seen(st, st->rec, &hdr);
 		}
 		tail += hdr.size;
 	}
@@ -750,7 +788,7 @@ void stacks_drain(struct stacks_state *st)
 			if (st->rings[i].base)
 				drain_ring(st, &st->rings[i], t);
 		unwind_hold(st->unwinder, 0);
-		exec_seen(st);
+		exec_seen(st, t);
 	}
 	for (i = 0; i < st->nrings; i++)
 		if (st->rings[i].base)
@@ -760,6 +798,11 @@ void stacks_drain(struct stacks_state *st)
 int stacks_exec_waiting(struct stacks_state *st)
 {
 	return st->exec_seen;
+}
+
+const char *stacks_exec_file(const struct stacks_state *st)
+{
+	return st->exec_file[0] ? st->exec_file : NULL;
 }
 
 int stacks_maps_changed(struct stacks_state *st, int clear)
