@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "callsite.h"
 #include "message.h"
@@ -306,7 +307,8 @@ int vgl_code_keeps_scratch(const uint8_t *code, size_t size, uint64_t addr,
 {
 	csh h;
 	cs_insn *in;
-	int found = 0, pending = 0, written[12] = { 0 };
+	int found = 0, pending = 0, written[12] = { 0 }, set[12] = { 0 },
+	    kept[12] = { 0 };
 	uint64_t call_addr = 0, call_to = 0;
 
 	if (!load_capstone() || !cs_lib.regs_access)
@@ -319,6 +321,15 @@ int vgl_code_keeps_scratch(const uint8_t *code, size_t size, uint64_t addr,
 		cs_lib.close(&h);
 		return -ENOMEM;
 	}
+	/*
+	 * A value kept across the call is one set in the straight line
+	 * before it (set: since the last jump, return, or call of a function
+	 * that may change r10/r11) and read after it before any write.  A
+	 * read alone is no proof: the code after a call of a function that
+	 * never returns (Lua's luaX_syntaxerror) is another block, reached
+	 * by a jump, whose r10 came from elsewhere; Lua's own entry build
+	 * was called bad for it.
+	 */
 	while (!found && size) {
 		uint64_t at = addr;
 		cs_regs rd, wr;
@@ -328,31 +339,35 @@ int vgl_code_keeps_scratch(const uint8_t *code, size_t size, uint64_t addr,
 		if (!cs_lib.disasm_iter(h, &code, &size, &addr, in))
 			break;   /* not code: padding, data */
 		x = &in->detail->x86;
-		if (pending && cs_lib.regs_access(h, in, rd, &nrd, wr,
-						  &nwr) == CS_ERR_OK) {
-			for (i = 0; i < nrd && !found; i++) {
-				int r = scratch_reg(rd[i]);
+		if (cs_lib.regs_access(h, in, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+			nrd = nwr = 0;
+		for (i = 0; pending && i < nrd && !found; i++) {
+			int r = scratch_reg(rd[i]);
 
-				if (r && !written[r]) {
-					found = 1;
-					use->call = call_addr;
-					use->target = call_to;
-					use->reg = r;
-					use->read = at;
-				}
+			if (r && kept[r] && !written[r]) {
+				found = 1;
+				use->call = call_addr;
+				use->target = call_to;
+				use->reg = r;
+				use->read = at;
 			}
-			for (i = 0; i < nwr; i++)
-				written[scratch_reg(wr[i])] = 1;
 		}
-		if (ends_straight_line(in))
-			pending = 0;
+		for (i = 0; i < nwr; i++) {
+			written[scratch_reg(wr[i])] = 1;
+			set[scratch_reg(wr[i])] = 1;
+		}
 		if (in->id == X86_INS_CALL && x->op_count == 1 &&
 		    x->operands[0].type == X86_OP_IMM &&
 		    is_target(arg, (uint64_t)x->operands[0].imm)) {
 			pending = 1;
 			call_addr = at;
 			call_to = (uint64_t)x->operands[0].imm;
+			kept[10] = set[10];
+			kept[11] = set[11];
 			written[10] = written[11] = 0;
+		} else if (ends_straight_line(in)) {
+			pending = 0;
+			memset(set, 0, sizeof(set));
 		}
 	}
 	cs_lib.free(in, 1);
