@@ -240,6 +240,26 @@ static struct attach_vgl_module *exe_module(struct attach_vgl *av)
 	return NULL;
 }
 
+/* A new module of path, zeroed but for its path and id, at the end of
+ * av->mods; not counted in av->nmods until the caller has filled it in
+ * (the caller increments it).  NULL when out of memory. */
+static struct attach_vgl_module *new_module(struct attach_vgl *av,
+					    const char *path)
+{
+	struct attach_vgl_module *m, *grown;
+
+	grown = realloc(av->mods, (av->nmods + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	av->mods = grown;
+	m = &av->mods[av->nmods];
+	memset(m, 0, sizeof(*m));
+	if (!(m->path = strdup(path)))
+		return NULL;
+	m->id = (uint32_t)av->nmods;
+	return m;
+}
+
 /*
  * Reads the modules of the process's maps (read_modules), and its exe
  * before and after.  One that differs from the exe the file names is an
@@ -294,7 +314,7 @@ static void read_modules(struct attach_vgl *av)
 		sym = NULL;
 	while (vgl_maps_next(&maps, &mp)) {
 		uint64_t lo = mp.lo, hi = mp.hi;
-		struct attach_vgl_module *m = NULL, *grown;
+		struct attach_vgl_module *m = NULL;
 		const char *file = mp.path;
 
 		int vdso = !strcmp(file, VGL_VDSO_PATH);
@@ -335,16 +355,8 @@ static void read_modules(struct attach_vgl *av)
 			note_data_file(av, file);
 			continue;
 		}
-		grown = realloc(av->mods, (av->nmods + 1) * sizeof(*grown));
-		if (!grown)
+		if (!(m = new_module(av, file)))
 			break;
-		av->mods = grown;
-		m = &av->mods[av->nmods];
-		memset(m, 0, sizeof(*m));
-		m->path = strdup(file);
-		if (!m->path)
-			break;
-		m->id = (uint32_t)av->nmods;
 		m->lo = lo;
 		m->hi = hi;
 		/* Without its ELF headers the first mapping is the best
@@ -540,21 +552,12 @@ fail:
  */
 static void add_exe_module(struct attach_vgl *av)
 {
-	struct attach_vgl_module *m, *grown;
+	struct attach_vgl_module *m;
 	int n;
 
 	if (!av->modules_read || !av->exe || av->exe[0] != '/' ||
-	    exe_module(av))
+	    exe_module(av) || !(m = new_module(av, av->exe)))
 		return;
-	grown = realloc(av->mods, (av->nmods + 1) * sizeof(*grown));
-	if (!grown)
-		return;
-	av->mods = grown;
-	m = &av->mods[av->nmods];
-	memset(m, 0, sizeof(*m));
-	if (!(m->path = strdup(av->exe)))
-		return;
-	m->id = (uint32_t)av->nmods;
 	n = vgl_elf_file_build_id(m->path, m->build_id, sizeof(m->build_id));
 	m->build_id_len = n > 0 ? (uint32_t)n : 0;
 	av->nmods++;

@@ -15,6 +15,8 @@ import json
 import os
 import sys
 
+from strict_parse import strings  # every string of a parsed document
+
 
 def controls(data):
     text = data.decode("utf-8", errors="surrogateescape")
@@ -25,18 +27,6 @@ def controls(data):
         if (c < 0x20 and ch != "\n") or 0x7f <= c <= 0x9f:
             yield off, c
         off += n
-
-
-def strings(v, out):
-    if isinstance(v, str):
-        out.add(v)
-    elif isinstance(v, dict):
-        for k, x in v.items():
-            strings(k, out)
-            strings(x, out)
-    elif isinstance(v, list):
-        for x in v:
-            strings(x, out)
 
 
 def main():

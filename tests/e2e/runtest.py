@@ -271,23 +271,10 @@ def cmd_tty(a):
     pid, fd = pty.fork()
     if pid == 0:
         os.execvp(VIGIL, [VIGIL, "run", "-o", a.dir, "--"] + a.cmd)
-    buf = b""
-    deadline = time.monotonic() + 30
-    sent = False
-    while time.monotonic() < deadline:
-        r, _, _ = select.select([fd], [], [], 0.1)
-        if not r:
-            continue
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        buf += chunk
-        if not sent and b"ready" in buf:
-            os.write(fd, b"\x03")
-            sent = True
+    buf = pty_until(fd, b"", b"ready", 30)
+    if b"ready" in buf:
+        os.write(fd, b"\x03")
+        buf = pty_until(fd, buf, None, 30)
     _, status = os.waitpid(pid, 0)
     for line in buf.decode(errors="replace").splitlines():
         line = line.replace("^C", "").strip()
@@ -297,9 +284,11 @@ def cmd_tty(a):
 
 
 def pty_until(fd, buf, want, timeout=20):
-    """Reads fd (a pty master) into buf until it holds want or ends."""
+    """Reads fd (a pty master) into buf until it holds want (None: never)
+    or ends."""
     deadline = time.monotonic() + timeout
-    while want not in buf and time.monotonic() < deadline:
+    while (want is None or want not in buf) and \
+            time.monotonic() < deadline:
         r, _, _ = select.select([fd], [], [], 0.1)
         if not r:
             continue

@@ -58,4 +58,5 @@ def main():
         print(ascii(s))
 
 
-main()
+if __name__ == "__main__":
+    main()
