@@ -29,6 +29,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sigjump.h"
+
 typedef void (*fp)(void);
 extern fp fns[];
 extern int nfns;
@@ -64,15 +66,6 @@ static int key0(void)
 }
 
 /* ---- jump ---- */
-static sigjmp_buf env;
-static volatile int jumps;
-
-static void jump_handler(int sig)
-{
-	(void)sig;
-	jumps++;
-	siglongjmp(env, 1);
-}
 
 static void *thousand_calls(void *arg)
 {
@@ -86,23 +79,7 @@ static void *thousand_calls(void *arg)
 
 static int jump(long us)
 {
-	struct sigaction sa;
-	struct itimerval it = { { 0, us }, { 0, us } };
-	volatile int i = 0;
-	pthread_t th;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = jump_handler;
-	sigaction(SIGALRM, &sa, NULL);
-	if (!sigsetjmp(env, 1))
-		setitimer(ITIMER_REAL, &it, NULL);
-	for (; i < nfns; i++)
-		fns[i]();
-	it.it_value.tv_usec = it.it_interval.tv_usec = 0;
-	setitimer(ITIMER_REAL, &it, NULL);
-	pthread_create(&th, NULL, thousand_calls, NULL);
-	pthread_join(th, NULL);
-	fprintf(stderr, "jumps %d\n", jumps);
+	sigjump_run(fns, nfns, us, thousand_calls);
 	printf("jump %d\n", nfns);
 	return 0;
 }

@@ -25,6 +25,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "sigjump.h"
+
 typedef void (*fp)(void);
 extern fp fns[];
 extern int nfns;
@@ -95,15 +97,6 @@ static int loader(void)
 }
 
 /* ---- longjmp ---- */
-static sigjmp_buf env;
-static volatile int jumps;
-
-static void jump_handler(int sig)
-{
-	(void)sig;
-	jumps++;
-	siglongjmp(env, 1);
-}
 
 static void *one_call(void *arg)
 {
@@ -114,27 +107,7 @@ static void *one_call(void *arg)
 
 static int longjump(void)
 {
-	struct sigaction sa;
-	struct itimerval it = { { 0, 50 }, { 0, 50 } };
-	volatile int i = 0;
-	pthread_t th;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = jump_handler;
-	sigaction(SIGALRM, &sa, NULL);
-	/* The jump target first, then the timer: armed first, a tick that
-	 * came before sigsetjmp returned (a loaded machine) jumped to an
-	 * empty env, and siglongjmp loaded a garbage stack pointer. */
-	if (!sigsetjmp(env, 1))
-		setitimer(ITIMER_REAL, &it, NULL);
-	/* Resume after the function that was interrupted. */
-	for (; i < nfns; i++)
-		fns[i]();
-	it.it_value.tv_usec = it.it_interval.tv_usec = 0;
-	setitimer(ITIMER_REAL, &it, NULL);
-	pthread_create(&th, NULL, one_call, NULL);
-	pthread_join(th, NULL);
-	fprintf(stderr, "jumps %d\n", jumps);
+	sigjump_run(fns, nfns, 50, one_call);
 	printf("longjmp %d\n", nfns);
 	return 0;
 }

@@ -1,0 +1,57 @@
+/*
+ * sigjump.h - for hostile.c's longjmp mode and entry_guest.c's jump mode:
+ * a loop over the nfns functions of funcs.c (fns[], from genfuncs.py)
+ * that a SIGALRM handler siglongjmps out of every us microseconds,
+ * wherever it lands (mostly inside the runtime's slow path: each function
+ * is a new edge), then one thread that runs then().  What it proves: no
+ * lock of the runtime is left held by a jump out of it, so the thread's
+ * calls are counted and nothing hangs.  Prints "jumps N" on stderr.
+ * Included once per program (its statics are the program's).
+ */
+#ifndef VIGIL_TEST_SIGJUMP_H
+#define VIGIL_TEST_SIGJUMP_H
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+
+static sigjmp_buf sigjump_env;
+static volatile int sigjump_count;
+
+static void sigjump_handler(int sig)
+{
+	(void)sig;
+	sigjump_count++;
+	siglongjmp(sigjump_env, 1);
+}
+
+static void sigjump_run(void (*const *fn)(void), int n, long us,
+			void *(*then)(void *))
+{
+	struct sigaction sa;
+	struct itimerval it = { { 0, us }, { 0, us } };
+	volatile int i = 0;
+	pthread_t th;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sigjump_handler;
+	sigaction(SIGALRM, &sa, NULL);
+	/* The jump target first, then the timer: armed first, a tick that
+	 * came before sigsetjmp returned (a loaded machine) jumped to an
+	 * empty env, and siglongjmp loaded a garbage stack pointer. */
+	if (!sigsetjmp(sigjump_env, 1))
+		setitimer(ITIMER_REAL, &it, NULL);
+	/* Resume after the function that was interrupted. */
+	for (; i < n; i++)
+		fn[i]();
+	it.it_value.tv_usec = it.it_interval.tv_usec = 0;
+	setitimer(ITIMER_REAL, &it, NULL);
+	pthread_create(&th, NULL, then, NULL);
+	pthread_join(th, NULL);
+	fprintf(stderr, "jumps %d\n", sigjump_count);
+}
+
+#endif
