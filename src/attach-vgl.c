@@ -17,9 +17,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -148,6 +150,26 @@ static void retire_modules(struct attach_vgl *av)
 	for (i = 0; i < av->nmods; i++)
 		av->mods[i].retired = 1;
 	memset(av->missed, 0, sizeof(av->missed));
+}
+
+/*
+ * The streamed file becomes readable by us alone once the process is
+ * another user's or undumpable (outfile_mode_for_pid), though it was
+ * ours when the file was made: `setpriv --reuid=nobody CMD` and a daemon
+ * that drops its privileges change their uids after their start, and
+ * their files stayed 0644 (trust/out-private-attach.test, 1 of 5 full
+ * runs).  Asked at each exec and each commit while the process is
+ * there; a file is never made more readable.
+ */
+static void keep_private(struct attach_vgl *av, int fd)
+{
+	struct stat st;
+
+	if (av->private || fd < 0 || kill(av->pid, 0) < 0 ||
+	    outfile_mode_for_pid(av->pid) != 0600)
+		return;
+	if (fstat(fd, &st) == 0 && fchmod(fd, st.st_mode & 0700) == 0)
+		av->private = 1;
 }
 
 int attach_vgl_init(struct attach_vgl *av, pid_t pid)
@@ -455,6 +477,7 @@ void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
 	 * refresh_modules may have read the new one since. */
 	if (s->exe && !s->exe_stale && (!av->exe || strcmp(av->exe, s->exe))) {
 		take_exe(av, strdup(s->exe), s->mono_ns);
+		av->recheck_mode = 1;
 	} else if (!av->argc && s->mono_ns < av->cmdline_mono + CMDLINE_NS) {
 		/* Read inside execve, after the new image and before its
 		 * arguments are in place, cmdline is empty (5 of 223 short
@@ -528,10 +551,13 @@ void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
 	free(th);
 	/* Streamed: committed every second, or sooner when a megabyte of
 	 * samples waits; what a killed vigil loses is at most that. */
-	if (av->streaming &&
-	    (av->rec.samples_len >= (1u << 20) ||
+	if (av->streaming && (av->recheck_mode ||
+	    av->rec.samples_len >= (1u << 20) ||
 	     vgl_clock_ns(CLOCK_MONOTONIC) - av->commit_mono >= 1000000000ull)) {
-		int err = stream_commit(av, 0, 0, 0, 0);
+		int err;
+
+		av->recheck_mode = 0;
+		err = stream_commit(av, 0, 0, 0, 0);
 
 		if (err)
 			av->failed = err;
@@ -651,6 +677,7 @@ static int stream_commit(struct attach_vgl *av, int final, int ended,
 			return final ? err : 0;
 		}
 	}
+	keep_private(av, av->stream.fd);
 	mods = calloc(av->nmods + 1, sizeof(*mods));
 	files = calloc(av->nmods + 1, sizeof(*files));
 	if (!mods || !files) {
@@ -684,7 +711,8 @@ int attach_vgl_stream(struct attach_vgl *av, const char *path)
 		return err < 0 ? err : 0;
 	/* Another user's process, or a setuid one: a recording only we
 	 * may read (issue 28.2). */
-	err = outfile_open_mode(&o, path, outfile_mode_for_pid(av->pid));
+	av->private = outfile_mode_for_pid(av->pid) == 0600;
+	err = outfile_open_mode(&o, path, av->private ? 0600 : 0666);
 	if (err)
 		return err;
 	if (!o.tmp) {

@@ -45,6 +45,9 @@ struct attach_vgl {
 	char *stream_path;          /* opened for each commit only
 	                             * (attach_vgl_stream_unheld) */
 	uint64_t commit_mono;       /* CLOCK_MONOTONIC of the last commit */
+	int private;                /* the file is ours alone (0600) */
+	int recheck_mode;           /* an exec: commit now, and look at the
+	                             * process's uids again (keep_private) */
 };
 
 /* Starts recording pid's run; times are taken now.  Returns 0 or
