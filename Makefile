@@ -15,7 +15,9 @@
 # Where code runs shows in the tree: runtime/ is linked into profiled
 # programs (only what a static binary has: libc, no libdw), lib/ is shared
 # by the runtime and the tools (only the files named in RT_LIB below go into
-# the runtime), src/ is the `vigil` command, tests/, bench/, examples/.
+# the runtime), sampler/ is the live sampler, views/ shows and exports the
+# profile models, record/ is the live recording that attach and run share,
+# src/ is the `vigil` command and its subcommands, tests/, bench/, examples/.
 
 CC      ?= gcc
 OPT     ?= -O2 -g
@@ -47,8 +49,8 @@ RT_CFLAGS := $(CFLAGS) $(WARN) -fvisibility=hidden \
 
 # ---- tools ---------------------------------------------------------------
 LIB_SRC  := $(wildcard lib/*.c)
-TOOL_SRC := $(wildcard src/*.c)
-TOOL_CFLAGS := $(CFLAGS) $(WARN) -Iinclude -Ilib -Isrc -D_GNU_SOURCE \
+TOOL_SRC := $(wildcard src/*.c views/*.c record/*.c)
+TOOL_CFLAGS := $(CFLAGS) $(WARN) -Iinclude -Ilib -Isrc -Iviews -Irecord -D_GNU_SOURCE \
 	-DVIGIL_VERSION='"$(VERSION)"'
 TOOL_LIBS := -ldw -lelf -llzma
 
@@ -104,7 +106,7 @@ $(B)/libvigil.a: $(RT_OBJ) Makefile
 $(B)/libvigil.so: $(RT_PIC_OBJ) Makefile
 	$(CC) -shared -pthread -Wl,-soname,libvigil.so -Wl,-z,nodelete -o $@ $(filter %.o,$^)
 
-$(B)/tool/%.o: %.c $(wildcard lib/*.h src/*.h include/*.h) $(SAMPLER_H)
+$(B)/tool/%.o: %.c $(wildcard lib/*.h src/*.h views/*.h record/*.h include/*.h) $(SAMPLER_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -c $< -o $@
 
@@ -119,7 +121,7 @@ $(B)/asan/sampler/%.o: sampler/%.c $(SAMPLER_H) $(wildcard lib/*.h)
 $(B)/vigil: $(TOOL_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(TOOL_LIBS)
 
-$(B)/asan/%.o: %.c $(wildcard lib/*.h src/*.h include/*.h) $(SAMPLER_H)
+$(B)/asan/%.o: %.c $(wildcard lib/*.h src/*.h views/*.h record/*.h include/*.h) $(SAMPLER_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) $(SAN) -c $< -o $@
 
@@ -228,7 +230,7 @@ TOOL_CFLAGS += -I$(B)/gen
 TOOL_LIBS += -lprotobuf-c -lz -lm
 TOOL_OBJ += $(B)/tool/gen/profile.pb-c.o
 ASAN_OBJ += $(B)/asan/gen/profile.pb-c.o
-$(B)/tool/src/out-pprof.o $(B)/asan/src/out-pprof.o: $(B)/gen/profile.pb-c.h
+$(B)/tool/views/out-pprof.o $(B)/asan/views/out-pprof.o: $(B)/gen/profile.pb-c.h
 $(B)/tool/gen/%.o: $(B)/gen/%.c $(B)/gen/profile.pb-c.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -w -c $< -o $@

@@ -4,7 +4,7 @@
  * in, with self and total samples, and its distinct call chains of
  * functions, root first, with their sample counts.  The counting model
  * (profile.h) is the other half; both describe a function the same way
- * (struct vgl_pfunc), so the writers of src/out-*.c name, place and label
+ * (struct vgl_pfunc), so the writers of views/out-*.c name, place and label
  * functions alike for both.
  *
  * A function is identified by its module and the ELF address of its first

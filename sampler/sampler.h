@@ -21,7 +21,7 @@
  * sampler (it runs with the sampler's lock held).  Nor may it wait for a
  * consumer (a write to a pipe a reader may not read): sampler_stop() waits
  * for a callback running, so it is as prompt as the callback.  Hand the
- * data to a bounded queue, as `vigil attach` does (src/out-queue.h).
+ * data to a bounded queue, as `vigil attach` does (record/out-queue.h).
  */
 #ifndef VIGIL_SAMPLER_H
 #define VIGIL_SAMPLER_H

@@ -41,7 +41,7 @@
 #include "symbols.h"
 #include "tally.h"
 #include "text.h"
-#include "vigil.h"
+#include "cli.h"
 
 const char cmd_attach_usage[] =
 	"usage: vigil attach -p PID [--interval D] [--scan LIST|MASK]\n"

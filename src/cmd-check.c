@@ -52,7 +52,7 @@
 #include "vgl_format.h"
 #include "message.h"
 #include "text.h"
-#include "vigil.h"
+#include "cli.h"
 
 const char cmd_check_usage[] =
 	"usage: vigil check PROG...\n"

@@ -1,7 +1,7 @@
 /*
  * cmd-convert.c - `vigil convert FILE --to FORMAT [-o OUT]`: a profile in
  * the format another tool reads.  One row per format in the table below;
- * each format is one file, src/out-FORMAT.c, over the profile model of a
+ * each format is one file, views/out-FORMAT.c, over the profile model of a
  * counting file (lib/profile.h) or of a sampled one (lib/sprofile.h).
  * Also the loading and writing that `vigil flame` shares (out_input,
  * out_write).
@@ -17,7 +17,7 @@
 #include "profile.h"
 #include "sprofile.h"
 #include "symbolizer.h"
-#include "vigil.h"
+#include "cli.h"
 
 const char cmd_convert_usage[] =
 	"usage: vigil convert FILE --to FORMAT [-o OUT] [--module NAME]\n"

@@ -2,7 +2,7 @@
  * cmd-flame.c - `vigil flame FILE -o OUT.svg` and `vigil flame --diff A B
  * -o OUT.svg`: an interactive flame graph of a counting or a sampled
  * profile, or the differential graph of two, in one self-contained SVG
- * (src/out-flame.c).
+ * (views/out-flame.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "out.h"
-#include "vigil.h"
+#include "cli.h"
 
 const char cmd_flame_usage[] =
 	"usage: vigil flame FILE [-o OUT.svg] [--title TEXT] [--thread TID|NAME]\n"

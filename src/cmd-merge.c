@@ -20,7 +20,7 @@
 #include "outfile.h"
 #include "vgl_merge.h"
 #include "message.h"
-#include "vigil.h"
+#include "cli.h"
 
 const char cmd_merge_usage[] =
 	"usage: vigil merge INPUT... -o OUT [--keep-apart] [--by-path]\n"

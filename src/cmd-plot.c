@@ -1,7 +1,7 @@
 /*
  * cmd-plot.c - `vigil plot FILE -o OUT.svg`: the samples of a sampled
  * profile (`vigil attach -o FILE.vgl`) over time, in one self-contained
- * SVG file (src/out-plot.c).
+ * SVG file (views/out-plot.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,7 +10,7 @@
 
 #include "out-plot.h"
 #include "outfile.h"
-#include "vigil.h"
+#include "cli.h"
 
 const char cmd_plot_usage[] =
 	"usage: vigil plot FILE [-o OUT.svg] [--title TEXT]\n"

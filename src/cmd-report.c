@@ -23,7 +23,7 @@
 #include "report-sampled.h"
 #include "symbolizer.h"
 #include "text.h"
-#include "vigil.h"
+#include "cli.h"
 #include "out.h"
 
 const char cmd_report_usage[] =
@@ -307,7 +307,7 @@ static void report_json_merged(struct vgl_json *j, const struct vgl_reader *r)
 	vgl_json_end_object(j);
 }
 
-/* "cycles": each cycle of calls (src/stacks.c), its members with their
+/* "cycles": each cycle of calls (views/unfold.c), its members with their
  * exact calls. */
 static int json_cycles(struct vgl_json *j, const struct vgl_profile *p)
 {

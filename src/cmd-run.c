@@ -68,7 +68,7 @@
 #include "tree-sampler.h"
 #include "vgl_merge.h"
 #include "message.h"
-#include "vigil.h"
+#include "cli.h"
 
 const char cmd_run_usage[] =
 	"usage: vigil run [-o DIR] [--linger DURATION] [--keep-files]\n"

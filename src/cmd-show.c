@@ -10,7 +10,7 @@
 #include "profile-dir.h"
 #include "text.h"
 #include "message.h"
-#include "vigil.h"
+#include "cli.h"
 
 const char cmd_show_usage[] =
 	"usage: vigil show FILE|DIR...\n"

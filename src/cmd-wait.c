@@ -29,7 +29,7 @@
 
 #include "duration.h"
 #include "message.h"
-#include "vigil.h"
+#include "cli.h"
 
 const char cmd_wait_usage[] =
 	"usage: vigil wait FILE [--timeout DURATION]\n"

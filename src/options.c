@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "vigil.h"
+#include "cli.h"
 
 static const struct option_spec *find_spec(const struct option_spec *specs,
 					   const char *arg, const char **eq)

@@ -13,7 +13,7 @@
 #include "message.h"
 #include "text.h"
 #include "vgl_format.h"
-#include "vigil.h"
+#include "cli.h"
 
 struct cmd {
 	const char *name;

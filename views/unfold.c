@@ -1,5 +1,5 @@
 /*
- * stacks.c - a counting profile's call graph unfolded into call stacks,
+ * unfold.c - a counting profile's call graph unfolded into call stacks,
  * for folded stacks, flame graphs, pprof and callgrind's inclusive costs.
  *
  * A counting profile knows how often each edge A -> B ran, not which path

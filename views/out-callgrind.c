@@ -6,7 +6,7 @@
  * A function's self cost is the calls into it, on the line of its first
  * byte; each call row (caller, callee, call-site line) is a cfn=/calls=
  * pair whose cost is the inclusive calls along it: the calls themselves
- * and those made under them, as the stack unfolding (src/stacks.c)
+ * and those made under them, as the stack unfolding (views/unfold.c)
  * reconstructs them from the edge counts, so main's inclusive cost is
  * every call.  The event is named CallsFromEdges, and a comment says what
  * it means.  A call counted in an inlined copy is given to the function
@@ -64,7 +64,7 @@ static uint64_t rounded(double x)
 }
 
 /*
- * The inclusive cost of a row c into another frame (src/stacks.c): its
+ * The inclusive cost of a row c into another frame (views/unfold.c): its
  * calls times the calls in that frame's subtree per entry, so that every
  * caller outside a cycle holds all the calls under it.
  */

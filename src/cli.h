@@ -1,5 +1,5 @@
 /*
- * vigil.h - what the subcommands of the `vigil` command share: their entry
+ * cli.h - what the subcommands of the `vigil` command share: their entry
  * points and usage texts (listed once, in the table in vigil.c) and the
  * helpers that make every command fail the same way.
  */

@@ -1,7 +1,7 @@
 /*
  * out-folded.c - folded stacks, `frame;frame;frame count` one stack a line,
  * as flamegraph.pl, inferno and speedscope read them.  The stacks are the
- * call graph unfolded by src/stacks.c; a line's count is the calls of
+ * call graph unfolded by views/unfold.c; a line's count is the calls of
  * its last frame given to that path, so the width of a frame in a flame
  * graph is its calls plus the calls made under it, and the counts add up
  * to the profile's total calls.  A cycle of calls is one frame, "<cycle

@@ -67,7 +67,7 @@
 #include "run-merge.h"
 #include "vgl_merge.h"
 #include "message.h"
-#include "vigil.h"
+#include "cli.h"
 
 /* A sorted set of file names. */
 struct names {

@@ -1,8 +1,8 @@
 /*
  * out.h - the output formats of `vigil convert` and `vigil flame`: one file
- * per format (src/out-FORMAT.c), each writing a profile model
+ * per format (views/out-FORMAT.c), each writing a profile model
  * (lib/profile.h) to a stdio stream, plus the call-graph unfolding they
- * share (src/stacks.c).
+ * share (views/unfold.c).
  *
  * Writers return 0 or a negative errno; they do not print (but for
  * -ECANCELED: the writer has said on stderr what was wrong, in the one
@@ -28,7 +28,7 @@
  * they ran (a call counted in a copy of F inlined in HOST, vgl_pcall's
  * inlined_in, is an edge HOST -> F), and with each cycle of calls (a
  * strongly connected component of more than one function) made one
- * frame: a graph of frames without cycles (the rule is in stacks.c).
+ * frame: a graph of frames without cycles (the rule is in unfold.c).
  * Frames 0 .. nfuncs) are the profile's functions (a function in a
  * cycle has no edges of its own then); frames nfuncs + i are the cycles.
  */
@@ -99,7 +99,7 @@ typedef int (*stacks_fn)(void *arg, const uint32_t *frames, size_t depth,
 			 uint64_t weight);
 
 /*
- * Unfolds the frame graph into stacks (the rule is in stacks.c, and in
+ * Unfolds the frame graph into stacks (the rule is in unfold.c, and in
  * `vigil convert --help`), calling fn for every stack in depth-first
  * order, most called first.  The weights add up to the profile's total
  * calls exactly.  Returns 0 or the first error fn returned.
@@ -183,7 +183,7 @@ struct out_input {
  * failure (nothing to close then), else 0.  In cmd-convert.c. */
 int out_input_open(struct out_input *in, const char *path, int sampled_model);
 /* The same with only what thread (a tid, or a name from the samples;
- * NULL: all) did (src/by.h); a thread the file does not have is a bad
+ * NULL: all) did (views/by.h); a thread the file does not have is a bad
  * file. */
 int out_input_open_thread(struct out_input *in, const char *path,
 			  int sampled_model, const char *thread);

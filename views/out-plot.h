@@ -1,7 +1,7 @@
 /*
  * out-plot.h - `vigil plot`'s picture: the samples of a sampled profile
  * (SAMPLES, docs/format.md) over time, as one self-contained SVG file
- * (src/out-plot.c).
+ * (views/out-plot.c).
  */
 #ifndef VIGIL_OUT_PLOT_H
 #define VIGIL_OUT_PLOT_H

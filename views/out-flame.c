@@ -8,7 +8,7 @@
  * contain the term and says what share they hold.
  *
  * The stacks come from a counting profile (its call graph unfolded by
- * src/stacks.c: a frame's width is the calls into it along its path plus
+ * views/unfold.c: a frame's width is the calls into it along its path plus
  * the calls made under it) or from a sampled one (a frame's width is the
  * samples with it on the stack along that path).  They are merged by
  * name into one tree, so that two profiles, A and B, can be laid over

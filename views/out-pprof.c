@@ -6,7 +6,7 @@
  * A sampled profile becomes one sample per distinct chain of functions
  * sampled, sample types samples/count and cpu/nanoseconds.
  * A counting profile becomes one sample per stack of the call-graph
- * unfolding (src/stacks.c), sample type calls/count, the value the calls
+ * unfolding (views/unfold.c), sample type calls/count, the value the calls
  * of the stack's leaf given to that path, so pprof's flat view shows each
  * function's calls and its cumulative view the calls under it, and the
  * values add up to the profile's total calls; a cycle of calls is one
@@ -346,7 +346,7 @@ static void free_samples(struct samples *sm)
 }
 
 /*
- * A counting profile: the stacks of src/stacks.c, a cycle of calls one
+ * A counting profile: the stacks of views/unfold.c, a cycle of calls one
  * Function "<cycle N: ...>" without a mapping; comments say what the
  * stacks are and give each cycle's members with their exact calls.
  */
