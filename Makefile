@@ -3,7 +3,8 @@
 #   make            build the runtime (libvigil.a, libvigil.so) and `vigil`
 #                   (first installing the Debian packages that needs, if
 #                   missing, or stopping with one line naming them)
-#   make demo       install missing packages, build, profile examples/demo
+#   make demo       install the missing packages the build needs, build,
+#                   profile examples/demo: its calls beside its time
 #   make check      install missing packages, build, run the whole suite
 #   make check-unit, make check-lit   one layer of it
 #   make bench      install missing packages, build, time vigil and its peers
@@ -143,8 +144,8 @@ deps:
 # them already has jobs of its own (-j: its jobserver is in MAKEFLAGS).
 BUILD_JOBS = $(if $(findstring jobserver,$(MAKEFLAGS))$(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
 
-demo: 
-	@scripts/install-deps.sh check
+demo:
+	@scripts/install-deps.sh demo
 	@$(MAKE) --no-print-directory $(BUILD_JOBS) all
 	@examples/demo.sh
 

@@ -2,9 +2,12 @@
 # install-deps.sh GROUP - install the Debian packages vigil needs.
 #
 # GROUP is `build` (what `make` and `make install` need to compile the
-# runtime and the `vigil` command), `check` (build the runtime and tools,
-# run the whole suite) or `bench` (check plus the profilers that `make
-# bench` compares against).
+# runtime and the `vigil` command), `demo` (build, and pkg-config, which
+# `make demo` compiles its example with), `check` (build the runtime and
+# tools, run the whole suite: the test tools, and two npm packages into
+# build/npm) or `bench` (check plus the profilers that `make bench`
+# compares against).  Only check and bench run npm: the demo needs no test
+# tool, and npm can wait minutes for a registry that does not answer.
 # For a fresh Debian 12 machine: each package is looked up with dpkg-query,
 # and only if some are missing does this run `apt-get update` once and then
 # install exactly those.  Quiet when everything is present, so `make check`
@@ -53,10 +56,11 @@ bench_pkgs=(
 
 case $group in
 build) pkgs=("${build_pkgs[@]}") ;;
+demo) pkgs=("${build_pkgs[@]}" pkg-config) ;;
 check) pkgs=("${check_pkgs[@]}") ;;
 bench) pkgs=("${check_pkgs[@]}" "${bench_pkgs[@]}") ;;
 *)
-	echo "usage: $0 build|check|bench" >&2
+	echo "usage: $0 build|demo|check|bench" >&2
 	exit 2
 	;;
 esac
@@ -90,6 +94,8 @@ install_npm() {
 	return 1
 }
 
+needs_npm() { [[ $group == check || $group == bench ]]; }
+
 missing=()
 for p in "${pkgs[@]}"; do
 	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
@@ -98,7 +104,7 @@ for p in "${pkgs[@]}"; do
 	fi
 done
 if [[ ${#missing[@]} -eq 0 ]]; then
-	[[ $group == build ]] || install_npm
+	needs_npm && install_npm
 	exit 0
 fi
 
@@ -115,4 +121,4 @@ echo "install-deps: installing ${missing[*]}" >&2
 "${as_root[@]}" apt-get update -q >&2
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
 	apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
-[[ $group == build ]] || install_npm
+if needs_npm; then install_npm; fi
