@@ -8,6 +8,7 @@
  */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 struct parser {
 	const char *p;
@@ -96,7 +97,9 @@ static long eval(const char *text)
 	return expr(&ps);
 }
 
-int main(void)
+/* demo [ROUNDS]: 1000 rounds by default; `make demo` asks for more, so
+ * that the stack samples have time to see where the time goes. */
+int main(int argc, char **argv)
 {
 	static const char *const exprs[] = {
 		"1 + 2 * 3",
@@ -105,7 +108,7 @@ int main(void)
 		"-(8 - 10) * ((2 + 3) * (4 + 5))",
 		"((((1))))",
 	};
-	const int rounds = 1000;
+	int rounds = argc > 1 ? atoi(argv[1]) : 1000;
 	long sum = 0;
 
 	for (int r = 0; r < rounds; r++)
