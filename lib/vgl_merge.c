@@ -29,11 +29,12 @@ struct out_module {
 
 #define BATCH 16
 
-/* One distinct edge; addresses are in the group's address space (the
- * first load address seen of each module). */
+/* One distinct edge of one thread (owner); addresses are in the group's
+ * address space (the first load address seen of each module). */
 struct slot {
 	uint64_t callee, site, count;
 	uint32_t callee_mod, site_mod;
+	uint32_t owner;          /* the thread, or 0: threads summed */
 	int used;
 };
 
@@ -62,6 +63,10 @@ struct vgl_merge_group {
 	struct slot *slots;
 	size_t cap, used;        /* cap is a power of two */
 	uint64_t calls;
+	/* Edges are kept per thread while the group holds one process, so
+	 * that `vigil run` of one process keeps its threads; the threads of
+	 * many processes are summed into owner 0 (see threads_summed()). */
+	int threads_summed;
 
 	/* A group of sampled profiles (vigil attach -o, vigil run --scan)
 	 * has no edges: their stacks, summed by thread and chain. */
@@ -157,25 +162,47 @@ static uint64_t mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+/* mix(0) is 0: an edge of owner 0 hashes as it did before owners were
+ * kept, so a merge of many processes lays out its file as it did. */
 static uint64_t slot_hash(uint64_t callee, uint64_t site, uint32_t cm,
-			  uint32_t sm)
+			  uint32_t sm, uint32_t owner)
 {
-	return mix(callee ^ mix(site ^ ((uint64_t)cm << 32 | sm)));
+	return mix(callee ^ mix(site ^ ((uint64_t)cm << 32 | sm))) ^
+	       mix(owner);
 }
 
-static struct slot *find_slot(struct slot *slots, size_t cap, uint64_t h,
-			      uint64_t callee, uint64_t site, uint32_t cm,
-			      uint32_t sm)
+/* An edge of one thread in the group's address space, and its hash. */
+struct key {
+	uint64_t callee, site, h;
+	uint32_t cm, sm, owner;
+	uint64_t count;
+};
+
+static struct slot *find_slot(struct slot *slots, size_t cap,
+			      const struct key *k)
 {
-	size_t i = (size_t)h & (cap - 1);
+	size_t i = (size_t)k->h & (cap - 1);
 
 	for (;; i = (i + 1) & (cap - 1)) {
 		struct slot *s = &slots[i];
 
-		if (!s->used || (s->callee == callee && s->site == site &&
-				 s->callee_mod == cm && s->site_mod == sm))
+		if (!s->used ||
+		    (s->callee == k->callee && s->site == k->site &&
+		     s->callee_mod == k->cm && s->site_mod == k->sm &&
+		     s->owner == k->owner))
 			return s;
 	}
+}
+
+static void slot_key(const struct slot *s, struct key *k)
+{
+	k->callee = s->callee;
+	k->site = s->site;
+	k->cm = s->callee_mod;
+	k->sm = s->site_mod;
+	k->owner = s->owner;
+	k->count = s->count;
+	k->h = slot_hash(k->callee, k->site, k->cm, k->sm, k->owner);
 }
 
 /* Keeps the table at most half full, so probes stay short. */
@@ -187,14 +214,12 @@ static int grow(struct vgl_merge_group *g)
 	if (!n)
 		return -ENOMEM;
 	for (i = 0; i < g->cap; i++) {
+		struct key k;
+
 		if (!g->slots[i].used)
 			continue;
-		s = find_slot(n, cap,
-			      slot_hash(g->slots[i].callee, g->slots[i].site,
-					g->slots[i].callee_mod,
-					g->slots[i].site_mod),
-			      g->slots[i].callee, g->slots[i].site,
-			      g->slots[i].callee_mod, g->slots[i].site_mod);
+		slot_key(&g->slots[i], &k);
+		s = find_slot(n, cap, &k);
 		*s = g->slots[i];
 	}
 	free(g->slots);
@@ -203,17 +228,8 @@ static int grow(struct vgl_merge_group *g)
 	return 0;
 }
 
-/* An edge in the group's address space, and its hash. */
-struct key {
-	uint64_t callee, site, h;
-	uint32_t cm, sm;
-	uint64_t count;
-};
-
 static int add_edge(struct vgl_merge_group *g, const struct key *k)
 {
-	uint64_t callee = k->callee, site = k->site;
-	uint32_t cm = k->cm, sm = k->sm;
 	struct slot *s;
 	int err;
 
@@ -222,18 +238,68 @@ static int add_edge(struct vgl_merge_group *g, const struct key *k)
 		if (err)
 			return err;
 	}
-	s = find_slot(g->slots, g->cap, k->h, callee, site, cm, sm);
+	s = find_slot(g->slots, g->cap, k);
 	if (!s->used) {
 		s->used = 1;
-		s->callee = callee;
-		s->site = site;
-		s->callee_mod = cm;
-		s->site_mod = sm;
+		s->callee = k->callee;
+		s->site = k->site;
+		s->callee_mod = k->cm;
+		s->site_mod = k->sm;
+		s->owner = k->owner;
 		g->used++;
 	}
 	s->count = sat_add(s->count, k->count);
 	g->calls = sat_add(g->calls, k->count);
 	return 0;
+}
+
+/*
+ * Sums g's threads into owner 0, once it holds (or is about to hold) more
+ * than one process: tids of different processes say nothing about each
+ * other, and keeping every thread of a fork storm would make memory grow
+ * with processes times edges instead of with the program's edges.
+ */
+static int sum_threads(struct vgl_merge_group *g)
+{
+	struct slot *old = g->slots;
+	size_t cap = g->cap, i;
+	int err = 0;
+
+	g->threads_summed = 1;
+	if (!old)
+		return 0;
+	g->slots = calloc(cap, sizeof(*g->slots));
+	if (!g->slots) {
+		g->slots = old;
+		return -ENOMEM;
+	}
+	g->used = 0;
+	g->calls = 0;
+	for (i = 0; i < cap && !err; i++) {
+		struct key k;
+
+		if (!old[i].used)
+			continue;
+		old[i].owner = 0;
+		slot_key(&old[i], &k);
+		err = add_edge(g, &k);
+	}
+	free(old);
+	return err;
+}
+
+/* The processes r holds: its PROCESSES section's (a merged input), or
+ * itself. */
+static uint64_t input_processes(const struct vgl_reader *r)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	if (!r->has_processes)
+		return 1;
+	for (i = 0; i < r->nendings; i++)
+		n = sat_add(n, r->endings[i].processes);
+	return n;
 }
 
 /* The module of r that is its main executable: the one with META's exe
@@ -682,6 +748,60 @@ static int add_stacks(struct vgl_merge *m, struct vgl_merge_group *g,
 	return 0;
 }
 
+/*
+ * Adds r's edges to g: per thread (each EDGES block's owner) while g
+ * holds one process, else each edge summed over r's threads, into owner 0.
+ * In batches: the keys and hashes of a batch first, with a prefetch of
+ * each home slot, then the lookups.  A table of a big program is larger
+ * than the caches, and each lookup otherwise waits for its own miss; this
+ * way the misses overlap.
+ */
+static int add_edges(struct vgl_merge_group *g, const struct vgl_reader *r,
+		     const long *map)
+{
+	size_t n = g->threads_summed ? r->nedges : r->nthread_counts;
+	size_t i, e = 0, j;
+	int err;
+
+	for (i = 0; i < n; i += BATCH) {
+		struct key k[BATCH];
+		size_t nb = n - i < BATCH ? n - i : BATCH;
+
+		for (j = 0; j < nb; j++) {
+			const struct vgl_edge_info *ei;
+
+			if (g->threads_summed) {
+				ei = &r->edges[i + j];
+				k[j].count = ei->count;
+				k[j].owner = 0;
+			} else {
+				/* thread_counts run edge by edge */
+				while (i + j >= r->edges[e].first_thread +
+						 r->edges[e].nthreads)
+					e++;
+				ei = &r->edges[e];
+				k[j].count = r->thread_counts[i + j].count;
+				k[j].owner = r->thread_counts[i + j].tid;
+			}
+			k[j].callee = translate(r, g, map, ei->callee_mod,
+						ei->callee, &k[j].cm);
+			k[j].site = translate(r, g, map, ei->site_mod,
+					      ei->site, &k[j].sm);
+			k[j].h = slot_hash(k[j].callee, k[j].site, k[j].cm,
+					   k[j].sm, k[j].owner);
+			if (g->cap)
+				__builtin_prefetch(
+					&g->slots[k[j].h & (g->cap - 1)]);
+		}
+		for (j = 0; j < nb; j++) {
+			err = add_edge(g, &k[j]);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
 static int add_reader(struct vgl_merge *m, struct vgl_merge_group *g,
 		      const struct vgl_reader *r, const char *name)
 {
@@ -723,35 +843,18 @@ static int add_reader(struct vgl_merge *m, struct vgl_merge_group *g,
 		if (err)
 			goto out;
 	}
-	/* In batches: the keys and hashes of a batch first, with a prefetch
-	 * of each home slot, then the lookups.  A table of a big program
-	 * is larger than the caches, and each lookup otherwise waits for
-	 * its own miss; this way the misses overlap. */
-	for (i = 0; i < r->nedges; i += BATCH) {
-		struct key k[BATCH];
-		size_t j, n = r->nedges - i < BATCH ? r->nedges - i : BATCH;
-
-		for (j = 0; j < n; j++) {
-			const struct vgl_edge_info *e = &r->edges[i + j];
-
-			k[j].callee = translate(r, g, map, e->callee_mod,
-						e->callee, &k[j].cm);
-			k[j].site = translate(r, g, map, e->site_mod, e->site,
-					      &k[j].sm);
-			k[j].count = e->count;
-			k[j].h = slot_hash(k[j].callee, k[j].site, k[j].cm,
-					   k[j].sm);
-			if (g->cap)
-				__builtin_prefetch(
-					&g->slots[k[j].h & (g->cap - 1)]);
+	if (!g->threads_summed &&
+	    sat_add(g->processes, input_processes(r)) > 1) {
+		err = sum_threads(g);
+		if (err) {
+			set_err(m, err, "%s: out of memory", name);
+			goto out;
 		}
-		for (j = 0; j < n; j++) {
-			err = add_edge(g, &k[j]);
-			if (err) {
-				set_err(m, err, "%s: out of memory", name);
-				goto out;
-			}
-		}
+	}
+	err = add_edges(g, r, map);
+	if (err) {
+		set_err(m, err, "%s: out of memory", name);
+		goto out;
 	}
 
 	err = add_endings(g, r);
@@ -967,6 +1070,68 @@ void vgl_merge_name(const struct vgl_merge *m, size_t i, char *buf,
 	snprintf(buf, len, "%s.%s%s", b, h, ext);
 }
 
+struct owned_edge {
+	uint32_t owner;
+	size_t slot;
+};
+
+static int cmp_owned(const void *a, const void *b)
+{
+	const struct owned_edge *x = a, *y = b;
+
+	if (x->owner != y->owner)
+		return x->owner < y->owner ? -1 : 1;
+	return (x->slot > y->slot) - (x->slot < y->slot);
+}
+
+/*
+ * g's edges as EDGES blocks, one per owner (a thread of the one process
+ * merged, or 0), each block's edges in table order.  *edges and *blocks
+ * are the caller's to free.
+ */
+static int group_blocks(const struct vgl_merge_group *g,
+			struct vgl_edge **edges,
+			struct vgl_writer_block **blocks, size_t *nblocks)
+{
+	struct owned_edge *o = calloc(g->used ? g->used : 1, sizeof(*o));
+	struct vgl_writer_block *b = calloc(g->used ? g->used : 1, sizeof(*b));
+	struct vgl_edge *e = calloc(g->used ? g->used : 1, sizeof(*e));
+	size_t j, n = 0, nb = 0;
+
+	if (!o || !b || !e) {
+		free(o);
+		free(b);
+		free(e);
+		return -ENOMEM;
+	}
+	for (j = 0; j < g->cap; j++)
+		if (g->slots[j].used) {
+			o[n].owner = g->slots[j].owner;
+			o[n++].slot = j;
+		}
+	qsort(o, n, sizeof(*o), cmp_owned);
+	for (j = 0; j < n; j++) {
+		const struct slot *s = &g->slots[o[j].slot];
+
+		e[j].callee = s->callee;
+		e[j].site = s->site;
+		e[j].count = s->count;
+		e[j].callee_mod = s->callee_mod;
+		e[j].site_mod = s->site_mod;
+		if (!nb || b[nb - 1].owner != s->owner) {
+			b[nb].owner = s->owner;
+			b[nb].edges = &e[j];
+			nb++;
+		}
+		b[nb - 1].nedges++;
+	}
+	free(o);
+	*edges = e;
+	*blocks = b;
+	*nblocks = nb;
+	return 0;
+}
+
 static int write_group(const struct vgl_merge_group *g, const char *path)
 {
 	struct vgl_writer_section extra[3];
@@ -974,14 +1139,14 @@ static int write_group(const struct vgl_merge_group *g, const char *path)
 	size_t procs_size;
 	struct vgl_writer_module *mods = NULL;
 	struct vgl_edge *edges = NULL;
-	struct vgl_writer_block block;
+	struct vgl_writer_block *blocks = NULL;
 	struct vgl_writer w;
-	size_t j, n = 0;
+	size_t j, nblocks = 0;
 	int err;
 
 	mods = calloc(g->nmods ? g->nmods : 1, sizeof(*mods));
-	edges = calloc(g->used ? g->used : 1, sizeof(*edges));
-	if (!mods || !edges) {
+	err = group_blocks(g, &edges, &blocks, &nblocks);
+	if (!mods || err) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -995,19 +1160,6 @@ static int write_group(const struct vgl_merge_group *g, const char *path)
 		mods[j].path = g->mods[j].path;
 		mods[j].file = g->mods[j].has_file ? &g->mods[j].file : NULL;
 	}
-	for (j = 0; j < g->cap; j++) {
-		if (!g->slots[j].used)
-			continue;
-		edges[n].callee = g->slots[j].callee;
-		edges[n].site = g->slots[j].site;
-		edges[n].count = g->slots[j].count;
-		edges[n].callee_mod = g->slots[j].callee_mod;
-		edges[n].site_mod = g->slots[j].site_mod;
-		n++;
-	}
-	block.owner = 0;
-	block.edges = edges;
-	block.nedges = n;
 	memset(&w, 0, sizeof(w));
 	if (g->rec) {
 		err = vgl_sampled_sections(g->rec, extra);
@@ -1043,13 +1195,14 @@ static int write_group(const struct vgl_merge_group *g, const char *path)
 	w.argc = g->argc;
 	w.modules = mods;
 	w.nmodules = g->nmods;
-	w.blocks = &block;
-	w.nblocks = n ? 1 : 0;
+	w.blocks = blocks;
+	w.nblocks = nblocks;
 	err = vgl_writer_file(&w, path);
 out:
 	free(procs);
 	free(mods);
 	free(edges);
+	free(blocks);
 	return err;
 }
 
