@@ -11,9 +11,12 @@
  * memory grows with the distinct edges of the programs, not with the
  * number of files.
  *
- * What a merged file keeps: the summed counts of each edge in one EDGES
- * block (owner 0: the threads of many processes cannot be told apart
- * after summing), the modules, the pid, exe, host and command of the
+ * What a merged file keeps: the summed counts of each edge, per thread
+ * (an EDGES block per owner) while the program has one process, so that
+ * `vigil run` of one process keeps its threads; in one block of owner 0
+ * once it has more (the tids of many processes say nothing about each
+ * other, and memory must grow with the edges, not with processes times
+ * threads), the modules, the pid, exe, host and command of the
  * profile that started first (then the lowest pid), the earliest start
  * and the latest end, and the summed lost and skipped calls.  Its state
  * is "finished" when every input finished (with the highest exit status
