@@ -265,6 +265,17 @@ int by_print(const struct vgl_profile *p, const char *what)
 		}
 		putchar('\n');
 	}
+	/* Thread 0 of a file merged from many processes is not a thread:
+	 * their tids say nothing about each other, so the merge sums them. */
+	if (thread && r->has_processes && r->processes > 1)
+		for (i = 0; i < nrows; i++)
+			if (rows[i].key == 0) {
+				printf("\nthread 0: the threads of the %" PRIu64
+				       " processes merged into this file, summed"
+				       " (a merge keeps threads apart only within"
+				       " one process)\n", r->processes);
+				break;
+			}
 	err = 0;
 out:
 	free(t);
