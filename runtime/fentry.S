@@ -49,6 +49,14 @@
  * tables.  A dynamic program's own calls (__wrap___fentry__) skip that
  * jump: see below.
  *
+ * Every stub has call frame information (.cfi_*), so that an unwinder
+ * (vigil's sampler, perf --call-graph dwarf, gdb) steps out of the hook
+ * into the function it entered, whose first instruction called it, and
+ * on to that function's caller: without it, the samples that found a
+ * program in the hook (58% of the demo's, 30% of Lua's) were stacks of
+ * their own with no caller (issue 31.7).  The fast path never moves
+ * %rsp: its frame is a leaf's at entry, the default rule.
+ *
  * The slow stubs save every argument register and the vector state a
  * caller may keep across a call (XSAVE of x87, SSE, AVX and the upper
  * halves of zmm0-15, as the CPU has them, or FXSAVE without XSAVE) before
@@ -97,7 +105,9 @@
 	.type __fentry__, @function
 	.p2align 4
 __fentry__:
+	.cfi_startproc
 	jmp *vgl_fentry_fn(%rip)
+	.cfi_endproc
 	.size __fentry__, .-__fentry__
 
 	/* For `vigil check` of a stripped program: the distance from
@@ -153,6 +163,7 @@ __fentry__:
 	.type __wrap___fentry__, @function
 	.p2align 4
 vgl_fentry_hot:
+	.cfi_startproc
 /*
  * A dynamic program's own calls (--wrap=__fentry__) come here directly,
  * with no jump through vgl_fentry_fn (Lua's bench.lua: 1.42x of plain in
@@ -232,6 +243,7 @@ __wrap___fentry__:
 .Lslow:
 	lea thread_slow_fentry(%rip), %r11
 	jmp save_call
+	.cfi_endproc
 	.size vgl_fentry_hot, .-vgl_fentry_hot
 	.size __wrap___fentry__, .-__wrap___fentry__
 
@@ -240,16 +252,20 @@ __wrap___fentry__:
 	.hidden vgl_fentry_early
 	.type vgl_fentry_early, @function
 vgl_fentry_early:
+	.cfi_startproc
 	lea thread_fentry_early(%rip), %r11
 	jmp save_call
+	.cfi_endproc
 	.size vgl_fentry_early, .-vgl_fentry_early
 
 	.globl vgl_fentry_check
 	.hidden vgl_fentry_check
 	.type vgl_fentry_check, @function
 vgl_fentry_check:
+	.cfi_startproc
 	lea thread_fentry_check(%rip), %r11
 	jmp save_call
+	.cfi_endproc
 	.size vgl_fentry_check, .-vgl_fentry_check
 
 /*
@@ -261,8 +277,12 @@ vgl_fentry_check:
  */
 	.type save_call, @function
 save_call:
+	.cfi_startproc
 	push %rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %rbp, -16
 	mov %rsp, %rbp
+	.cfi_def_cfa_register %rbp
 	push %rax
 	push %rcx
 	push %rdx
@@ -349,7 +369,9 @@ save_call:
 	pop %rcx
 	pop %rax
 	pop %rbp
+	.cfi_def_cfa %rsp, 8
 	ret
+	.cfi_endproc
 	.size save_call, .-save_call
 
 	.data
