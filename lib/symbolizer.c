@@ -48,6 +48,7 @@
 #include "message.h"
 #include "crc32.h"
 #include "dwline.h"
+#include "elfplt.h"
 #include "symbolizer.h"
 #include "vgl_format.h"
 
@@ -126,6 +127,7 @@ struct sym_module {
 	void *image_buf;                /* the vDSO's bytes, which elf reads */
 	struct vgl_func_sym *funcs;     /* sorted by start */
 	size_t nfuncs;
+	char *plt_names;                /* the NAME@plt of funcs' stubs */
 
 	int cfi_tried;
 	Dwarf_CFI *cfi;                 /* .eh_frame */
@@ -317,6 +319,7 @@ void vgl_symbolizer_free(struct vgl_symbolizer *s)
 			if (m->funcs[k].demangled != m->funcs[k].name)
 				free((char *)m->funcs[k].demangled);
 		free(m->funcs);
+		free(m->plt_names);
 		free(m->lines);
 		for (k = 0; k < m->ncus; k++)
 			free(m->cus[k].rows);
@@ -765,6 +768,34 @@ static int add_symbols(struct raw_syms *raw, Elf *elf, Elf_Scn *scn,
 	return 0;
 }
 
+/* Adds m->elf's PLT stubs, NAME@plt, after every table: a symbol of
+ * a table names the address first. */
+static int add_plt_symbols(struct raw_syms *raw, struct sym_module *m)
+{
+	struct vgl_plt_stub *stubs;
+	size_t n, i;
+	int err = vgl_plt_stubs(m->elf, &stubs, &n, &m->plt_names);
+
+	if (err || !n)
+		return err;
+	if (raw->n + n > raw->cap) {
+		struct raw_sym *g = realloc(raw->v, (raw->n + n) * sizeof(*g));
+
+		if (!g) {
+			free(stubs);
+			return -ENOMEM;
+		}
+		raw->v = g;
+		raw->cap = raw->n + n;
+	}
+	for (i = 0; i < n; i++)
+		raw->v[raw->n++] = (struct raw_sym){
+			{ stubs[i].start, stubs[i].size, stubs[i].name, NULL },
+			4, 0 };
+	free(stubs);
+	return 0;
+}
+
 /* Sorts the symbols into m->funcs, one per address: the first of each
  * run, which the sort made the first table's, then the global, then the
  * largest, then the first by name. */
@@ -946,6 +977,8 @@ static void load_module(struct sym_module *m)
 			err = add_symbols(&raw, m->dbg_elf,
 					  find_section(m->dbg_elf, SHT_SYMTAB), 3);
 	}
+	if (!err)
+		err = add_plt_symbols(&raw, m);
 	if (!err)
 		err = finish_symbols(m, &raw);
 	free(raw.v);
