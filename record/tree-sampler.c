@@ -56,8 +56,7 @@ struct member {
 struct tree_sampler {
 	char *dir;
 	pthread_mutex_t lock;
-	unsigned scan, frequency;
-	uint64_t interval_ns;
+	struct sampler_config tmpl;     /* every process's settings */
 	struct member **m;
 	size_t n;
 	size_t processes;
@@ -107,8 +106,8 @@ static void note_failed(struct tree_sampler *t, pid_t pid, int ok,
 }
 
 int tree_sampler_start(struct tree_sampler **out, const char *dir,
-		       unsigned scan, unsigned frequency, uint64_t interval_ns,
-		       char *err, size_t errlen)
+		       const struct sampler_config *tmpl, char *err,
+		       size_t errlen)
 {
 	struct tree_sampler *t = calloc(1, sizeof(*t));
 
@@ -127,9 +126,7 @@ int tree_sampler_start(struct tree_sampler **out, const char *dir,
 		return -e;
 	}
 	pthread_mutex_init(&t->lock, NULL);
-	t->scan = scan;
-	t->frequency = frequency;
-	t->interval_ns = interval_ns;
+	t->tmpl = *tmpl;
 	*out = t;
 	return 0;
 }
@@ -312,11 +309,8 @@ void tree_sampler_update(struct tree_sampler *t, const pid_t *pids,
 			drop(m);
 			continue;
 		}
-		memset(&cfg, 0, sizeof(cfg));
+		cfg = t->tmpl;
 		cfg.pid = pids[i];
-		cfg.interval_ns = t->interval_ns;
-		cfg.scan = t->scan;
-		cfg.frequency = t->frequency;
 		cfg.fn = on_sample;
 		cfg.arg = m;
 		if ((e = sampler_start(&m->s, &cfg, err, sizeof(err)))) {

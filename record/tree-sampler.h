@@ -13,16 +13,19 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sampler.h"
+
 struct tree_sampler;
 
 /*
- * Makes dir (if missing) and a tree sampler with these settings for every
- * process it is given.  Returns 0 with *out set, or a negative errno with
- * err saying why.
+ * Makes dir (if missing) and a tree sampler for every process it is
+ * given, with the settings of tmpl (interval, scan, frequency, unwind,
+ * stack copy; its pid, fn and arg are not used).  Returns 0 with *out
+ * set, or a negative errno with err saying why.
  */
 int tree_sampler_start(struct tree_sampler **out, const char *dir,
-		       unsigned scan, unsigned frequency, uint64_t interval_ns,
-		       char *err, size_t errlen);
+		       const struct sampler_config *tmpl, char *err,
+		       size_t errlen);
 
 /*
  * The processes of the tree now (pids): starts sampling those not

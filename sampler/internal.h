@@ -139,8 +139,8 @@ struct stacks_state;
  * 0 with *out set, or a negative errno with err naming the cause (and the
  * sysctl, for perf_event_paranoid). */
 int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
-		unsigned frequency, enum sampler_unwind unwind, char *err,
-		size_t errlen);
+		unsigned frequency, enum sampler_unwind unwind,
+		unsigned stack_copy, char *err, size_t errlen);
 /* The target exec'd: its mappings are all new (when the exec was not
  * seen in the rings, where it is placed among the samples). */
 void stacks_forget_maps(struct stacks_state *st);

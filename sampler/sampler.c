@@ -70,6 +70,7 @@ struct sampler {
 	uint64_t interval_ns;
 	unsigned scan, frequency;
 	enum sampler_unwind unwind;
+	unsigned stack_copy;          /* DWARF: bytes of stack per sample */
 	struct stacks_state *stacks;  /* open while scan has STACKS */
 	int stacks_closing;           /* stacks left to hand out after the
 	                               * scan dropped STACKS */
@@ -102,8 +103,23 @@ int sampler_parse_hz(const char *s, unsigned *hz)
 	return 0;
 }
 
-int sampler_parse_unwind(const char *s, enum sampler_unwind *u)
+int sampler_parse_unwind(const char *s, enum sampler_unwind *u,
+			 unsigned *copy)
 {
+	if (!strncmp(s, "dwarf,", 6)) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(s + 6, &end, 10);
+		if (errno || *end || end == s + 6 || s[6] == '-' ||
+		    v < SAMPLER_STACK_COPY_MIN || v > SAMPLER_STACK_COPY_MAX ||
+		    v % 8)
+			return -EINVAL;
+		*u = SAMPLER_UNWIND_DWARF;
+		*copy = (unsigned)v;
+		return 0;
+	}
 	if (!strcmp(s, "auto"))
 		*u = SAMPLER_UNWIND_AUTO;
 	else if (!strcmp(s, "dwarf"))
@@ -543,6 +559,8 @@ static int open_sampler(struct sampler **out, const struct sampler_config *cfg,
 	s->scan = cfg->scan;
 	s->frequency = cfg->frequency ? cfg->frequency : SAMPLER_FREQ_DEFAULT;
 	s->unwind = cfg->unwind;
+	s->stack_copy = cfg->stack_copy ? cfg->stack_copy :
+			SAMPLER_STACK_COPY_DEFAULT;
 	s->fn = cfg->fn;
 	s->arg = cfg->arg;
 
@@ -599,7 +617,8 @@ static int open_sampler(struct sampler **out, const struct sampler_config *cfg,
 	}
 	if (s->scan & SAMPLER_SCAN_STACKS) {
 		ret = stacks_open(&s->stacks, s->pid, s->threads.taskfd,
-				  s->frequency, s->unwind, err, errlen);
+				  s->frequency, s->unwind, s->stack_copy, err,
+				  errlen);
 		if (ret)
 			goto fail;
 	}
@@ -687,7 +706,7 @@ int sampler_set_scan(struct sampler *s, unsigned scan, unsigned frequency,
 	if ((scan & SAMPLER_SCAN_STACKS) &&
 	    (!s->stacks || frequency != s->frequency)) {
 		ret = stacks_open(&st, s->pid, s->threads.taskfd, frequency,
-				  s->unwind, err, errlen);
+				  s->unwind, s->stack_copy, err, errlen);
 		if (ret)
 			goto out;
 		old = s->stacks;

@@ -64,8 +64,19 @@ enum sampler_unwind {
 	SAMPLER_UNWIND_FP,
 };
 
-/* Parses "auto", "dwarf" or "fp"; returns 0 or -EINVAL. */
-int sampler_parse_unwind(const char *s, enum sampler_unwind *u);
+/* Bytes of stack copied per sample for DWARF unwinding: the default
+ * (see sampler/stacks.c for its measurement) and the kernel's bounds (a
+ * sample's size is 16 bits; the copy is whole 8-byte words). */
+#define SAMPLER_STACK_COPY_DEFAULT 8192u
+#define SAMPLER_STACK_COPY_MIN 1024u
+#define SAMPLER_STACK_COPY_MAX 65528u
+
+/* Parses "auto", "dwarf", "dwarf,SIZE" (perf's --call-graph dwarf,SIZE:
+ * SIZE bytes of stack copied per sample, a multiple of 8 within the
+ * bounds above; *copy is left alone without it) or "fp"; returns 0 or
+ * -EINVAL. */
+int sampler_parse_unwind(const char *s, enum sampler_unwind *u,
+			 unsigned *copy);
 /* "dwarf" or "fp" ("auto" for AUTO). */
 const char *sampler_unwind_name(enum sampler_unwind u);
 
@@ -246,6 +257,7 @@ struct sampler_config {
 	unsigned scan;             /* SAMPLER_SCAN_* bits */
 	unsigned frequency;        /* stacks, Hz; 0 = SAMPLER_FREQ_DEFAULT */
 	enum sampler_unwind unwind;
+	unsigned stack_copy;       /* DWARF: bytes per sample; 0 = default */
 	sampler_fn fn;
 	void *arg;
 };

@@ -40,13 +40,11 @@
 #include "unwind.h"
 
 #define RING_PAGES 64          /* data pages per CPU: 256 KiB */
-/* With a stack copy per sample (8 KiB), 1 MiB holds 120 samples; less
- * when the locked-memory limit refuses it (perf_event_mlock_kb). */
+/* With a stack copy per sample (8 KiB by default), 1 MiB holds 120
+ * samples; a bigger copy, a bigger ring for as many (dwarf_ring_pages);
+ * less when the locked-memory limit refuses it (perf_event_mlock_kb). */
 #define RING_PAGES_DWARF 256
 #define MAX_IPS 127
-/* Bytes of stack copied per sample: perf's default, which reached main in
- * 100% of the samples of Debian's python3 and xz (issue 16). */
-#define STACK_DUMP 8192
 /* The user registers (perf's x86 numbering): ax bx cx dx si di bp sp ip,
  * r8..r15; they come in bit order. */
 #define REGS_MASK 0xff01ffull
@@ -282,9 +280,21 @@ static int open_thread(struct stacks_state *st, struct perf_event_attr *a,
 	return 0;
 }
 
+/* Data pages per CPU for a stack copy of copy bytes: room for as many
+ * samples as RING_PAGES_DWARF holds with the default copy (a power of 2,
+ * as the kernel wants). */
+static unsigned dwarf_ring_pages(unsigned copy)
+{
+	unsigned pages = RING_PAGES_DWARF;
+
+	while (pages / RING_PAGES_DWARF < copy / SAMPLER_STACK_COPY_DEFAULT)
+		pages *= 2;
+	return pages;
+}
+
 int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
-		unsigned frequency, enum sampler_unwind unwind, char *err,
-		size_t errlen)
+		unsigned frequency, enum sampler_unwind unwind,
+		unsigned stack_copy, char *err, size_t errlen)
 {
 	struct perf_event_attr a;
 	struct stacks_state *st;
@@ -317,8 +327,8 @@ int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
 #endif
 	st->unwind = unwind == SAMPLER_UNWIND_FP ? SAMPLER_UNWIND_FP :
 		     SAMPLER_UNWIND_DWARF;
-	st->ring_pages = st->unwind == SAMPLER_UNWIND_DWARF ? RING_PAGES_DWARF :
-			 RING_PAGES;
+	st->ring_pages = st->unwind == SAMPLER_UNWIND_DWARF ?
+			 dwarf_ring_pages(stack_copy) : RING_PAGES;
 	st->rec = malloc(65536);
 	if (!st->rec || unwind_open(&st->unwinder, pid,
 				    st->unwind == SAMPLER_UNWIND_DWARF)) {
@@ -346,7 +356,7 @@ int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
 		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a.sample_regs_user = REGS_MASK;
-		a.sample_stack_user = STACK_DUMP;
+		a.sample_stack_user = stack_copy;
 	} else {
 		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				PERF_SAMPLE_CALLCHAIN;

@@ -47,7 +47,7 @@ const char cmd_attach_usage[] =
 	"usage: vigil attach -p PID [--interval D] [--scan LIST|MASK]\n"
 	"                    [--frequency HZ] [--duration D] [--count N]\n"
 	"                    [--format jsonl|text] [-o FILE.vgl]\n"
-	"                    [--unwind auto|dwarf|fp]\n"
+	"                    [--unwind auto|dwarf[,SIZE]|fp]\n"
 	"\n"
 	"Samples the running process PID (-p or --pid) every interval D\n"
 	"(default 1s; 1ms to 24h, like 250ms, 10s, 2m) and prints one record\n"
@@ -66,8 +66,11 @@ const char cmd_attach_usage[] =
 	"  stacks 0x200    CPU stack samples at --frequency HZ (default 99),\n"
 	"                  user space, unwound as --unwind says: dwarf, from\n"
 	"                  the binaries' unwind tables (.eh_frame) and a copy\n"
-	"                  of the stack; fp, the frame-pointer chain; auto\n"
-	"                  (default), dwarf where the kernel allows\n"
+	"                  of the stack (dwarf,SIZE: SIZE bytes of it, 1024\n"
+	"                  to 65528, a multiple of 8; default 8192, which\n"
+	"                  reaches main as often as any bigger copy, see\n"
+	"                  docs/stacks.md); fp, the frame-pointer chain;\n"
+	"                  auto (default), dwarf where the kernel allows\n"
 	"  counts 0x400    exact calls per edge since the previous sample, read\n"
 	"                  from the .vgl profile of a program linked with vigil\n"
 	"  all             every one of them\n"
@@ -1051,8 +1054,9 @@ static int parse(int argc, char **argv, struct attach *a,
 		return usage_error("attach", "bad --frequency '%s' (1 to %u Hz)",
 				   freq, SAMPLER_FREQ_MAX);
 	cfg->unwind = SAMPLER_UNWIND_AUTO;
-	if (unwind && sampler_parse_unwind(unwind, &cfg->unwind))
-		return usage_error("attach", "bad --unwind '%s' (auto, dwarf or fp)",
+	if (unwind && sampler_parse_unwind(unwind, &cfg->unwind,
+					   &cfg->stack_copy))
+		return usage_error("attach", "bad --unwind '%s' (auto, dwarf, dwarf,SIZE with SIZE 1024 to 65528 bytes, a multiple of 8, or fp)",
 				   unwind);
 	*duration = 0;
 	if (dur && (vgl_parse_duration(dur, duration) || !*duration))

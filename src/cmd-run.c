@@ -73,6 +73,7 @@
 const char cmd_run_usage[] =
 	"usage: vigil run [-o DIR] [--linger DURATION] [--keep-files]\n"
 	"                 [--scan LIST] [--frequency HZ] [--interval D]\n"
+	"                 [--unwind auto|dwarf[,SIZE]|fp]\n"
 	"                 -- CMD [ARGS...]\n"
 	"\n"
 	"Runs CMD with every instrumented process it starts (its children,\n"
@@ -123,6 +124,8 @@ const char cmd_run_usage[] =
 	"                shorter may not be sampled.\n"
 	"  --frequency HZ  sample CPU stacks at HZ (adds stacks to the scans)\n"
 	"  --interval D  the sampling interval (1ms to 24h)\n"
+	"  --unwind auto|dwarf[,SIZE]|fp  how stacks are unwound, as for\n"
+	"                'vigil attach' (adds stacks to the scans)\n"
 	"\n"
 	"When VIGIL_FILE is set already, it is left as it is and nothing is\n"
 	"merged.  CMD gets vigil's stdin, stdout, stderr, limits, signal\n"
@@ -286,10 +289,12 @@ static void update_sampler(struct tree_sampler *ts)
 
 /* One run: its command line, where the profiles go, CMD. */
 struct run {
-	const char *out, *linger, *scan_arg, *freq_arg, *interval_arg;
+	const char *out, *linger, *scan_arg, *freq_arg, *interval_arg,
+		   *unwind_arg;
 	int keep;
 	char **argv;              /* CMD ARGS..., NULL-terminated */
-	unsigned scan, freq;
+	unsigned scan, freq, stack_copy;
+	enum sampler_unwind unwind;
 	uint64_t interval_ns, linger_ns;
 
 	const char *user_file;    /* VIGIL_FILE as we found it, or NULL */
@@ -311,7 +316,8 @@ struct run {
 
 static int sampling(const struct run *r)
 {
-	return r->scan_arg || r->freq_arg || r->interval_arg;
+	return r->scan_arg || r->freq_arg || r->interval_arg ||
+	       r->unwind_arg;
 }
 
 /* Reads the command line into r.  Returns 0 or EXIT_USAGE. */
@@ -326,6 +332,7 @@ static int parse_args(struct run *r, int argc, char **argv)
 		{ "--scan", &r->scan_arg, NULL },
 		{ "--frequency", &r->freq_arg, NULL },
 		{ "--interval", &r->interval_arg, NULL },
+		{ "--unwind", &r->unwind_arg, NULL },
 		{ NULL, NULL, NULL },
 	};
 	int first, err;
@@ -357,6 +364,13 @@ static int parse_args(struct run *r, int argc, char **argv)
 	     r->interval_ns > SAMPLER_INTERVAL_MAX_NS))
 		return usage_error("run", "'%s' is not an interval (1ms to "
 				   "24h)", r->interval_arg);
+	if (r->unwind_arg) {
+		if (sampler_parse_unwind(r->unwind_arg, &r->unwind,
+					 &r->stack_copy) < 0)
+			return usage_error("run", "bad --unwind '%s' (auto, dwarf, dwarf,SIZE with SIZE 1024 to 65528 bytes, a multiple of 8, or fp)",
+					   r->unwind_arg);
+		r->scan |= SAMPLER_SCAN_STACKS;
+	}
 	return 0;
 }
 
@@ -478,9 +492,15 @@ static int prepare_output(struct run *r)
 		free(abs);
 	}
 	if (sampling(r)) {
+		struct sampler_config tmpl = { 0 };
+
+		tmpl.interval_ns = r->interval_ns;
+		tmpl.scan = r->scan;
+		tmpl.frequency = r->freq;
+		tmpl.unwind = r->unwind;
+		tmpl.stack_copy = r->stack_copy;
 		snprintf(r->spath, sizeof(r->spath), "%s/samples", r->dir);
-		if (tree_sampler_start(&r->tsam, r->spath, r->scan, r->freq,
-				       r->interval_ns, serr,
+		if (tree_sampler_start(&r->tsam, r->spath, &tmpl, serr,
 				       sizeof(serr)) < 0) {
 			fprintf(stderr, "vigil: %s\n", serr);
 			unprepare(r);
