@@ -264,13 +264,22 @@ static void fold_stacks(struct attach *a, const struct sampler_sample *s,
 		const struct sampler_stack *st = &s->stacks[i];
 		struct sampler_symbols *sy = st->before_exec && a->old_syms ?
 					     a->old_syms : a->syms;
-		int ok = 1;
+		int ok = 1, cut = 0;
 
-		if (f)
+		/* A chain cut at MAX_FRAMES_OUT is truncated too: its outer
+		 * frames are not in the line. */
+		if (f) {
+			const char *inl[MAX_INLINED];
+
+			for (j = 0, nf = 0; j < st->nips; j++)
+				nf += 1 + sampler_symbols_inlined(sy, st->ips[j],
+						j > 0, inl, MAX_INLINED);
+			cut = nf > MAX_FRAMES_OUT;
 			fprintf(f, "%s{\"tid\":%d,\"count\":%" PRIu64
 				",\"truncated\":%s,\"frames\":[", i ? "," : "",
 				(int)st->tid, st->count,
-				st->truncated ? "true" : "false");
+				st->truncated || cut ? "true" : "false");
+		}
 		/* Each frame's inlined functions come before it, innermost
 		 * first, "NAME (inlined)", as the files' outputs show them. */
 		nf = 0;

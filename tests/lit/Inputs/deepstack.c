@@ -1,8 +1,12 @@
 /*
- * deepstack.c - spins for about 0.4 s of CPU at the bottom of 24 calls of
- * down(), each with a 1 KiB frame: its stacks need about 25 KiB of stack
- * copied to be unwound to main (run/unwind-size.test).
+ * deepstack.c [DEPTH [BYTES]] - spins for about 0.4 s of CPU at the bottom
+ * of DEPTH + 1 calls of down() (default 24), each with a frame of BYTES
+ * (default 1024): by default its stacks need about 25 KiB of stack
+ * copied to be unwound to main (run/unwind-size.test); with 100 frames of
+ * 16 bytes, few KiB but more frames than attach's lines hold
+ * (attach/frames-cut.test).
  */
+#include <stdlib.h>
 #include <time.h>
 
 volatile unsigned long sink;
@@ -15,20 +19,20 @@ static void spin(void)
 		sink++;
 }
 
-__attribute__((noinline)) void down(int depth)
+__attribute__((noinline)) void down(int depth, int bytes)
 {
-	volatile char frame[1024];
+	volatile char frame[bytes];
 
 	frame[0] = (char)depth;
 	if (depth)
-		down(depth - 1);
+		down(depth - 1, bytes);
 	else
 		spin();
 	sink += (unsigned long)frame[0];
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	down(23);
+	down(argc > 1 ? atoi(argv[1]) : 23, argc > 2 ? atoi(argv[2]) : 1024);
 	return 0;
 }
