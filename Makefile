@@ -154,6 +154,14 @@ check:
 	@$(MAKE) --no-print-directory $(BUILD_JOBS) all $(B)/asan/vigil $(UNIT_BIN)
 	@tests/run.sh
 
+# The quick tier: the suite without whole-project builds, headless Chromium
+# and the entry-mode rerun (tests/quick-leaves-out.txt); make check is the
+# whole suite, and what CI runs.
+check-quick:
+	@scripts/install-deps.sh check
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) all $(B)/asan/vigil $(UNIT_BIN)
+	@tests/run.sh --quick
+
 # One layer of the suite; tests/run.sh FILTER runs any part of it.
 check-unit:
 	@scripts/install-deps.sh check
@@ -217,7 +225,7 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all build-deps deps demo check check-unit check-lit bench bench-bolt-cpython print-tool-libs \
+.PHONY: all build-deps deps demo check check-quick check-unit check-lit bench bench-bolt-cpython print-tool-libs \
 	install clean
 
 # ---- pprof (vigil convert --to pprof) --------------------------------------

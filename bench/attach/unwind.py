@@ -38,11 +38,20 @@ Then two costs, each beside perf --call-graph dwarf in the same run:
                  (default 3); in % of the plain run, and the difference
                  in points
 
+Then the stack copy's size (--unwind dwarf,SIZE; issue 31.7): vigil
+attach alone on each target above and on Debian's cc1 compiling deeply
+nested expressions, at 999 Hz for BENCH_SWEEP_SECONDS (default 5) per size, from
+2 KiB to 64 KiB: reach, and vigil's CPU per 1000 samples, each as a ratio
+to the default copy's (8 KiB) in the same run; the default is the
+smallest copy whose reach is within 0.5 points of the largest's on every
+target.  BENCH_SWEEP_ONLY=1 runs only this part.
+
 Needs perf (linux-perf, `scripts/install-deps.sh bench`).
 """
 
 import json
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -226,6 +235,31 @@ def measure(name, pid, tmp, perf_lead=0.0):
             report_cpu)
 
 
+def cc1_target(tmp):
+    """Debian's gcc's compiler proper, cc1 -O2, on 1500 functions of loops
+    and nested expressions (a minute of work, killed after each
+    measurement)."""
+    rnd = random.Random(1)
+
+    def expr(d):
+        if not d:
+            return rnd.choice(["a", "b", "i", "3", "7"])
+        return "(%s %s %s)" % (expr(d - 1), rnd.choice("+-*^|&"), expr(d - 1))
+    src = os.path.join(tmp, "gen.c")
+    with open(src, "w") as f:
+        for k in range(1500):
+            body = " ".join(
+                "for (int i = 0; i < n; i++) { if (%s > %d) { for (int j = 0;"
+                " j < i; j++) b += j + %s; } else a ^= %s; }"
+                % (expr(3), s, expr(4), expr(3)) for s in range(6))
+            f.write("int f%d(int n, int a, int b) { %s return a + b; }\n"
+                    % (k, body))
+    cc1 = subprocess.run(["gcc", "-print-prog-name=cc1"], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    return ("Debian gcc's cc1 -O2", [cc1, "-quiet", "-O2", src, "-o",
+                                     os.devnull], None)
+
+
 def build(tmp, name, src, *extra):
     out = os.path.join(tmp, name)
     subprocess.run(["gcc", "-g", "-O2", "-fomit-frame-pointer", "-pthread",
@@ -311,6 +345,65 @@ def slowdown(tmp):
                                           "met" if v - p <= 1.5 else "NOT met"))
 
 
+SWEEP_SECONDS = float(os.environ.get("BENCH_SWEEP_SECONDS", "5"))
+SWEEP_SIZES = (2048, 4096, 8192, 16384, 32768, 65528)
+
+
+def attach_alone(pid, size, tmp):
+    """vigil attach --unwind dwarf,size on pid: its stacks (from its .vgl
+    file, which keeps every frame the sampler took; the JSON lines keep
+    64), its CPU."""
+    vgl = os.path.join(tmp, "sweep.vgl")
+    vig = subprocess.Popen([VIGIL, "attach", "-p", str(pid), "--scan", "stacks",
+                            "--frequency", "999", "--interval", "1s",
+                            "--unwind", "dwarf,%d" % size, "-o", vgl,
+                            "--duration", "%gs" % SWEEP_SECONDS],
+                           stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    _, _, ru = os.wait4(vig.pid, 0)
+    vig.returncode = 0
+    folded = subprocess.run([VIGIL, "convert", vgl, "--to", "folded"],
+                            capture_output=True, text=True, check=True).stdout
+    st = []
+    for line in folded.splitlines():
+        chain, count = line.rsplit(" ", 1)
+        st.append((chain.split(";")[::-1], int(count)))
+    return st, ru.ru_utime + ru.ru_stime
+
+
+def stack_copy_sweep(targets, tmp):
+    print("stack copy size (vigil attach --unwind dwarf,SIZE at 999 Hz, "
+          "%gs per size; ratios to 8192 in this run):" % SWEEP_SECONDS)
+    print("%-30s %8s %8s %8s %12s %10s" % (
+        "target", "SIZE", "samples", "reach%", "ms/1000", "CPU ratio"))
+    best = {}
+    for name, cmd, stdin in targets:
+        rows = {}
+        for size in SWEEP_SIZES:
+            p = subprocess.Popen(cmd, stdin=open(stdin, "rb") if stdin else
+                                 subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+            time.sleep(0.5)
+            st, cpu = attach_alone(p.pid, size, tmp)
+            p.kill()
+            p.wait()
+            n, reach, _, _, _ = figures(st, lambda f: f.startswith("0x"))
+            rows[size] = (n, reach, 1e6 * cpu / max(n, 1))
+        base = rows[8192][2]
+        for size in SWEEP_SIZES:
+            n, reach, k = rows[size]
+            print("%-30s %8d %8d %8.1f %12.1f %10.3f" % (
+                name if size == SWEEP_SIZES[0] else "", size, n, reach, k,
+                k / max(base, 0.001)))
+        top = rows[SWEEP_SIZES[-1]][1]
+        best[name] = min(sz for sz in SWEEP_SIZES if rows[sz][1] >= top - 0.5)
+    need = max(best.values())
+    print("  smallest copy within 0.5 points of 64 KiB's reach: %s; on "
+          "every target: %d (default 8192: %s)" % (
+              ", ".join("%s %d" % kv for kv in best.items()), need,
+              "kept" if need <= 8192 else "too small"))
+
+
 def main():
     if not shutil.which("perf"):
         print("unwind: perf not installed (scripts/install-deps.sh bench)")
@@ -332,6 +425,10 @@ def main():
         ("Debian python3", ["/usr/bin/python3", script], None),
         ("Debian xz -9, 50 MB", ["/usr/bin/xz", "-9", "-c"], data),
     ]
+    if os.environ.get("BENCH_SWEEP_ONLY") == "1":
+        stack_copy_sweep(targets + [cc1_target(tmp)], tmp)
+        shutil.rmtree(tmp, ignore_errors=True)
+        return 0
     print("stacks at 999 Hz for %gs, vigil attach and perf record "
           "--call-graph dwarf on the same target at once" % SECONDS)
     print("%-30s %-12s %8s %8s %7s %7s %10s" % (
@@ -380,6 +477,7 @@ def main():
                       % (vi.get(f, 0.0), pi[f], f))
     sampler_cpu(tmp)
     slowdown(tmp)
+    stack_copy_sweep(targets + [cc1_target(tmp)], tmp)
     shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
