@@ -40,10 +40,11 @@
 #include "unwind.h"
 
 #define RING_PAGES 64          /* data pages per CPU: 256 KiB */
-/* With a stack copy per sample (8 KiB by default), 1 MiB holds 120
- * samples; a bigger copy, a bigger ring for as many (dwarf_ring_pages);
- * less when the locked-memory limit refuses it (perf_event_mlock_kb). */
+/* With a stack copy of 8 KiB per sample, 1 MiB holds 120 samples; a
+ * bigger copy, a bigger ring for as many (dwarf_ring_pages); less when
+ * the locked-memory limit refuses it (perf_event_mlock_kb). */
 #define RING_PAGES_DWARF 256
+#define RING_COPY_DWARF 8192
 #define MAX_IPS 127
 /* The user registers (perf's x86 numbering): ax bx cx dx si di bp sp ip,
  * r8..r15; they come in bit order. */
@@ -281,13 +282,14 @@ static int open_thread(struct stacks_state *st, struct perf_event_attr *a,
 }
 
 /* Data pages per CPU for a stack copy of copy bytes: room for as many
- * samples as RING_PAGES_DWARF holds with the default copy (a power of 2,
+ * samples as RING_PAGES_DWARF holds of RING_COPY_DWARF (a power of 2,
  * as the kernel wants). */
 static unsigned dwarf_ring_pages(unsigned copy)
 {
 	unsigned pages = RING_PAGES_DWARF;
 
-	while (pages / RING_PAGES_DWARF < copy / SAMPLER_STACK_COPY_DEFAULT)
+	while ((uint64_t)pages * RING_COPY_DWARF <
+	       (uint64_t)RING_PAGES_DWARF * copy)
 		pages *= 2;
 	return pages;
 }

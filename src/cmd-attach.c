@@ -67,7 +67,7 @@ const char cmd_attach_usage[] =
 	"                  user space, unwound as --unwind says: dwarf, from\n"
 	"                  the binaries' unwind tables (.eh_frame) and a copy\n"
 	"                  of the stack (dwarf,SIZE: SIZE bytes of it, 1024\n"
-	"                  to 65528, a multiple of 8; default 8192: see\n"
+	"                  to 65528, a multiple of 8; default 16384: see\n"
 	"                  docs/attach.md for what each size reaches and\n"
 	"                  costs); fp, the frame-pointer chain;\n"
 	"                  auto (default), dwarf where the kernel allows\n"
