@@ -108,28 +108,106 @@ static void per_call(char *buf, size_t len, const struct both *b,
 		snprintf(buf, len, "%.2fs", ns / 1e9);
 }
 
-int report_both(const struct out_input *c, const struct out_input *s,
-		const char *sort, size_t top, int json)
+/* What the rows print: the profiles and the rows. */
+struct both_rows {
+	const struct out_input *c, *s;
+	uint64_t period_ns;
+	struct both *v;
+	size_t n;
+};
+
+static void print_json(const struct both_rows *b)
 {
-	const struct vgl_profile *p = &c->p;
-	const struct vgl_sprofile *sp = &s->sp;
-	uint32_t hz = s->r.stacks_head.frequency;
-	uint64_t period_ns = hz ? 1000000000ull / hz : 0;
+	const struct vgl_sprofile *sp = &b->s->sp;
+	uint64_t period_ns = b->period_ns;
+	const struct both *v = b->v;
+	struct vgl_json j;
+	size_t i;
+
+	vgl_json_init(&j, stdout);
+	vgl_json_begin_object(&j, NULL);
+	vgl_json_u64(&j, "schema_version", 2);
+	vgl_json_str(&j, "counting_file", b->c->path);
+	vgl_json_str(&j, "sampled_file", b->s->path);
+	vgl_json_u64(&j, "total_calls", b->c->p.total_calls);
+	vgl_json_u64(&j, "stack_samples", sp->samples);
+	vgl_json_u64(&j, "period_ns", period_ns);
+	vgl_json_begin_array(&j, "functions");
+	for (i = 0; i < b->n; i++) {
+		vgl_json_begin_object(&j, NULL);
+		vgl_json_str(&j, "label", v[i].fn->label);
+		vgl_json_str(&j, "module", v[i].fn->module_name);
+		vgl_json_hex(&j, "address", v[i].fn->addr);
+		vgl_json_u64(&j, "calls", v[i].calls);
+		vgl_json_u64(&j, "self_samples", v[i].self);
+		vgl_json_u64(&j, "total_samples", v[i].total);
+		if (v[i].calls && period_ns)
+			vgl_json_u64(&j, "total_ns_per_call",
+				     (uint64_t)((double)v[i].total *
+						(double)period_ns /
+						(double)v[i].calls + 0.5));
+		else
+			vgl_json_null(&j, "total_ns_per_call");
+		vgl_json_end_object(&j);
+	}
+	vgl_json_end_array(&j);
+	vgl_json_end_object(&j);
+	putchar('\n');
+}
+
+static int print_text(const struct both_rows *b)
+{
+	const struct vgl_sprofile *sp = &b->s->sp;
+	uint64_t samples = sp->samples;
+	size_t i;
+
+	fputs("counting: ", stdout);
+	vgl_text_line(stdout, b->c->path);
+	printf(" (%" PRIu64 " calls)\nsampled: ", b->c->p.total_calls);
+	vgl_text_line(stdout, b->s->path);
+	printf(" (%" PRIu64 " stack samples, every %" PRIu64 " ns)\n\n",
+	       samples, b->period_ns);
+	printf("%12s  %7s  %7s  %10s  %s\n", "calls", "self %", "total %",
+	       "time/call", "function");
+	for (i = 0; i < b->n; i++) {
+		const struct both *r = &b->v[i];
+		char t[32];
+
+		per_call(t, sizeof(t), r, b->period_ns);
+		printf("%12" PRIu64 "  %6.2f%%  %6.2f%%  %10s  ", r->calls,
+		       samples ? 100.0 * (double)r->self / (double)samples : 0.0,
+		       samples ? 100.0 * (double)r->total / (double)samples : 0.0,
+		       t);
+		vgl_text_line(stdout, r->fn->label);
+		putchar('\n');
+	}
+	printf("\ncalls: exact, from the counting profile; self %% and total %%: the\n"
+	       "stack samples that found the function running, or on the stack;\n"
+	       "time/call: its total samples times the period over its calls.\n");
+	report_hook_share(sp, samples);
+	return 0;
+}
+
+/* The rows: the counting profile's called functions and the sampled
+ * one's, a function in both joined into one row. */
+static int join(struct both_rows *b)
+{
+	const struct vgl_profile *p = &b->c->p;
+	const struct vgl_sprofile *sp = &b->s->sp;
 	struct both *v;
 	size_t i, n = 0, k;
 
-	sort_by = !strcmp(sort, "total") ? 1 : !strcmp(sort, "calls") ? 2 : 0;
 	v = calloc(p->nfuncs + sp->nfuncs + 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	for (i = 0; i < p->ncalled; i++)
 		v[n++] = (struct both){ &p->funcs[i],
-					module_of(&c->r, &p->funcs[i]),
+					module_of(&b->c->r, &p->funcs[i]),
 					p->funcs[i].calls, 0, 0 };
 	for (i = 0; i < sp->nfuncs; i++)
 		if (sp->total[i])
 			v[n++] = (struct both){ &sp->funcs[i],
-						module_of(&s->r, &sp->funcs[i]),
+						module_of(&b->s->r, &sp->funcs[i]),
 						0, sp->self[i], sp->total[i] };
 	qsort(v, n, sizeof(*v), cmp_both_key);
 	/* A sampled entry right after the counting one of the same key
@@ -143,69 +221,31 @@ int report_both(const struct out_input *c, const struct out_input *s,
 		}
 		v[k++] = v[i];
 	}
-	n = k;
-	qsort(v, n, sizeof(*v), cmp_rank);
-	if (top && top < n)
-		n = top;
+	b->v = v;
+	b->n = k;
+	return 0;
+}
 
-	if (json) {
-		struct vgl_json j;
+int report_both(const struct out_input *c, const struct out_input *s,
+		const char *sort, size_t top, int json)
+{
+	uint32_t hz = s->r.stacks_head.frequency;
+	struct both_rows b = { c, s, hz ? 1000000000ull / hz : 0, NULL, 0 };
+	int err;
 
-		vgl_json_init(&j, stdout);
-		vgl_json_begin_object(&j, NULL);
-		vgl_json_u64(&j, "schema_version", 2);
-		vgl_json_str(&j, "counting_file", c->path);
-		vgl_json_str(&j, "sampled_file", s->path);
-		vgl_json_u64(&j, "total_calls", p->total_calls);
-		vgl_json_u64(&j, "stack_samples", sp->samples);
-		vgl_json_u64(&j, "period_ns", period_ns);
-		vgl_json_begin_array(&j, "functions");
-		for (i = 0; i < n; i++) {
-			vgl_json_begin_object(&j, NULL);
-			vgl_json_str(&j, "label", v[i].fn->label);
-			vgl_json_str(&j, "module", v[i].fn->module_name);
-			vgl_json_hex(&j, "address", v[i].fn->addr);
-			vgl_json_u64(&j, "calls", v[i].calls);
-			vgl_json_u64(&j, "self_samples", v[i].self);
-			vgl_json_u64(&j, "total_samples", v[i].total);
-			if (v[i].calls && period_ns)
-				vgl_json_u64(&j, "total_ns_per_call",
-					     (uint64_t)((double)v[i].total *
-							(double)period_ns /
-							(double)v[i].calls + 0.5));
-			else
-				vgl_json_null(&j, "total_ns_per_call");
-			vgl_json_end_object(&j);
-		}
-		vgl_json_end_array(&j);
-		vgl_json_end_object(&j);
-		putchar('\n');
-	} else {
-		fputs("counting: ", stdout);
-		vgl_text_line(stdout, c->path);
-		printf(" (%" PRIu64 " calls)\nsampled: ", p->total_calls);
-		vgl_text_line(stdout, s->path);
-		printf(" (%" PRIu64 " stack samples, every %" PRIu64 " ns)\n\n",
-		       sp->samples, period_ns);
-		printf("%12s  %7s  %7s  %10s  %s\n", "calls", "self %", "total %",
-		       "time/call", "function");
-		for (i = 0; i < n; i++) {
-			char t[32];
-
-			per_call(t, sizeof(t), &v[i], period_ns);
-			printf("%12" PRIu64 "  %6.2f%%  %6.2f%%  %10s  ",
-			       v[i].calls,
-			       sp->samples ? 100.0 * (double)v[i].self / (double)sp->samples : 0.0,
-			       sp->samples ? 100.0 * (double)v[i].total / (double)sp->samples : 0.0,
-			       t);
-			vgl_text_line(stdout, v[i].fn->label);
-			putchar('\n');
-		}
-		printf("\ncalls: exact, from the counting profile; self %% and total %%: the\n"
-		       "stack samples that found the function running, or on the stack;\n"
-		       "time/call: its total samples times the period over its calls.\n");
-		report_hook_share(sp, sp->samples);
-	}
-	free(v);
+	sort_by = !strcmp(sort, "total") ? 1 : !strcmp(sort, "calls") ? 2 : 0;
+	err = join(&b);
+	if (err)
+		return err;
+	qsort(b.v, b.n, sizeof(*b.v), cmp_rank);
+	if (top && top < b.n)
+		b.n = top;
+	if (json)
+		print_json(&b);
+	else
+		err = print_text(&b);
+	free(b.v);
+	if (err)
+		return err;
 	return ferror(stdout) ? -EIO : 0;
 }
