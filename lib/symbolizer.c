@@ -1847,13 +1847,61 @@ static const char *origin_name(struct vgl_symbolizer *s, Dwarf_Die *die)
 	return n ? vgl_symbolizer_intern(s, n) : NULL;
 }
 
+/* The DIE a function's instance (out of line or inlined) is a copy of:
+ * its DW_AT_abstract_origin, else the DIE itself. */
+static Dwarf_Off origin_of(Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die o;
+
+	if (!dwarf_attr(die, DW_AT_abstract_origin, &at) ||
+	    !dwarf_formref_die(&at, &o))
+		return dwarf_dieoffset(die);
+	return dwarf_dieoffset(&o);
+}
+
+/*
+ * Is the inlined instance in a copy of the function itself that GCC made,
+ * not a call?  GCC splits a function (ipa-split: its first test stays,
+ * the rest goes to F.part.0) and, when F is its part's only caller (a
+ * thread's start function, whose address is taken), inlines the part
+ * back: the DWARF then holds an inlined copy of F straight inside F,
+ * "called" from F's own declaration line, and stacks read F;F (inlined)
+ * (xz's lzma_block_encoder_init, crc64_clmul).  A recursive call
+ * inlined is at a line of F's body, and stays.
+ */
+static int split_back(Dwarf_Die *inl, Dwarf_Off fn_origin)
+{
+	Dwarf_Attribute at;
+	Dwarf_Word call_line, call_file, decl_file;
+	Dwarf_Die o;
+	int decl_line;
+
+	/* dwarf_formudata takes the NULL of an attribute not there. */
+	if (!fn_origin || origin_of(inl) != fn_origin ||
+	    !dwarf_attr(inl, DW_AT_abstract_origin, &at) ||
+	    !dwarf_formref_die(&at, &o) ||
+	    dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &at),
+			    &call_line) != 0 ||
+	    dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &at),
+			    &call_file) != 0 ||
+	    dwarf_decl_line(&o, &decl_line) != 0 ||
+	    dwarf_formudata(dwarf_attr(&o, DW_AT_decl_file, &at),
+			    &decl_file) != 0)
+		return 0;
+	return call_line == (Dwarf_Word)decl_line && call_file == decl_file;
+}
+
 /*
  * Walks down from die through the scopes that hold pc, writing the
  * inlined instances on the way, outermost first, into out[*n .. max).
- * Returns 1 when a function holding pc was found below die.
+ * fn_origin is the abstract origin of the function instance die is in
+ * (0: none).  Returns 1 when a function holding pc was found
+ * below die.
  */
 static int inline_path(struct vgl_symbolizer *s, Dwarf_Die *die, Dwarf_Addr pc,
-		       const char **out, size_t *n, size_t max, int depth)
+		       Dwarf_Off fn_origin, const char **out, size_t *n,
+		       size_t max, int depth)
 {
 	Dwarf_Die child;
 
@@ -1868,14 +1916,18 @@ static int inline_path(struct vgl_symbolizer *s, Dwarf_Die *die, Dwarf_Addr pc,
 		case DW_TAG_catch_block:
 			if (dwarf_haspc(&child, pc) != 1)
 				break;
+			if (dwarf_tag(&child) == DW_TAG_subprogram)
+				fn_origin = origin_of(&child);
 			if (dwarf_tag(&child) == DW_TAG_inlined_subroutine &&
-			    *n < max) {
+			    !split_back(&child, fn_origin)) {
 				const char *name = origin_name(s, &child);
 
-				if (name)
+				if (name && *n < max)
 					out[(*n)++] = name;
+				fn_origin = origin_of(&child);
 			}
-			inline_path(s, &child, pc, out, n, max, depth + 1);
+			inline_path(s, &child, pc, fn_origin, out, n, max,
+				    depth + 1);
 			return 1;
 		case DW_TAG_namespace:
 		case DW_TAG_module:
@@ -1883,7 +1935,8 @@ static int inline_path(struct vgl_symbolizer *s, Dwarf_Die *die, Dwarf_Addr pc,
 		case DW_TAG_structure_type:
 		case DW_TAG_union_type:
 			/* C++ member functions may be defined inside. */
-			if (inline_path(s, &child, pc, out, n, max, depth + 1))
+			if (inline_path(s, &child, pc, fn_origin, out, n, max,
+					depth + 1))
 				return 1;
 			break;
 		default:
@@ -1914,7 +1967,7 @@ static size_t lookup_inlined(struct vgl_symbolizer *s, struct sym_module *m,
 		if (!cu)
 			return 0;
 	}
-	inline_path(s, cu, a - bias, names, &n, max, 0);
+	inline_path(s, cu, a - bias, 0, names, &n, max, 0);
 	for (i = 0; i < n / 2; i++) {
 		const char *t = names[i];
 
