@@ -48,6 +48,10 @@ struct vgl_pfunc {
 	                         * those too): calls - inlined_calls are
 	                         * real calls of the function */
 	uint32_t inlined_hosts; /* the functions those copies were in */
+	int inlined_copy;       /* sampled model only: the frames of code
+	                         * inlined into other functions, "NAME
+	                         * (inlined)" (DWARF); each copy's host is
+	                         * the next frame out that is not one */
 };
 
 /* One edge of the file: callee entered from one return address. */

@@ -96,9 +96,26 @@ static int make_func(struct vgl_sprofile *p, const struct skey *k,
 	f->module_name = vgl_symbolizer_module_name(p->sym, k->module);
 	name = vgl_place_name(p->sym, &k->place, buf, sizeof(buf));
 	if (k->place.inlined) {
-		/* An inlined copy: no address or symbol of its own. */
+		/* An inlined copy: no address or symbol of its own.  Its file
+		 * is its host's (the first host by address: one function
+		 * stands for the copies in every host): the symbolizer
+		 * keeps no file of an inlined function's own, and the
+		 * exports that name a file (callgrind's fl=) said ???. */
 		f->addr = 0;
 		f->known = 0;
+		f->inlined_copy = 1;
+		if (fs) {
+			const char *file;
+			int line, err;
+
+			err = vgl_symbolizer_line(p->sym, k->module, k->place.addr +
+						  vgl_symbolizer_module_bias(p->sym, k->module),
+						  &file, &line);
+			if (err == -ENOMEM)
+				return err;
+			if (!err)
+				f->file = file;
+		}
 		fs = NULL;
 	}
 	if (fs) {
@@ -268,9 +285,16 @@ int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
 		memcpy(uniq, keys, nf * sizeof(*keys));
 		qsort(uniq, nf, sizeof(*uniq), cmp_skey);
 	}
-	for (i = 0; i < nf; i++)
+	for (i = 0; i < nf; i++) {
 		if (!n || cmp_skey(&uniq[n - 1], &uniq[i]))
 			uniq[n++] = uniq[i];
+		else if (uniq[i].place.inlined &&
+			 uniq[i].place.addr < uniq[n - 1].place.addr)
+			/* The copies of one inlined function in several
+			 * hosts: the first host by address names its file
+			 * (make_func), whatever order qsort left them in. */
+			uniq[n - 1] = uniq[i];
+	}
 	p->funcs = calloc(n + 1, sizeof(*p->funcs));
 	p->owned = calloc(2 * n + 1, sizeof(*p->owned));
 	order = malloc((n + 1) * sizeof(*order));
