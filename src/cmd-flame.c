@@ -11,6 +11,7 @@
 
 #include "out.h"
 #include "cli.h"
+#include "inlined.h"
 
 const char cmd_flame_usage[] =
 	"usage: vigil flame FILE [-o OUT.svg] [--title TEXT] [--thread TID|NAME]\n"
@@ -81,32 +82,49 @@ static int cmp_fptr(const void *a, const void *b)
 
 /* The exact calls of the counting profile c on the tooltips of the
  * sampled profile's frames: a function is the same in both when its
- * module has the same base name and it starts at the same address. */
+ * module has the same base name and it starts at the same address.  An
+ * inlined copy has no calls of its own: its tooltip names its hosts and
+ * their calls (views/inlined.h), where it said "0 calls". */
 static int add_calls(struct flame *fl, const struct out_input *c,
 		     const struct out_input *s)
 {
 	const struct vgl_pfunc **v;
+	struct inlined_hosts hosts;
+	uint64_t *calls;
 	size_t i, n = c->p.ncalled;
-	int err = 0;
+	int err;
 
 	v = malloc((n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
+	calls = calloc(s->sp.nfuncs + 1, sizeof(*calls));
+	err = v && calls ? inlined_hosts_build(&hosts, &s->sp) : -ENOMEM;
+	if (err) {
+		free(v);
+		free(calls);
+		return err;
+	}
 	for (i = 0; i < n; i++)
 		v[i] = &c->p.funcs[i];
 	qsort(v, n, sizeof(*v), cmp_fptr);
-	for (i = 0; !err && i < s->sp.nfuncs; i++) {
-		const struct vgl_pfunc *fn = &s->sp.funcs[i], *key = fn;
+	for (i = 0; i < s->sp.nfuncs; i++) {
+		const struct vgl_pfunc *key = &s->sp.funcs[i];
 		const struct vgl_pfunc **hit = bsearch(&key, v, n, sizeof(*v),
 						       cmp_fptr);
+
+		calls[i] = hit ? (*hit)->calls : 0;
+	}
+	for (i = 0; !err && i < s->sp.nfuncs; i++) {
+		const struct vgl_pfunc *fn = &s->sp.funcs[i];
 		char *note;
 
-		if (asprintf(&note, "%llu calls",
-			     hit ? (unsigned long long)(*hit)->calls : 0ull) < 0)
-			err = -ENOMEM;
-		else
-			err = flame_note(fl, fn, note);
+		if (fn->inlined_copy && !calls[i])
+			note = inlined_note(&hosts, &s->sp, (uint32_t)i, calls);
+		else if (asprintf(&note, "%llu calls",
+				  (unsigned long long)calls[i]) < 0)
+			note = NULL;
+		err = note ? flame_note(fl, fn, note) : -ENOMEM;
 	}
+	inlined_hosts_release(&hosts);
+	free(calls);
 	free(v);
 	return err;
 }

@@ -6,7 +6,9 @@
  * else the same base name) and it starts at the same ELF address (names
  * alone would merge two `static helper`).  Time per call is the total samples times the
  * sampling period over the calls: the time a call takes, callees
- * included, on average.
+ * included, on average.  A copy of a function inlined into others has
+ * samples and no calls of its own: it is marked inlined, with its hosts
+ * and their calls (inlined.h), not given 0 calls.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inlined.h"
 #include "json.h"
 #include "out.h"
 #include "report-both.h"
@@ -24,6 +27,7 @@ struct both {
 	const struct vgl_pfunc *fn;    /* the counting one, else the sampled */
 	const struct vgl_module_info *mod;   /* fn's, or NULL */
 	uint64_t calls, self, total;
+	size_t sampled;                /* the sampled function, or SIZE_MAX */
 };
 
 /* fn's module in the file r, or NULL. */
@@ -108,13 +112,22 @@ static void per_call(char *buf, size_t len, const struct both *b,
 		snprintf(buf, len, "%.2fs", ns / 1e9);
 }
 
-/* What the rows print: the profiles and the rows. */
+/* What the rows print: the profiles, the rows, and for the inlined
+ * copies their hosts and every sampled function's calls. */
 struct both_rows {
 	const struct out_input *c, *s;
 	uint64_t period_ns;
 	struct both *v;
 	size_t n;
+	struct inlined_hosts hosts;
+	uint64_t *calls;               /* of sampled function i; 0: none */
 };
+
+/* An inlined copy (inlined.h): its row says so instead of 0 calls. */
+static int is_copy(const struct both *b)
+{
+	return b->sampled != SIZE_MAX && !b->calls && b->fn->inlined_copy;
+}
 
 static void print_json(const struct both_rows *b)
 {
@@ -122,7 +135,7 @@ static void print_json(const struct both_rows *b)
 	uint64_t period_ns = b->period_ns;
 	const struct both *v = b->v;
 	struct vgl_json j;
-	size_t i;
+	size_t i, h;
 
 	vgl_json_init(&j, stdout);
 	vgl_json_begin_object(&j, NULL);
@@ -138,7 +151,11 @@ static void print_json(const struct both_rows *b)
 		vgl_json_str(&j, "label", v[i].fn->label);
 		vgl_json_str(&j, "module", v[i].fn->module_name);
 		vgl_json_hex(&j, "address", v[i].fn->addr);
-		vgl_json_u64(&j, "calls", v[i].calls);
+		/* An inlined copy's calls are not counted, which is not 0. */
+		if (is_copy(&v[i]))
+			vgl_json_null(&j, "calls");
+		else
+			vgl_json_u64(&j, "calls", v[i].calls);
 		vgl_json_u64(&j, "self_samples", v[i].self);
 		vgl_json_u64(&j, "total_samples", v[i].total);
 		if (v[i].calls && period_ns)
@@ -148,6 +165,23 @@ static void print_json(const struct both_rows *b)
 						(double)v[i].calls + 0.5));
 		else
 			vgl_json_null(&j, "total_ns_per_call");
+		if (is_copy(&v[i])) {
+			vgl_json_begin_array(&j, "inlined_into");
+			for (h = b->hosts.first[v[i].sampled];
+			     h < b->hosts.first[v[i].sampled + 1]; h++) {
+				uint32_t g = b->hosts.v[h].host;
+
+				vgl_json_begin_object(&j, NULL);
+				vgl_json_str(&j, "function", sp->funcs[g].label);
+				if (b->calls[g])
+					vgl_json_u64(&j, "calls", b->calls[g]);
+				else
+					vgl_json_null(&j, "calls");
+				vgl_json_u64(&j, "samples", b->hosts.v[h].samples);
+				vgl_json_end_object(&j);
+			}
+			vgl_json_end_array(&j);
+		}
 		vgl_json_end_object(&j);
 	}
 	vgl_json_end_array(&j);
@@ -159,7 +193,7 @@ static int print_text(const struct both_rows *b)
 {
 	const struct vgl_sprofile *sp = &b->s->sp;
 	uint64_t samples = sp->samples;
-	size_t i;
+	size_t i, copies = 0;
 
 	fputs("counting: ", stdout);
 	vgl_text_line(stdout, b->c->path);
@@ -174,16 +208,36 @@ static int print_text(const struct both_rows *b)
 		char t[32];
 
 		per_call(t, sizeof(t), r, b->period_ns);
-		printf("%12" PRIu64 "  %6.2f%%  %6.2f%%  %10s  ", r->calls,
+		if (is_copy(r))
+			printf("%12s", "inlined");
+		else
+			printf("%12" PRIu64, r->calls);
+		printf("  %6.2f%%  %6.2f%%  %10s  ",
 		       samples ? 100.0 * (double)r->self / (double)samples : 0.0,
 		       samples ? 100.0 * (double)r->total / (double)samples : 0.0,
 		       t);
 		vgl_text_line(stdout, r->fn->label);
+		if (is_copy(r)) {
+			char *note = inlined_note(&b->hosts, sp,
+						  (uint32_t)r->sampled, b->calls);
+
+			if (!note)
+				return -ENOMEM;
+			fputs("  [", stdout);
+			vgl_text_line(stdout, note);
+			putchar(']');
+			free(note);
+			copies++;
+		}
 		putchar('\n');
 	}
 	printf("\ncalls: exact, from the counting profile; self %% and total %%: the\n"
 	       "stack samples that found the function running, or on the stack;\n"
 	       "time/call: its total samples times the period over its calls.\n");
+	if (copies)
+		printf("inlined: its code ran inlined into the functions in brackets, shown\n"
+		       "with their exact calls; an inlined copy makes no call of its own (the\n"
+		       "entry mode counts real calls only).\n");
 	report_hook_share(sp, samples);
 	return 0;
 }
@@ -198,17 +252,20 @@ static int join(struct both_rows *b)
 	size_t i, n = 0, k;
 
 	v = calloc(p->nfuncs + sp->nfuncs + 1, sizeof(*v));
-	if (!v)
+	b->calls = calloc(sp->nfuncs + 1, sizeof(*b->calls));
+	if (!v || !b->calls) {
+		free(v);
 		return -ENOMEM;
+	}
 	for (i = 0; i < p->ncalled; i++)
 		v[n++] = (struct both){ &p->funcs[i],
 					module_of(&b->c->r, &p->funcs[i]),
-					p->funcs[i].calls, 0, 0 };
+					p->funcs[i].calls, 0, 0, SIZE_MAX };
 	for (i = 0; i < sp->nfuncs; i++)
 		if (sp->total[i])
 			v[n++] = (struct both){ &sp->funcs[i],
 						module_of(&b->s->r, &sp->funcs[i]),
-						0, sp->self[i], sp->total[i] };
+						0, sp->self[i], sp->total[i], i };
 	qsort(v, n, sizeof(*v), cmp_both_key);
 	/* A sampled entry right after the counting one of the same key
 	 * joins it. */
@@ -217,10 +274,14 @@ static int join(struct both_rows *b)
 		    !v[k - 1].self && !v[k - 1].total) {
 			v[k - 1].self = v[i].self;
 			v[k - 1].total = v[i].total;
+			v[k - 1].sampled = v[i].sampled;
 			continue;
 		}
 		v[k++] = v[i];
 	}
+	for (i = 0; i < k; i++)
+		if (v[i].sampled != SIZE_MAX)
+			b->calls[v[i].sampled] = v[i].calls;
 	b->v = v;
 	b->n = k;
 	return 0;
@@ -230,13 +291,16 @@ int report_both(const struct out_input *c, const struct out_input *s,
 		const char *sort, size_t top, int json)
 {
 	uint32_t hz = s->r.stacks_head.frequency;
-	struct both_rows b = { c, s, hz ? 1000000000ull / hz : 0, NULL, 0 };
+	struct both_rows b = { c, s, hz ? 1000000000ull / hz : 0, NULL, 0,
+			       { NULL, NULL }, NULL };
 	int err;
 
 	sort_by = !strcmp(sort, "total") ? 1 : !strcmp(sort, "calls") ? 2 : 0;
 	err = join(&b);
+	if (!err)
+		err = inlined_hosts_build(&b.hosts, &s->sp);
 	if (err)
-		return err;
+		goto out;
 	qsort(b.v, b.n, sizeof(*b.v), cmp_rank);
 	if (top && top < b.n)
 		b.n = top;
@@ -244,6 +308,9 @@ int report_both(const struct out_input *c, const struct out_input *s,
 		print_json(&b);
 	else
 		err = print_text(&b);
+out:
+	inlined_hosts_release(&b.hosts);
+	free(b.calls);
 	free(b.v);
 	if (err)
 		return err;
