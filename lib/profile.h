@@ -51,7 +51,9 @@ struct vgl_pfunc {
 	int inlined_copy;       /* sampled model only: the frames of code
 	                         * inlined into other functions, "NAME
 	                         * (inlined)" (DWARF); each copy's host is
-	                         * the next frame out that is not one */
+	                         * the next frame out that is not one.  Its
+	                         * file is the one declaring it, else its
+	                         * host's; no line */
 };
 
 /* One edge of the file: callee entered from one return address. */

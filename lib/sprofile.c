@@ -23,6 +23,7 @@ struct skey {
 	uint64_t addr;          /* 0 for an inlined copy */
 	struct vgl_place place; /* place.inlined: an inlined copy of that
 	                         * function, one per name and module */
+	const char *inl_file;   /* the file declaring it, or NULL */
 };
 
 static int cmp_skey(const void *a, const void *b)
@@ -97,14 +98,15 @@ static int make_func(struct vgl_sprofile *p, const struct skey *k,
 	name = vgl_place_name(p->sym, &k->place, buf, sizeof(buf));
 	if (k->place.inlined) {
 		/* An inlined copy: no address or symbol of its own.  Its file
-		 * is its host's (the first host by address: one function
-		 * stands for the copies in every host): the symbolizer
-		 * keeps no file of an inlined function's own, and the
-		 * exports that name a file (callgrind's fl=) said ???. */
+		 * is the one that declares it, else its host's (the first
+		 * host by address: one function stands for the copies in
+		 * every host); the exports that name a file (callgrind's
+		 * fl=) said ??? for it. */
 		f->addr = 0;
 		f->known = 0;
 		f->inlined_copy = 1;
-		if (fs) {
+		f->file = k->inl_file;
+		if (fs && !f->file) {
 			const char *file;
 			int line, err;
 
@@ -250,15 +252,15 @@ int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
 		first[i] = nf;
 		for (j = 0; j < st->nframes; j++) {
 			const struct vgl_frame *fr = &r->frames[st->first_frame + j];
-			const char *inl[32];
+			const char *inl[32], *inl_file[32];
 			struct skey k;
 			size_t m, x;
 
 			resolve(r, sym, fr, j > 0, &k);
 			m = k.module == VGL_PROFILE_NO_MODULE ? 0 :
-			    vgl_symbolizer_inlined(sym, k.module,
-						   j && fr->addr ? fr->addr - 1 :
-						   fr->addr, inl, 32);
+			    vgl_symbolizer_inlined_decl(sym, k.module,
+							j && fr->addr ? fr->addr - 1 :
+							fr->addr, inl, inl_file, 32);
 			if (nf + m + 1 > cap) {
 				struct skey *g;
 
@@ -268,9 +270,11 @@ int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
 					goto out;
 				keys = g;
 			}
+			k.inl_file = NULL;
 			for (x = 0; x < m; x++) {
 				keys[nf] = k;
 				keys[nf].addr = 0;
+				keys[nf].inl_file = inl_file[x];
 				keys[nf++].place.inlined = inl[x];
 			}
 			keys[nf++] = k;
@@ -288,12 +292,18 @@ int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
 	for (i = 0; i < nf; i++) {
 		if (!n || cmp_skey(&uniq[n - 1], &uniq[i]))
 			uniq[n++] = uniq[i];
-		else if (uniq[i].place.inlined &&
-			 uniq[i].place.addr < uniq[n - 1].place.addr)
+		else if (uniq[i].place.inlined) {
 			/* The copies of one inlined function in several
-			 * hosts: the first host by address names its file
-			 * (make_func), whatever order qsort left them in. */
-			uniq[n - 1] = uniq[i];
+			 * hosts: a file that declares it, else the first
+			 * host by address names its file (make_func),
+			 * whatever order qsort left them in. */
+			const char *file = uniq[n - 1].inl_file ?
+					   uniq[n - 1].inl_file : uniq[i].inl_file;
+
+			if (uniq[i].place.addr < uniq[n - 1].place.addr)
+				uniq[n - 1] = uniq[i];
+			uniq[n - 1].inl_file = file;
+		}
 	}
 	p->funcs = calloc(n + 1, sizeof(*p->funcs));
 	p->owned = calloc(2 * n + 1, sizeof(*p->owned));

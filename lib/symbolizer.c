@@ -183,6 +183,8 @@ struct vgl_symbolizer {
 	struct inl_entry *inl;  /* open addressing, power-of-2 capacity */
 	size_t inl_cap, inl_len;
 	const char **inl_names;
+	const char **inl_files; /* the file declaring each (base name), or
+	                         * NULL; as long as inl_names */
 	size_t inl_nnames, inl_names_cap;
 	char **interned;        /* open addressing, power-of-2 capacity */
 	size_t icap, ilen;
@@ -346,6 +348,7 @@ void vgl_symbolizer_free(struct vgl_symbolizer *s)
 	}
 	free(s->inl);
 	free(s->inl_names);
+	free(s->inl_files);
 	for (i = 0; i < s->icap; i++)
 		free(s->interned[i]);
 	free(s->interned);
@@ -1894,14 +1897,16 @@ static int split_back(Dwarf_Die *inl, Dwarf_Off fn_origin)
 
 /*
  * Walks down from die through the scopes that hold pc, writing the
- * inlined instances on the way, outermost first, into out[*n .. max).
+ * inlined instances on the way, outermost first, into out[*n .. max),
+ * and the files that declare them (DW_AT_decl_file, base names; NULL:
+ * not known) into files[*n .. max).
  * fn_origin is the abstract origin of the function instance die is in
  * (0: none).  Returns 1 when a function holding pc was found
  * below die.
  */
 static int inline_path(struct vgl_symbolizer *s, Dwarf_Die *die, Dwarf_Addr pc,
-		       Dwarf_Off fn_origin, const char **out, size_t *n,
-		       size_t max, int depth)
+		       Dwarf_Off fn_origin, const char **out,
+		       const char **files, size_t *n, size_t max, int depth)
 {
 	Dwarf_Die child;
 
@@ -1921,13 +1926,17 @@ static int inline_path(struct vgl_symbolizer *s, Dwarf_Die *die, Dwarf_Addr pc,
 			if (dwarf_tag(&child) == DW_TAG_inlined_subroutine &&
 			    !split_back(&child, fn_origin)) {
 				const char *name = origin_name(s, &child);
+				const char *file = dwarf_decl_file(&child);
 
-				if (name && *n < max)
+				if (name && *n < max) {
+					files[*n] = file ? vgl_symbolizer_intern(s,
+						    base_name(file)) : NULL;
 					out[(*n)++] = name;
+				}
 				fn_origin = origin_of(&child);
 			}
-			inline_path(s, &child, pc, fn_origin, out, n, max,
-				    depth + 1);
+			inline_path(s, &child, pc, fn_origin, out, files, n,
+				    max, depth + 1);
 			return 1;
 		case DW_TAG_namespace:
 		case DW_TAG_module:
@@ -1935,8 +1944,8 @@ static int inline_path(struct vgl_symbolizer *s, Dwarf_Die *die, Dwarf_Addr pc,
 		case DW_TAG_structure_type:
 		case DW_TAG_union_type:
 			/* C++ member functions may be defined inside. */
-			if (inline_path(s, &child, pc, fn_origin, out, n, max,
-					depth + 1))
+			if (inline_path(s, &child, pc, fn_origin, out, files,
+					n, max, depth + 1))
 				return 1;
 			break;
 		default:
@@ -1947,9 +1956,10 @@ static int inline_path(struct vgl_symbolizer *s, Dwarf_Die *die, Dwarf_Addr pc,
 }
 
 /* Looks the inlined functions at ELF address a of m up in its DWARF,
- * innermost first. */
+ * innermost first, and the files declaring them. */
 static size_t lookup_inlined(struct vgl_symbolizer *s, struct sym_module *m,
-			     uint64_t a, const char **names, size_t max)
+			     uint64_t a, const char **names,
+			     const char **files, size_t max)
 {
 	Dwfl_Module *dm = module_dwarf(m);
 	Dwarf_Die *cu = NULL;
@@ -1967,12 +1977,15 @@ static size_t lookup_inlined(struct vgl_symbolizer *s, struct sym_module *m,
 		if (!cu)
 			return 0;
 	}
-	inline_path(s, cu, a - bias, 0, names, &n, max, 0);
+	inline_path(s, cu, a - bias, 0, names, files, &n, max, 0);
 	for (i = 0; i < n / 2; i++) {
 		const char *t = names[i];
 
 		names[i] = names[n - 1 - i];
 		names[n - 1 - i] = t;
+		t = files[i];
+		files[i] = files[n - 1 - i];
+		files[n - 1 - i] = t;
 	}
 	return n;
 }
@@ -2014,7 +2027,14 @@ static int inl_grow(struct vgl_symbolizer *s)
 size_t vgl_symbolizer_inlined(struct vgl_symbolizer *s, size_t mod,
 			      uint64_t addr, const char **names, size_t max)
 {
-	const char *found[64];
+	return vgl_symbolizer_inlined_decl(s, mod, addr, names, NULL, max);
+}
+
+size_t vgl_symbolizer_inlined_decl(struct vgl_symbolizer *s, size_t mod,
+				   uint64_t addr, const char **names,
+				   const char **files, size_t max)
+{
+	const char *found[64], *found_files[64];
 	struct sym_module *m;
 	struct inl_entry *e;
 	size_t j, n, i;
@@ -2032,7 +2052,7 @@ size_t vgl_symbolizer_inlined(struct vgl_symbolizer *s, size_t mod,
 		if (e->mod == mod && e->addr == addr)
 			goto have;
 	}
-	n = lookup_inlined(s, m, addr - m->bias, found,
+	n = lookup_inlined(s, m, addr - m->bias, found, found_files,
 			   sizeof(found) / sizeof(found[0]));
 	if (s->inl_nnames + n > s->inl_names_cap) {
 		size_t cap = s->inl_names_cap ? s->inl_names_cap : 256;
@@ -2044,6 +2064,11 @@ size_t vgl_symbolizer_inlined(struct vgl_symbolizer *s, size_t mod,
 		if (!g)
 			return 0;
 		s->inl_names = g;
+		/* The capacity grows when both arrays have it. */
+		g = realloc(s->inl_files, cap * sizeof(*g));
+		if (!g)
+			return 0;
+		s->inl_files = g;
 		s->inl_names_cap = cap;
 	}
 	e = &s->inl[j];
@@ -2051,13 +2076,19 @@ size_t vgl_symbolizer_inlined(struct vgl_symbolizer *s, size_t mod,
 	e->addr = addr;
 	e->first = s->inl_nnames;
 	e->n = n;
-	if (n)          /* no names yet: inl_names may be NULL */
+	if (n) {        /* no names yet: inl_names may be NULL */
 		memcpy(s->inl_names + s->inl_nnames, found, n * sizeof(*found));
+		memcpy(s->inl_files + s->inl_nnames, found_files,
+		       n * sizeof(*found_files));
+	}
 	s->inl_nnames += n;
 	s->inl_len++;
 have:
-	for (i = 0; i < e->n && i < max; i++)
+	for (i = 0; i < e->n && i < max; i++) {
 		names[i] = s->inl_names[e->first + i];
+		if (files)
+			files[i] = s->inl_files[e->first + i];
+	}
 	return i;
 }
 

@@ -168,6 +168,11 @@ const char *vgl_place_name(struct vgl_symbolizer *s, const struct vgl_place *p,
  */
 size_t vgl_symbolizer_inlined(struct vgl_symbolizer *s, size_t mod,
 			      uint64_t addr, const char **names, size_t max);
+/* The same, and in files[i] the file that declares names[i]
+ * (DW_AT_decl_file, its base name, interned; NULL when not known). */
+size_t vgl_symbolizer_inlined_decl(struct vgl_symbolizer *s, size_t mod,
+				   uint64_t addr, const char **names,
+				   const char **files, size_t max);
 
 /* The directories searched for separate debug files instead of
  * /usr/lib/debug, as perf's --symfs: VIGIL_DEBUG_DIR (a colon-separated

@@ -1,22 +1,16 @@
-/* hot_inline.c - a hot static function inlined at -O2 into two callers,
- * one of them run by a thread (run/inlined-hosts.test).  In the entry
- * mode mix has no call of its own, only samples: host_a is called 3000
- * times by main, host_b 2000 times by worker.  worker, the thread's
- * start function, is split by GCC (ipa-split: the test of arg stays in
- * worker, the loop goes to worker.part.0) and the part inlined back
- * into it: its DWARF holds an inlined copy of worker inside worker. */
+/* hot_inline.c - a hot static function (mix, from hot_inline.h) inlined
+ * at -O2 into two callers, one of them run by a thread
+ * (run/inlined-hosts.test).  In the entry mode mix has no call of its
+ * own, only samples: host_a is called 3000 times by main, host_b 2000
+ * times by worker.  worker, the thread's start function, is split by
+ * GCC (ipa-split: the test of arg stays in worker, the loop goes to
+ * worker.part.0) and the part inlined back into it: its DWARF holds an
+ * inlined copy of worker inside worker. */
 #include <pthread.h>
 
+#include "hot_inline.h"
+
 static volatile unsigned long sink;
-
-static inline __attribute__((always_inline)) unsigned long mix(unsigned long x)
-{
-	int i;
-
-	for (i = 0; i < 40000; i++)
-		x = (x * 6364136223846793005ul + 1442695040888963407ul) ^ (x >> 13);
-	return x;
-}
 
 __attribute__((noinline)) void host_a(unsigned long n)
 {
