@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "inlined.h"
+#include "sortsum.h"
 
 struct triple {
 	uint32_t copy, host;
@@ -56,15 +57,15 @@ int inlined_hosts_build(struct inlined_hosts *h, const struct vgl_sprofile *sp)
 		goto nomem;
 	for (i = 0; i < sp->nstacks; i++) {
 		const uint32_t *c = sp->chain + sp->stacks[i].first;
-		uint32_t d = sp->stacks[i].depth, p, q;
+		uint32_t d = sp->stacks[i].depth, p, host = UINT32_MAX;
 
+		/* Outermost first: the host is the last frame before that
+		 * was not a copy. */
 		for (p = 0; p < d; p++) {
 			if (!sp->funcs[c[p]].inlined_copy)
-				continue;
-			for (q = p; q > 0 && sp->funcs[c[q - 1]].inlined_copy; q--)
-				;
-			if (q > 0)
-				t[nt++] = (struct triple){ c[p], c[q - 1], i };
+				host = c[p];
+			else if (host != UINT32_MAX)
+				t[nt++] = (struct triple){ c[p], host, i };
 		}
 	}
 	if (nt)
@@ -81,7 +82,8 @@ int inlined_hosts_build(struct inlined_hosts *h, const struct vgl_sprofile *sp)
 		if (same && t[i].stack == t[i - 1].stack)
 			continue;
 		if (same) {
-			h->v[n - 1].samples += count;
+			h->v[n - 1].samples = vgl_sat_add(h->v[n - 1].samples,
+							  count);
 			continue;
 		}
 		h->v[n++] = (struct inlined_host){ t[i].host, count };
