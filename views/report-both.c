@@ -234,10 +234,16 @@ static int print_text(const struct both_rows *b)
 	printf("\ncalls: exact, from the counting profile; self %% and total %%: the\n"
 	       "stack samples that found the function running, or on the stack;\n"
 	       "time/call: its total samples times the period over its calls.\n");
+	/* Entry mode: a copy's calls are nowhere; enter/exit mode counts
+	 * them as the function's own, on its row. */
 	if (copies)
 		printf("inlined: its code ran inlined into the functions in brackets, shown\n"
-		       "with their exact calls; an inlined copy makes no call of its own (the\n"
-		       "entry mode counts real calls only).\n");
+		       "with their exact calls; %s.\n",
+		       vgl_reader_modes(&b->c->r) == VGL_META_MODE_ENTRY ?
+		       "an inlined copy makes no call of its own (the\n"
+		       "entry mode counts real calls only)" :
+		       "the calls counted in its inlined copies are on\n"
+		       "the function's own row");
 	report_hook_share(sp, samples);
 	return 0;
 }
