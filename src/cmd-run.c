@@ -111,7 +111,9 @@ const char cmd_run_usage[] =
 	"  --scan LIST   also sample every process of the tree, rebuilt or\n"
 	"                not, every --interval (default 1s), as 'vigil attach'\n"
 	"                does (LIST as there: cpu, threads, memory, io, stacks,\n"
-	"                ...; default cpu,threads,memory): each process's\n"
+	"                ...; default cpu,threads,memory; stacks or counts\n"
+	"                alone, or with each other, are added to the default,\n"
+	"                any other list is the whole set): each process's\n"
 	"                samples go into a sampled profile of its own,\n"
 	"                DIR/samples/NAME.PID.vgl (NAME: its program), streamed\n"
 	"                as 'vigil attach -o' streams them: valid from the\n"
@@ -351,6 +353,12 @@ static int parse_args(struct run *r, int argc, char **argv)
 	if (r->scan_arg && sampler_parse_scan(r->scan_arg, &r->scan, serr,
 					      sizeof(serr)) < 0)
 		return usage_error("run", "%s", serr);
+	/* Stacks and counts are views of the process beside what it uses:
+	 * named alone (README's --scan stacks), they add to the default
+	 * scans, which `vigil plot` draws; any other list is the set. */
+	if (r->scan_arg && !(r->scan & ~(unsigned)(SAMPLER_SCAN_STACKS |
+						   SAMPLER_SCAN_COUNTS)))
+		r->scan |= SAMPLER_SCAN_DEFAULT;
 	if (r->freq_arg) {
 		if (sampler_parse_hz(r->freq_arg, &r->freq) < 0)
 			return usage_error("run", "'%s' is not a frequency "

@@ -712,7 +712,7 @@ static int cpu_panel(const struct plot *pl)
 	if (!b.nb)
 		nothing_to_draw(pl, CPU_TOP, CPU_H, b.n ?
 				"one sample of the threads: no interval to draw" :
-				"no thread samples (vigil attach --scan threads)");
+				"no thread samples (add threads to the --scan of vigil attach or vigil run)");
 	zoom_begin(pl, CPU_TOP, CPU_H);
 	for (i = 0; i < nseries && b.nb; i++) {
 		int other = is_other(i, nseries, nt);
@@ -888,7 +888,7 @@ static int memory_panel(const struct plot *pl)
 	time_axis(pl, MEM_TOP, MEM_H);
 	if (!n) {
 		nothing_to_draw(pl, MEM_TOP, MEM_H,
-				"no memory samples (vigil attach --scan memory)");
+				"no memory samples (add memory to the --scan of vigil attach or vigil run)");
 	} else {
 #define Y(x) (MEM_TOP + MEM_H - MEM_H * (x) / ymax)
 		zoom_begin(pl, MEM_TOP, MEM_H);
@@ -969,7 +969,7 @@ static int host_panel(const struct plot *pl)
 	if (!b.nb)
 		nothing_to_draw(pl, HOST_TOP, HOST_H, b.n ?
 				"one sample of the host: no interval to draw" :
-				"no host CPU samples (vigil attach --scan host-cpu)");
+				"no host CPU samples (add host-cpu to the --scan of vigil attach or vigil run)");
 	zoom_begin(pl, HOST_TOP, HOST_H);
 	for (i = 0; i < 3 && b.nb; i++) {
 		for (k = 0; k < b.nb; k++) {
