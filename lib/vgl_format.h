@@ -116,7 +116,10 @@ enum vgl_state {
                                    * many calls were counted elsewhere */
 #define VGL_META_SWITCHED 0x2u    /* FINISHED because the program moved on
                                    * to another file (vigil_set_file), not
-                                   * because it exited: exit_status is 0 */
+                                   * because it exited: exit_status is 0.
+                                   * SAMPLED: the process exec'd another
+                                   * program, sampled into another file
+                                   * (vigil run --scan) */
 #define VGL_META_DETACHED 0x4u    /* SAMPLED: FINISHED because the sampler
                                    * stopped (stop, signal, --duration,
                                    * --count) while the process ran on:

@@ -1336,7 +1336,10 @@ const char *vgl_reader_state(const struct vgl_reader *r, char *buf,
 			 r->writer_elsewhere ? ELSEWHERE "," : "");
 		break;
 	case VGL_LIVENESS_FINISHED:
-		if (r->meta.flags & VGL_META_SWITCHED)
+		if ((r->meta.flags & VGL_META_SWITCHED) &&
+		    r->meta.kind == VGL_KIND_SAMPLED)
+			snprintf(buf, len, "finished (exec'd another program)");
+		else if (r->meta.flags & VGL_META_SWITCHED)
 			snprintf(buf, len, "finished (switched to another file)");
 		else if (r->meta.kind == VGL_KIND_SAMPLED &&
 			 (r->meta.flags & VGL_META_DETACHED))

@@ -48,7 +48,24 @@ struct attach_vgl {
 	int private;                /* the file is ours alone (0600) */
 	int recheck_mode;           /* an exec: commit now, and look at the
 	                             * process's uids again (keep_private) */
+	/* One image per file (vigil run --scan): set by the caller. */
+	int split_exec;
+	/* An exec after stack samples of the image before it, seen with
+	 * split_exec: ATTACH_VGL_SPLIT_SAMPLE, the sample that showed it
+	 * is the new image's (the old one's stacks are in av); or
+	 * ATTACH_VGL_SPLIT_DONE, a re-read of the maps saw it and the
+	 * sample was av's.  The caller writes av and goes on in a new one
+	 * (attach_vgl_split). */
+	int exec_split;
+	int skip_old;               /* a new image's first sample: the
+	                             * stacks from before its exec are not
+	                             * its own */
+	int switched;               /* written as an image that exec'd */
+	char *pending_exe;          /* the exe a re-read of the maps saw
+	                             * (ATTACH_VGL_SPLIT_DONE) */
 };
+
+enum { ATTACH_VGL_SPLIT_SAMPLE = 1, ATTACH_VGL_SPLIT_DONE = 2 };
 
 /* Starts recording pid's run; times are taken now.  Returns 0 or
  * -ENOMEM. */
@@ -86,6 +103,21 @@ int attach_vgl_stream_unheld(struct attach_vgl *av, const char *path);
  */
 int attach_vgl_write(struct attach_vgl *av, const char *path, int ended,
 		     int exit_known, int exit_status);
+
+/*
+ * After attach_vgl_sample set av->exec_split, the process's next image,
+ * in two steps so that the caller can start next's file between them:
+ * attach_vgl_split_init starts next for the image the process runs now
+ * (its exe read now, else the one the exec named) and marks av as the
+ * image that exec'd (attach_vgl_write writes it FINISHED, switched);
+ * attach_vgl_split_feed gives next the sample s when it was the new
+ * image's (exec_split, av's value, ATTACH_VGL_SPLIT_SAMPLE).  The caller
+ * writes and releases av.  split_init returns 0 or -ENOMEM.
+ */
+int attach_vgl_split_init(struct attach_vgl *next, struct attach_vgl *av,
+			  const struct sampler_sample *s);
+void attach_vgl_split_feed(struct attach_vgl *next, int exec_split,
+			   const struct sampler_sample *s);
 
 /* Frees av; a stream never written by attach_vgl_write is closed, its
  * file left as the last commit made it. */

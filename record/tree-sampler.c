@@ -50,6 +50,7 @@ struct member {
 	char *name;             /* its file in DIR, NAME.PID.vgl, streamed */
 	int ended;              /* set by the callback, under t's mutex */
 	int exit_known, exit_status;
+	unsigned images;        /* images before this one (execs split) */
 	struct tree_sampler *t;
 };
 
@@ -62,7 +63,9 @@ struct tree_sampler {
 	size_t processes;
 	uint64_t samples;
 	size_t files;           /* sampled files written */
-	char **written;         /* their names: another run's are not ours */
+	char **written;         /* their names: another run's are not ours
+	                         * (under lock: an exec adds one from a
+	                         * sampler's thread) */
 	char **exes;            /* the exe each names (or NULL) */
 	unsigned char *mods;    /* whether each has modules */
 	int write_err;          /* the first error writing one, or 0 */
@@ -131,6 +134,9 @@ int tree_sampler_start(struct tree_sampler **out, const char *dir,
 	return 0;
 }
 
+static void split(struct tree_sampler *t, struct member *m,
+		  const struct sampler_sample *s);
+
 static void on_sample(const struct sampler_sample *s, void *arg)
 {
 	struct member *m = arg;
@@ -139,6 +145,8 @@ static void on_sample(const struct sampler_sample *s, void *arg)
 	if (s->kind == SAMPLER_SAMPLE) {
 		pthread_mutex_lock(&m->av_lock);
 		attach_vgl_sample(&m->av, s);
+		if (m->av.exec_split)
+			split(t, m, s);
 		pthread_mutex_unlock(&m->av_lock);
 		pthread_mutex_lock(&t->lock);
 		t->samples++;
@@ -161,40 +169,63 @@ static void on_sample(const struct sampler_sample *s, void *arg)
 	}
 }
 
-/* The name of pid's file: NAME.PID.vgl, NAME the base name of the
- * program it runs (of argv[0] when its exe cannot be read), malloc'd. */
-static char *file_name(const struct attach_vgl *av, pid_t pid)
+/* Whether a file of this run has name (under t's lock). */
+static int written_locked(const struct tree_sampler *t, const char *name)
 {
+	size_t i;
+
+	for (i = 0; i < t->files; i++)
+		if (!strcmp(t->written[i], name))
+			return 1;
+	return 0;
+}
+
+/*
+ * The name of m's file: NAME.PID.vgl, NAME the base name of the program
+ * it runs (of argv[0] when its exe cannot be read), malloc'd.  An image
+ * after an exec whose name a file of an earlier image of the process has
+ * already (bash that exec'd bash) is NAME.PID.N.vgl, N its number.
+ */
+static char *file_name(struct tree_sampler *t, const struct member *m)
+{
+	const struct attach_vgl *av = &m->av;
 	const char *exe = av->exe ? av->exe : av->argc ? av->argv[0] : NULL;
 	const char *base = exe && strrchr(exe, '/') ? strrchr(exe, '/') + 1
 						    : exe;
 	char *name;
+	int taken;
 
 	if (!base || !*base)
 		base = "process";
-	if (asprintf(&name, "%s.%d.vgl", base, (int)pid) < 0)
+	if (asprintf(&name, "%s.%d.vgl", base, (int)m->pid) < 0)
+		return NULL;
+	if (!m->images)
+		return name;
+	pthread_mutex_lock(&t->lock);
+	taken = written_locked(t, name);
+	pthread_mutex_unlock(&t->lock);
+	if (!taken)
+		return name;
+	free(name);
+	if (asprintf(&name, "%s.%d.%u.vgl", base, (int)m->pid, m->images) < 0)
 		return NULL;
 	return name;
 }
 
 /*
- * Stops m's sampler (its last sample delivered), makes DIR/NAME.PID.vgl
- * final (NAME: the last program it ran; the streamed file is renamed if
- * it was another) and frees m.  ended: the process ended; else it runs
- * on (the sampler was stopped at the end of the run).
+ * Makes m's file of its image final: written (ended, or switched when the
+ * image exec'd: attach_vgl_split_init marked it), at DIR/NAME.PID.vgl
+ * (NAME: the last program it ran; the streamed file is renamed if it was
+ * another), and counted among the run's files.  m->av is left to the
+ * caller to release.
  */
-static void finish(struct tree_sampler *t, struct member *m, int ended)
+static void write_image(struct tree_sampler *t, struct member *m, int ended)
 {
 	char path[PATH_MAX], final[PATH_MAX];
 	char *name;
 	int err;
 
-	sampler_stop(m->s);
-	/* Its end may have come with the stop's last sample. */
-	pthread_mutex_lock(&t->lock);
-	ended |= m->ended;
-	pthread_mutex_unlock(&t->lock);
-	name = file_name(&m->av, m->pid);
+	name = file_name(t, m);
 	snprintf(path, sizeof(path), "%s/%s", t->dir,
 		 m->name ? m->name : name ? name : "?");
 	snprintf(final, sizeof(final), "%s/%s", t->dir, name ? name : "?");
@@ -203,6 +234,7 @@ static void finish(struct tree_sampler *t, struct member *m, int ended)
 				       m->exit_status);
 	if (!err && strcmp(path, final) && rename(path, final))
 		err = -errno;
+	pthread_mutex_lock(&t->lock);
 	if (err && !t->write_err) {
 		fprintf(stderr, "vigil: %s: cannot write the samples: %s\n",
 			final, strerror(-err));
@@ -228,10 +260,27 @@ static void finish(struct tree_sampler *t, struct member *m, int ended)
 			t->files++;
 		}
 	}
+	pthread_mutex_unlock(&t->lock);
 	free(name);
+	free(m->name);
+	m->name = NULL;
+}
+
+/*
+ * Stops m's sampler (its last sample delivered), makes its file final
+ * (write_image) and frees m.  ended: the process ended; else it runs on
+ * (the sampler was stopped at the end of the run).
+ */
+static void finish(struct tree_sampler *t, struct member *m, int ended)
+{
+	sampler_stop(m->s);
+	/* Its end may have come with the stop's last sample. */
+	pthread_mutex_lock(&t->lock);
+	ended |= m->ended;
+	pthread_mutex_unlock(&t->lock);
+	write_image(t, m, ended);
 	attach_vgl_release(&m->av);
 	pthread_mutex_destroy(&m->av_lock);
-	free(m->name);
 	free(m);
 }
 
@@ -255,13 +304,38 @@ static void start_file(struct tree_sampler *t, struct member *m)
 {
 	char path[PATH_MAX];
 
-	if (!(m->name = file_name(&m->av, m->pid)))
+	if (!(m->name = file_name(t, m)))
 		return;
 	snprintf(path, sizeof(path), "%s/%s", t->dir, m->name);
 	if (attach_vgl_stream_unheld(&m->av, path) || !m->av.streaming) {
 		free(m->name);
 		m->name = NULL;
 	}
+}
+
+/*
+ * The process exec'd after stacks of its image (m->av.exec_split): that
+ * image's file is made final, and the new image goes on in a file of its
+ * own, from the sampler's thread (under m's av_lock).  Out of memory, the
+ * file goes on as one, as it did before images were kept apart.
+ */
+static void split(struct tree_sampler *t, struct member *m,
+		  const struct sampler_sample *s)
+{
+	struct attach_vgl next;
+	int how = m->av.exec_split;
+
+	m->av.exec_split = 0;
+	if (attach_vgl_split_init(&next, &m->av, s) < 0) {
+		m->av.split_exec = 0;
+		return;
+	}
+	write_image(t, m, 0);
+	attach_vgl_release(&m->av);
+	m->av = next;
+	m->images++;
+	start_file(t, m);
+	attach_vgl_split_feed(&m->av, how, s);
 }
 
 /* Frees m, whose sampler never started. */
@@ -303,6 +377,7 @@ void tree_sampler_update(struct tree_sampler *t, const pid_t *pids,
 			free(m);
 			return;
 		}
+		m->av.split_exec = 1;
 		pthread_mutex_init(&m->av_lock, NULL);
 		/* Gone already: nothing to sample, nothing to name it by. */
 		if (!m->av.exe && gone(pids[i])) {

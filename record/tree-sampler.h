@@ -4,7 +4,10 @@
  * the caller finds new processes; each process's samples go into a
  * sampled .vgl file of its own, DIR/NAME.PID.vgl, streamed as `vigil
  * attach -o` streams them: valid from the start, committed about every
- * second, so that a killed vigil leaves the samples so far.
+ * second, so that a killed vigil leaves the samples so far.  One file per
+ * image: a process that exec'd after stack samples of the program before
+ * has a file for each program (the earlier FINISHED, switched), so that
+ * the stacks merged per program are that program's.
  */
 #ifndef VIGIL_TREE_SAMPLER_H
 #define VIGIL_TREE_SAMPLER_H
