@@ -87,8 +87,9 @@ struct stacks_state {
 	uint32_t gen;           /* execs seen in the rings */
 	int exec_seen;          /* since the last stacks_take */
 	uint64_t exec_time;     /* the latest exec's record time */
-	int exec_file_wanted;   /* the first code mapped after it is ... */
-	char exec_file[4096];   /* ... the new program's file ("" none) */
+	int exec_file_wanted;   /* the earliest code mapped after it is ... */
+	char exec_file[4096];   /* ... the new program's file ("" none), */
+	uint64_t exec_file_time; /* mapped at this time */
 	int maps_changed;       /* new code mapped, since stacks_maps_changed */
 	/* what the last stacks_take handed out */
 	struct vgl_stacktab prev;
@@ -666,8 +667,12 @@ static void exec_seen(struct stacks_state *st, uint64_t t)
 
 /*
  * An mmap record of the target's, after its exec: the kernel maps the
- * program's own file first (then its interpreter), so the first one
- * names the program.  Kept for a process that ends before its exe link
+ * program's own file first (then its interpreter), so the earliest one
+ * names the program.  Earliest by time, not the first drained: each CPU
+ * has its ring, drained one after another, and a process that moved to
+ * another CPU during its exec had its file named after the C library
+ * its loader mapped there (libc.so.6.PID.vgl, 1 of 185 files of xz-utils'
+ * make check under vigil run --scan stacks).  Kept for a process that ends before its exe link
  * can be read: under load, a shell's child that exec'd a program and
  * ran it for 300 ms was seen exec'ing only in the rings drained after
  * its end, and its file was named after the shell (run/scan-ended.test).
@@ -678,19 +683,22 @@ static void mmap_seen(struct stacks_state *st, const unsigned char *rec,
 	/* pid, tid, then addr, len, pgoff: the name starts at 32. */
 	const size_t at = sizeof(*hdr) + 32;
 	uint32_t pid;
+	uint64_t t;
 	size_t n;
 
 	if (!st->exec_file_wanted || hdr->size <= at)
 		return;
 	memcpy(&pid, rec + sizeof(*hdr), 4);
-	if ((pid_t)pid != st->pid || rec_time(rec, hdr) < st->exec_time)
+	t = rec_time(rec, hdr);
+	if ((pid_t)pid != st->pid || t < st->exec_time ||
+	    (st->exec_file[0] && t >= st->exec_file_time))
 		return;
 	n = strnlen((const char *)rec + at, hdr->size - at);
 	if (n == 0 || n >= sizeof(st->exec_file) || rec[at] != '/')
 		return;
 	memcpy(st->exec_file, rec + at, n);
 	st->exec_file[n] = 0;
-	st->exec_file_wanted = 0;
+	st->exec_file_time = t;
 }
 
 /*
