@@ -142,4 +142,11 @@ size_t *vgl_profile_site_order(const struct vgl_profile *p);
 /* The symbolizer index of r's module id, or VGL_PROFILE_NO_MODULE. */
 uint32_t vgl_profile_module_index(const struct vgl_reader *r, uint32_t id);
 
+/* Every call of fn was counted in an inlined copy of it (report's text
+ * and JSON both say so). */
+static inline int vgl_pfunc_inlined_only(const struct vgl_pfunc *fn)
+{
+	return fn->calls && fn->inlined_calls >= fn->calls;
+}
+
 #endif

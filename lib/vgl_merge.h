@@ -135,4 +135,12 @@ const char *vgl_merge_exe(const struct vgl_merge *m, size_t i);
  */
 int vgl_merge_write(const struct vgl_merge *m, size_t i, const char *path);
 
+/* The summary of a merge, "N profiles of P programs, C calls, ..." with
+ * what was special about them (bad: unreadable inputs skipped), as merge
+ * and run print it; and the warning about modules matched by path, if
+ * any (one line on stderr). */
+void vgl_merge_summary(const struct vgl_merge *m, size_t bad, char *buf,
+		       size_t len);
+void vgl_merge_by_path_warning(const struct vgl_merge *m);
+
 #endif

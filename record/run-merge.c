@@ -67,7 +67,7 @@
 #include "run-merge.h"
 #include "vgl_merge.h"
 #include "message.h"
-#include "cli.h"
+#include "clock.h"
 
 /* A sorted set of file names. */
 struct names {
@@ -337,7 +337,7 @@ int run_merge_start(struct run_merge **out, const char *dir, int keep)
 	rm->m.by_path = 1;
 	rm->m.keep_apart = 1;
 	note_old(rm);
-	rm->saved_ns = vigil_now_ns();
+	rm->saved_ns = vgl_clock_ns(CLOCK_MONOTONIC);
 	*out = rm;
 	return 0;
 fail:
@@ -559,13 +559,13 @@ void run_merge_poll(struct run_merge *rm)
 	/* Each write rewrites every merged profile: at most a tenth of the
 	 * time goes to it, however large they grow. */
 	if (rm->unsaved.n &&
-	    vigil_now_ns() - rm->saved_ns >= 1000000000ull &&
-	    vigil_now_ns() - rm->saved_ns >= 10 * rm->save_cost_ns) {
-		uint64_t t0 = vigil_now_ns();
+	    vgl_clock_ns(CLOCK_MONOTONIC) - rm->saved_ns >= 1000000000ull &&
+	    vgl_clock_ns(CLOCK_MONOTONIC) - rm->saved_ns >= 10 * rm->save_cost_ns) {
+		uint64_t t0 = vgl_clock_ns(CLOCK_MONOTONIC);
 
 		if (!save(rm, 0))
 			remove_saved(rm);
-		rm->saved_ns = vigil_now_ns();
+		rm->saved_ns = vgl_clock_ns(CLOCK_MONOTONIC);
 		rm->save_cost_ns = rm->saved_ns - t0;
 	}
 }
@@ -602,7 +602,7 @@ int run_merge_finish(struct run_merge *rm)
 			names_add(&wins, strrchr(w, '/') + 1);
 		vgl_reader_close(&r);
 	}
-	merge_by_path_warning(&rm->m);
+	vgl_merge_by_path_warning(&rm->m);
 	ret = save(rm, 1);
 	if (!ret) {
 		remove_saved(rm);
@@ -624,7 +624,7 @@ int run_merge_finish(struct run_merge *rm)
 			"tree was built with vigil (pkg-config --cflags "
 			"--libs vigil)\n");
 	} else {
-		merge_summary(&rm->m, rm->bad, summary, sizeof(summary));
+		vgl_merge_summary(&rm->m, rm->bad, summary, sizeof(summary));
 		extra = strstr(summary, " calls");
 		/* "N programs, P processes": each process writes one
 		 * profile. */

@@ -70,39 +70,13 @@ int parse_options_until_command(const char *cmd, int argc, char **argv,
 /* The single FILE operand, or NULL after saying there is none or more. */
 const char *one_operand(const char *cmd, char **operands, int noperands);
 
-/* Writes the profile at path in format to (a `vigil convert --to` name)
- * to out (NULL: standard output); module is convert's --module.  Errors
- * are one line ("vigil CMD: ..." for a bad format); returns the exit
- * status.  In cmd-convert.c. */
+/* out_convert (views/out.h) for command cmd: its usage errors as the
+ * command's ("vigil CMD: ..."); returns the exit status.  In cli.c. */
 int convert_to(const char *cmd, const char *path, const char *to,
 	       const char *out, const char *module);
-
-/* Prints the "state: ..." line of r, and for a merge the "merged: ..."
- * line after it (how many processes, and how they ended). */
-void print_state(const struct vgl_reader *r);
-
-/* Prints the "file: PATH" line of show and report, the path's control
- * bytes escaped (text.h). */
-void print_file(const char *path);
 
 /* Prints "vigil: FILE: <r->err>" (escaped, as message.h's lines are) and
  * returns EXIT_BAD_FILE. */
 int file_error(const struct vgl_reader *r, const char *path);
-
-/* CLOCK_MONOTONIC in ns, for deadlines and elapsed times. */
-uint64_t vigil_now_ns(void);
-
-/* Formats ns since the epoch as ISO-8601 UTC with milliseconds, or "-" for
- * 0.  Returns buf. */
-const char *format_time(uint64_t ns, char *buf, size_t len);
-
-/* Shared by merge and run (cmd-merge.c): the summary of a merge, "N
- * profiles of P programs, C calls, ..." with what was special about them
- * (bad: unreadable inputs skipped), and the warning about modules matched
- * by path, if any. */
-struct vgl_merge;
-void merge_summary(const struct vgl_merge *m, size_t bad, char *buf,
-		   size_t len);
-void merge_by_path_warning(const struct vgl_merge *m);
 
 #endif

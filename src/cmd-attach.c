@@ -41,6 +41,7 @@
 #include "symbols.h"
 #include "tally.h"
 #include "text.h"
+#include "clock.h"
 #include "cli.h"
 
 const char cmd_attach_usage[] =
@@ -1251,7 +1252,7 @@ int cmd_attach(int argc, char **argv)
 	}
 	queued = 1;
 	a.pid = cfg.pid;
-	a.start_mono = a.prev_mono = vigil_now_ns();
+	a.start_mono = a.prev_mono = vgl_clock_ns(CLOCK_MONOTONIC);
 	a.syms = sampler_symbols_open(cfg.pid);
 	if (a.vgl_path) {
 		attach_vgl_init(&vgl, cfg.pid);

@@ -215,47 +215,6 @@ static int one_input(struct merge_run *mr, const char *arg)
 	return one(mr, arg);
 }
 
-/* "N profiles of P programs, C calls" and what was special about them. */
-void merge_summary(const struct vgl_merge *m, size_t bad, char *buf,
-		   size_t len)
-{
-	size_t n;
-
-	n = (size_t)snprintf(buf, len, "%zu profile%s of %zu program%s, "
-			     "%llu calls", m->inputs,
-			     m->inputs == 1 ? "" : "s", m->ngroups,
-			     m->ngroups == 1 ? "" : "s",
-			     (unsigned long long)vgl_merge_calls(m));
-	if (m->running && n < len)
-		n += (size_t)snprintf(buf + n, len - n, ", %zu still running",
-				      m->running);
-	if (m->cut_short && n < len)
-		n += (size_t)snprintf(buf + n, len - n, ", %zu cut short",
-				      m->cut_short);
-	if (bad && n < len)
-		n += (size_t)snprintf(buf + n, len - n,
-				      ", %zu unreadable skipped", bad);
-	if (m->sampled_in && n < len)
-		n += (size_t)snprintf(buf + n, len - n, ", %zu sampled (their "
-				      "stacks merged, %llu sample records left "
-				      "out)", m->sampled_in,
-				      (unsigned long long)m->samples_left_out);
-	if (m->windows_in && n < len)
-		snprintf(buf + n, len - n, ", %zu window snapshot%s in %zu "
-			 "merged window%s", m->windows_in,
-			 m->windows_in == 1 ? "" : "s", m->nbuckets,
-			 m->nbuckets == 1 ? "" : "s");
-}
-
-void merge_by_path_warning(const struct vgl_merge *m)
-{
-	if (m->by_path_matches)
-		fprintf(stderr, "vigil: warning: %zu module%s without build-id "
-			"matched by path (e.g. %s)\n", m->by_path_matches,
-			m->by_path_matches == 1 ? "" : "s",
-			m->by_path_example);
-}
-
 /* Reads the window snapshots again and merges them by time. */
 static int merge_windows(struct merge_run *mr)
 {
@@ -369,7 +328,7 @@ int cmd_merge(int argc, char **argv)
 		status = EXIT_BAD_FILE;
 		goto out;
 	}
-	merge_by_path_warning(&mr.m);
+	vgl_merge_by_path_warning(&mr.m);
 	for (g = 0; g < mr.m.ngroups; g++) {
 		if (keep) {
 			vgl_merge_name(&mr.m, g, name, sizeof(name));
@@ -401,7 +360,7 @@ int cmd_merge(int argc, char **argv)
 		fprintf(stderr, "vigil: warning: %s is not a regular file: "
 			"%zu merged window%s not written\n", out, unwritten,
 			unwritten == 1 ? "" : "s");
-	merge_summary(&mr.m, mr.bad, summary, sizeof(summary));
+	vgl_merge_summary(&mr.m, mr.bad, summary, sizeof(summary));
 	if (mr.out_read)
 		vgl_say("vigil merge: %s (the old %s among them) -> "
 			"%s", summary, out, out);

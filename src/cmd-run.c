@@ -68,6 +68,7 @@
 #include "tree-sampler.h"
 #include "vgl_merge.h"
 #include "message.h"
+#include "clock.h"
 #include "cli.h"
 
 const char cmd_run_usage[] =
@@ -747,7 +748,7 @@ static void pass_on(struct run *r, const siginfo_t *si)
  * every 100 ms. */
 static void supervise(struct run *r)
 {
-	uint64_t poll_ns = vigil_now_ns();
+	uint64_t poll_ns = vgl_clock_ns(CLOCK_MONOTONIC);
 	siginfo_t si;
 	int sig;
 
@@ -759,9 +760,9 @@ static void supervise(struct run *r)
 		sig = r->tsam || r->rm ? sigtimedwait(&r->set, &si, &tick)
 				       : sigwaitinfo(&r->set, &si);
 		update_sampler(r->tsam);
-		if (r->rm && vigil_now_ns() - poll_ns >= 100000000ull) {
+		if (r->rm && vgl_clock_ns(CLOCK_MONOTONIC) - poll_ns >= 100000000ull) {
 			run_merge_poll(r->rm);
-			poll_ns = vigil_now_ns();
+			poll_ns = vgl_clock_ns(CLOCK_MONOTONIC);
 		}
 		if (sig < 0)
 			continue;
@@ -776,7 +777,7 @@ static void supervise(struct run *r)
  * the deadline saturates). */
 static void wait_tree(struct run *r)
 {
-	uint64_t deadline = vigil_now_ns() + r->linger_ns;
+	uint64_t deadline = vgl_clock_ns(CLOCK_MONOTONIC) + r->linger_ns;
 	siginfo_t si;
 
 	if (deadline < r->linger_ns)
@@ -794,7 +795,7 @@ static void wait_tree(struct run *r)
 			free(ps);
 			break;
 		}
-		now = vigil_now_ns();
+		now = vgl_clock_ns(CLOCK_MONOTONIC);
 		if (now >= deadline) {
 			warn_left(ps, n, r->linger);
 			free(ps);

@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "profile-dir.h"
 #include "text.h"
 #include "message.h"
+#include "profile-head.h"
 #include "cli.h"
 
 const char cmd_show_usage[] =
@@ -27,6 +29,23 @@ const char cmd_show_usage[] =
 	"DIR takes them.  Control characters in names and\n"
 	"commands are shown as C escapes (\\n, \\t, \\xNN).  Exits 1 if any file is not a valid\n"
 	"profile, after one line on stderr naming it and the problem.\n";
+
+/* ns since the epoch as ISO 8601 UTC with milliseconds; "-" for 0. */
+static const char *format_time(uint64_t ns, char *buf, size_t len)
+{
+	time_t secs = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+	char day[32];           /* 19 chars until the year 10000 */
+
+	if (!ns || !gmtime_r(&secs, &tm) ||
+	    !strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	snprintf(buf, len, "%s.%03uZ", day,
+		 (unsigned)(ns / 1000000ull % 1000));
+	return buf;
+}
 
 /* A name of the program's as one line (text.h): a newline in a command
  * line or a path cannot make a line of its own ("state: ..."). */

@@ -29,6 +29,8 @@
 
 #include "duration.h"
 #include "message.h"
+#include "profile-head.h"
+#include "clock.h"
 #include "cli.h"
 
 const char cmd_wait_usage[] =
@@ -67,7 +69,7 @@ static int open_when_there(const char *path, uint64_t deadline)
 			return fd;
 		if (errno != ENOENT)
 			return -errno;
-		if (vigil_now_ns() >= deadline)
+		if (vgl_clock_ns(CLOCK_MONOTONIC) >= deadline)
 			return -ETIMEDOUT;
 		nanosleep(&tick, NULL);
 	}
@@ -94,7 +96,7 @@ static int wait_writer(const struct vgl_meta *m, int fd, uint64_t deadline)
 			break;
 		if (alive == 1 && pfd < 0)
 			pfd = (int)syscall(SYS_pidfd_open, (pid_t)m->pid, 0);
-		now = vigil_now_ns();
+		now = vgl_clock_ns(CLOCK_MONOTONIC);
 		if (deadline && now >= deadline) {
 			alive = -ETIMEDOUT;
 			break;
@@ -138,7 +140,7 @@ int cmd_wait(int argc, char **argv)
 	if (timeout && vgl_parse_duration(timeout, &ns) < 0)
 		return usage_error("wait", "'%s' is not a duration", timeout);
 
-	start = vigil_now_ns();
+	start = vgl_clock_ns(CLOCK_MONOTONIC);
 	fd = timeout ? open_when_there(path, start + ns)
 		     : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd == -ETIMEDOUT) {

@@ -179,8 +179,8 @@ struct out_input {
 };
 
 /* Reads and models path (a sampled file with lib/sprofile's model too
- * when sampled_model); prints one line and returns EXIT_BAD_FILE on
- * failure (nothing to close then), else 0.  In cmd-convert.c. */
+ * when sampled_model); prints one line and returns 1 (the exit status of
+ * a bad file) on failure (nothing to close then), else 0.  In input.c. */
 int out_input_open(struct out_input *in, const char *path, int sampled_model);
 /* The same with only what thread (a tid, or a name from the samples;
  * NULL: all) did (views/by.h); a thread the file does not have is a bad
@@ -192,10 +192,21 @@ void out_input_close(struct out_input *in);
 /*
  * Opens out (NULL: standard output), calls write, and finishes the file
  * (written whole, then renamed).  Prints one line for any failure, naming
- * path (the profile) or out; returns the exit status.
+ * path (the profile) or out; returns 0 or 1 (the exit status of a bad
+ * file).  In input.c.
  */
 int out_write(const char *path, const char *out,
 	      int (*write)(FILE *f, void *arg), void *arg);
+
+/*
+ * Writes the profile at path in format to (a `vigil convert --to` name)
+ * to out (NULL: standard output); module is convert's --module.  Returns
+ * 0; 1 after one line naming the file or out; or -EINVAL, a usage error,
+ * with its words in usage (an unknown format, --module with another).
+ * In convert.c.
+ */
+int out_convert(const char *path, const char *to, const char *out,
+		const char *module, char *usage, size_t usagelen);
 
 /* A function's name as one frame of a folded stack: its label, with ';'
  * (the frame separator) replaced by ':' and line ends by spaces. */

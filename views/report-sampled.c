@@ -16,7 +16,7 @@
 #include "report-sampled.h"
 #include "sprofile.h"
 #include "text.h"
-#include "cli.h"
+#include "profile-head.h"
 
 #define TOP_DEFAULT 20
 
