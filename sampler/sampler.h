@@ -104,6 +104,22 @@ const char *sampler_scan_name(unsigned bit);
  * digits only); returns 0 or -EINVAL. */
 int sampler_parse_hz(const char *s, unsigned *hz);
 
+/* The sampler's flags as given on a command line (NULL: not given). */
+struct sampler_flags {
+	const char *interval, *scan, *frequency, *unwind;
+};
+
+/*
+ * Sets cfg's interval_ns, scan, frequency, unwind and stack_copy from f,
+ * each flag not given to its default (1 s, SAMPLER_SCAN_DEFAULT,
+ * SAMPLER_FREQ_DEFAULT, auto with the default copy); the rest of cfg is
+ * left alone.  Returns 0, or -EINVAL with err "bad --FLAG 'VALUE' (what
+ * it takes)", the same words for every command.  In flags.c.
+ */
+struct sampler_config;
+int sampler_parse_flags(const struct sampler_flags *f,
+			struct sampler_config *cfg, char *err, size_t errlen);
+
 /* One thread of the target in a sample with SAMPLER_SCAN_THREADS. */
 struct sampler_thread {
 	pid_t tid;

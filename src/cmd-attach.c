@@ -1050,24 +1050,12 @@ static int parse(int argc, char **argv, struct attach *a,
 	if (errno || *end || end == pid || v <= 0 || v > 0x7fffffff)
 		return usage_error("attach", "bad pid '%s'", pid);
 	cfg->pid = (pid_t)v;
-	cfg->interval_ns = 1000000000ull;
-	if (interval && (vgl_parse_duration(interval, &cfg->interval_ns) ||
-			 cfg->interval_ns < SAMPLER_INTERVAL_MIN_NS ||
-			 cfg->interval_ns > SAMPLER_INTERVAL_MAX_NS))
-		return usage_error("attach", "bad --interval '%s' (1ms to 24h, like 250ms, 10s, 2m)",
-				   interval);
-	cfg->scan = SAMPLER_SCAN_DEFAULT;
-	if (scan && sampler_parse_scan(scan, &cfg->scan, err, sizeof(err)))
-		return usage_error("attach", "bad --scan '%s': %s", scan, err);
-	cfg->frequency = SAMPLER_FREQ_DEFAULT;
-	if (freq && sampler_parse_hz(freq, &cfg->frequency))
-		return usage_error("attach", "bad --frequency '%s' (1 to %u Hz)",
-				   freq, SAMPLER_FREQ_MAX);
-	cfg->unwind = SAMPLER_UNWIND_AUTO;
-	if (unwind && sampler_parse_unwind(unwind, &cfg->unwind,
-					   &cfg->stack_copy))
-		return usage_error("attach", "bad --unwind '%s' (auto, dwarf, dwarf,SIZE with SIZE 1024 to 65528 bytes, a multiple of 8, or fp)",
-				   unwind);
+	{
+		const struct sampler_flags f = { interval, scan, freq, unwind };
+
+		if (sampler_parse_flags(&f, cfg, err, sizeof(err)))
+			return usage_error("attach", "%s", err);
+	}
 	*duration = 0;
 	if (dur && (vgl_parse_duration(dur, duration) || !*duration))
 		return usage_error("attach", "bad --duration '%s' (like 500ms, 10s, 2m)",

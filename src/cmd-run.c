@@ -344,8 +344,6 @@ static int parse_args(struct run *r, int argc, char **argv)
 	int first, err;
 
 	r->linger = "1s";
-	r->scan = SAMPLER_SCAN_DEFAULT;
-	r->interval_ns = 1000000000ull;
 	if ((err = parse_options_until_command("run", argc, argv, specs,
 					       &first)))
 		return err;
@@ -354,35 +352,28 @@ static int parse_args(struct run *r, int argc, char **argv)
 	r->argv = argv + first;
 	if (vgl_parse_duration(r->linger, &r->linger_ns) < 0)
 		return usage_error("run", "'%s' is not a duration", r->linger);
-	if (r->scan_arg && sampler_parse_scan(r->scan_arg, &r->scan, serr,
-					      sizeof(serr)) < 0)
-		return usage_error("run", "%s", serr);
+	{
+		const struct sampler_flags f = { r->interval_arg, r->scan_arg,
+						 r->freq_arg, r->unwind_arg };
+		struct sampler_config cfg;
+
+		if (sampler_parse_flags(&f, &cfg, serr, sizeof(serr)))
+			return usage_error("run", "%s", serr);
+		r->interval_ns = cfg.interval_ns;
+		r->scan = cfg.scan;
+		r->freq = r->freq_arg ? cfg.frequency : 0;
+		r->unwind = cfg.unwind;
+		r->stack_copy = cfg.stack_copy;
+	}
 	/* Stacks and counts are views of the process beside what it uses:
 	 * named alone (README's --scan stacks), they add to the default
-	 * scans, which `vigil plot` draws; any other list is the set. */
+	 * scans, which `vigil plot` draws; any other list is the set.  A
+	 * frequency or an unwinding asks for stacks. */
 	if (r->scan_arg && !(r->scan & ~(unsigned)(SAMPLER_SCAN_STACKS |
 						   SAMPLER_SCAN_COUNTS)))
 		r->scan |= SAMPLER_SCAN_DEFAULT;
-	if (r->freq_arg) {
-		if (sampler_parse_hz(r->freq_arg, &r->freq) < 0)
-			return usage_error("run", "'%s' is not a frequency "
-					   "(1 to %u Hz)", r->freq_arg,
-					   SAMPLER_FREQ_MAX);
+	if (r->freq_arg || r->unwind_arg)
 		r->scan |= SAMPLER_SCAN_STACKS;
-	}
-	if (r->interval_arg &&
-	    (vgl_parse_duration(r->interval_arg, &r->interval_ns) < 0 ||
-	     r->interval_ns < SAMPLER_INTERVAL_MIN_NS ||
-	     r->interval_ns > SAMPLER_INTERVAL_MAX_NS))
-		return usage_error("run", "'%s' is not an interval (1ms to "
-				   "24h)", r->interval_arg);
-	if (r->unwind_arg) {
-		if (sampler_parse_unwind(r->unwind_arg, &r->unwind,
-					 &r->stack_copy) < 0)
-			return usage_error("run", "bad --unwind '%s' (auto, dwarf, dwarf,SIZE with SIZE 1024 to 65528 bytes, a multiple of 8, or fp)",
-					   r->unwind_arg);
-		r->scan |= SAMPLER_SCAN_STACKS;
-	}
 	return 0;
 }
 
