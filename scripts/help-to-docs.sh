@@ -2,8 +2,8 @@
 # help-to-docs.sh [--check] [VIGIL [DOCS]] - keep each command's page and
 # its --help text one text.
 #
-# For every command that `VIGIL help` lists (VIGIL: build/vigil by
-# default), the page DOCS/vigil-CMD.md (DOCS: docs by default) holds a
+# For every command that `VIGIL help` lists (VIGIL: the tree's build/vigil
+# by default), the page DOCS/vigil-CMD.md (DOCS: the tree's docs/) holds a
 # heading "## Synopsis and options" followed by a fenced block (a line
 # starting with three backquotes, up to the next line of exactly three
 # backquotes).  This script rewrites that block with the output of
@@ -24,8 +24,9 @@ if [ "${1-}" = --check ]; then
 	check=1
 	shift
 fi
-vigil=${1:-build/vigil}
-docs=${2:-docs}
+root=$(cd "$(dirname "$0")/.." && pwd)
+vigil=${1:-$root/build/vigil}
+docs=${2:-$root/docs}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
