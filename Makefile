@@ -12,6 +12,8 @@
 #                   and on CPython, whose builds take much longer
 #   make install    PREFIX=/usr/local DESTDIR= : library, header, command,
 #                   pkg-config file, GCC specs file
+#   make docs       rewrite the "Synopsis and options" block of each
+#                   docs/vigil-CMD.md from the built `vigil CMD --help`
 #
 # Where code runs shows in the tree: runtime/ is linked into profiled
 # programs (only what a static binary has: libc, no libdw), lib/ is shared
@@ -222,11 +224,16 @@ install: all
 	install -m 644 vigil-entry-cc.specs.in \
 		$(DESTDIR)$(PREFIX)/lib/vigil-entry-cc.specs
 
+# Each command's page holds its --help text verbatim (issue 30.5);
+# tests/lit/docs-help.test fails when the two differ.
+docs: all
+	@scripts/help-to-docs.sh $(B)/vigil docs
+
 clean:
 	rm -rf $(B)
 
 .PHONY: all build-deps deps demo check check-quick check-unit check-lit bench bench-bolt-cpython print-tool-libs \
-	install clean
+	install docs clean
 
 # ---- pprof (vigil convert --to pprof) --------------------------------------
 # The pprof schema (proto/profile.proto) compiled by protoc-c into

@@ -1,6 +1,6 @@
 /*
  * limit_clone.c - a thread made by a raw clone() without CLONE_SETTLS
- * (README, Known limits): it runs on its creator's TLS.  The thread and
+ * (docs/limits.md): it runs on its creator's TLS.  The thread and
  * main each call work() once, which calls leaf() 1000 times; main waits
  * for the thread's end (CLONE_CHILD_CLEARTID clears the word and wakes
  * it) before its own call.  Not at the same time: two threads on one TLS

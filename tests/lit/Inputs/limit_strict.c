@@ -1,5 +1,5 @@
 /*
- * limit_strict.c - seccomp strict mode (README, Known limits): a program
+ * limit_strict.c - seccomp strict mode (docs/limits.md): a program
  * that enters strict mode in the middle of a loop and goes on calling
  * tick() from the same call site (an edge counted before), then, with an
  * argument, calls fresh() (a new edge), then ends with _exit, all strict
