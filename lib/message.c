@@ -12,15 +12,28 @@
 
 static void emit(const char *prefix, const char *fmt, va_list ap)
 {
-	char line[1024], esc[4096];
+	char *line, *esc;
 
-	vsnprintf(line, sizeof(line), fmt, ap);
-	/* A message names files, programs and functions, whose names hold
-	 * any byte: written as one line of text (text.h), no control byte
-	 * of theirs reaches the terminal, nor can a newline start a line
-	 * that looks like another message. */
-	vgl_text_line_buf(esc, sizeof(esc), line);
-	fprintf(stderr, "vigil: %s%s\n", prefix, esc);
+	/* Whole, however long the paths it names (a fixed buffer cut
+	 * them), and written as one line of text (text.h): a message names
+	 * files, programs and functions, whose names hold any byte, so no
+	 * control byte of theirs reaches the terminal, nor can a newline
+	 * start a line that looks like another message. */
+	if (vasprintf(&line, fmt, ap) < 0) {
+		fprintf(stderr, "vigil: %sout of memory for a message\n",
+			prefix);
+		return;
+	}
+	esc = vgl_text_line_dup(line);
+	/* One fprintf of the whole line, so that lines of two threads do
+	 * not interleave. */
+	if (esc)
+		fprintf(stderr, "vigil: %s%s\n", prefix, esc);
+	else
+		fprintf(stderr, "vigil: %sout of memory for a message\n",
+			prefix);
+	free(esc);
+	free(line);
 }
 
 int vgl_error(const char *fmt, ...)

@@ -20,7 +20,7 @@ int usage_error(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "vigil %s: %s (see 'vigil %s --help')\n", cmd, msg,
+	vgl_say("vigil %s: %s (see 'vigil %s --help')", cmd, msg,
 		cmd);
 	return EXIT_USAGE;
 }

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "message.h"
 #include "attach-vgl.h"
 #include "duration.h"
 #include "json.h"
@@ -719,7 +720,7 @@ static void on_sample(const struct sampler_sample *s, void *arg)
 	}
 	if (s->stack_kernel_off && !a->kernel_said) {
 		a->kernel_said = 1;
-		fprintf(stderr, "vigil: warning: stack sampling: %s\n",
+		vgl_warning("stack sampling: %s",
 			s->stack_kernel_off);
 	}
 	/* The maps now (the first sample comes as sampling starts), so
@@ -1212,7 +1213,7 @@ int cmd_attach(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (a.vgl_path && (ret = output_creatable(a.vgl_path))) {
-		fprintf(stderr, "vigil: %s: cannot write: %s\n", a.vgl_path,
+		vgl_error("%s: cannot write: %s", a.vgl_path,
 			outfile_strerror(ret));
 		return EXIT_BAD_FILE;
 	}
@@ -1227,14 +1228,14 @@ int cmd_attach(int argc, char **argv)
 	sigfd = signalfd(-1, &set, SFD_CLOEXEC);
 	a.endfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (sigfd < 0 || a.endfd < 0) {
-		fprintf(stderr, "vigil: attach: %s\n", strerror(errno));
+		vgl_error("attach: %s", strerror(errno));
 		ret = EXIT_BAD_FILE;
 		goto out;
 	}
 	pthread_mutex_init(&a.out_lock, NULL);
 	ret = out_queue_start(&a.q, 1, QUEUE_MAX_BYTES, on_output_failed, &a);
 	if (ret) {
-		fprintf(stderr, "vigil: attach: %s\n", strerror(-ret));
+		vgl_error("attach: %s", strerror(-ret));
 		ret = EXIT_BAD_FILE;
 		goto out;
 	}
@@ -1257,7 +1258,7 @@ int cmd_attach(int argc, char **argv)
 	ret = sampler_start(&a.sampler, &cfg, err, sizeof(err));
 	if (ret) {
 		pthread_mutex_unlock(&a.out_lock);
-		fprintf(stderr, "vigil: %s\n", err);
+		vgl_error("%s", err);
 		ret = EXIT_BAD_FILE;
 		goto out;
 	}
@@ -1266,7 +1267,7 @@ int cmd_attach(int argc, char **argv)
 	if (a.vgl && (ret = attach_vgl_stream(a.vgl, a.vgl_path))) {
 		pthread_mutex_unlock(&a.out_lock);
 		sampler_stop(a.sampler);
-		fprintf(stderr, "vigil: %s: cannot write: %s\n", a.vgl_path,
+		vgl_error("%s: cannot write: %s", a.vgl_path,
 			outfile_strerror(ret));
 		ret = EXIT_BAD_FILE;
 		goto out;
@@ -1289,7 +1290,7 @@ int cmd_attach(int argc, char **argv)
 					   a.exit_status);
 
 		if (err) {
-			fprintf(stderr, "vigil: %s: cannot write: %s\n",
+			vgl_error("%s: cannot write: %s",
 				a.vgl_path, strerror(-err));
 			ret = EXIT_BAD_FILE;
 		}
@@ -1299,9 +1300,9 @@ int cmd_attach(int argc, char **argv)
 	if (out_queue_finish(&a.q, END_WAIT_NS, &written, &dropped) < 0) {
 		/* A reader who does not read: what it has not taken is
 		 * lost, and said here since the end record cannot be. */
-		fprintf(stderr, "vigil: stdout: blocked at the end: %" PRIu64
-			" samples taken, %" PRIu64 " written, %" PRIu64
-			" not written\n", a.nsamples, written, dropped);
+		vgl_error("stdout: blocked at the end: %" PRIu64
+			  " samples taken, %" PRIu64 " written, %" PRIu64
+			  " not written", a.nsamples, written, dropped);
 		ret = EXIT_BAD_FILE;
 	}
 out:

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "message.h"
 #include "out.h"
 #include "cli.h"
 #include "inlined.h"
@@ -215,8 +216,8 @@ int cmd_flame(int argc, char **argv)
 	 * a graph of one against the other would colour every frame by that
 	 * difference and look like a result. */
 	if (diff && in[0].sampled != in[1].sampled) {
-		fprintf(stderr, "vigil flame: cannot compare %s (%s) with %s "
-			"(%s); --diff takes two profiles of one kind\n",
+		vgl_say("vigil flame: cannot compare %s (%s) with %s "
+			"(%s); --diff takes two profiles of one kind",
 			files[0], kind_name(&in[0]), files[1],
 			kind_name(&in[1]));
 		out_input_close(&in[0]);
@@ -225,7 +226,7 @@ int cmd_flame(int argc, char **argv)
 	}
 	if (!diff && job.n == 2) {
 		if (in[0].sampled == in[1].sampled) {
-			fprintf(stderr, "vigil: %s, %s: both are %s profiles; two files are drawn as one counting and one sampled profile of a program, side by side (--diff A B compares two of one kind)\n",
+			vgl_error("%s, %s: both are %s profiles; two files are drawn as one counting and one sampled profile of a program, side by side (--diff A B compares two of one kind)",
 				files[0], files[1],
 				in[0].sampled ? "sampled" : "counting");
 			out_input_close(&in[0]);

@@ -135,7 +135,7 @@ static int one(struct merge_run *mr, const char *path)
 	if (err) {
 		if (mr->progress)
 			fputc('\n', stderr);
-		fprintf(stderr, "vigil: %s\n", mr->m.err);
+		vgl_error("%s", mr->m.err);
 		return EXIT_BAD_FILE;
 	}
 	progress(mr);
@@ -157,14 +157,14 @@ static int one_dir(struct merge_run *mr, const char *dir)
 
 	n = scandir(dir, &names, vgl_name, alphasort);
 	if (n < 0) {
-		fprintf(stderr, "vigil: %s: %s\n", dir, strerror(errno));
+		vgl_error("%s: %s", dir, strerror(errno));
 		return EXIT_BAD_FILE;
 	}
 	for (i = 0; i < n; i++) {
 		if (!status) {
 			if (asprintf(&path, "%s/%s", dir,
 				     names[i]->d_name) < 0) {
-				fprintf(stderr, "vigil: out of memory\n");
+				vgl_error("out of memory");
 				status = EXIT_BAD_FILE;
 			} else {
 				status = one(mr, path);
@@ -188,7 +188,7 @@ static int one_list(struct merge_run *mr, const char *list)
 	int status = 0;
 
 	if (!f) {
-		fprintf(stderr, "vigil: %s: %s\n", list, strerror(errno));
+		vgl_error("%s: %s", list, strerror(errno));
 		return EXIT_BAD_FILE;
 	}
 	while (!status && (len = getline(&line, &cap, f)) >= 0) {
@@ -236,7 +236,7 @@ static int merge_windows(struct merge_run *mr)
 		err = vgl_merge_add_window(&mr->m, k, &r);
 		vgl_reader_close(&r);
 		if (err) {
-			fprintf(stderr, "vigil: %s\n", mr->m.err);
+			vgl_error("%s", mr->m.err);
 			return EXIT_BAD_FILE;
 		}
 	}
@@ -290,7 +290,7 @@ int cmd_merge(int argc, char **argv)
 	 * the directory is locked, made first if missing. */
 	if (keep && mkdir(out, 0775)) {
 		if (errno != EEXIST) {
-			fprintf(stderr, "vigil: %s: %s\n", out,
+			vgl_error("%s: %s", out,
 				strerror(errno));
 			return EXIT_BAD_FILE;
 		}
@@ -300,13 +300,13 @@ int cmd_merge(int argc, char **argv)
 	err = keep ? outfile_lock_dir(out, wait_ns, &lock)
 		   : outfile_lock(out, wait_ns, &lock);
 	if (err == -ETIMEDOUT) {
-		fprintf(stderr, "vigil: %s: locked by another merge for %s\n",
+		vgl_error("%s: locked by another merge for %s",
 			out, lock_wait ? lock_wait : "10s");
 		status = EXIT_BAD_FILE;
 		goto out;
 	}
 	if (err) {
-		fprintf(stderr, "vigil: %s: cannot lock: %s\n", out,
+		vgl_error("%s: cannot lock: %s", out,
 			strerror(-err));
 		status = EXIT_BAD_FILE;
 		goto out;
@@ -323,7 +323,7 @@ int cmd_merge(int argc, char **argv)
 	if (status)
 		goto out;
 	if (!mr.m.ngroups) {
-		fprintf(stderr, "vigil: merge: no profile to merge%s\n",
+		vgl_error("merge: no profile to merge%s",
 			mr.bad ? " (every input was unreadable)" : "");
 		status = EXIT_BAD_FILE;
 		goto out;
@@ -338,7 +338,7 @@ int cmd_merge(int argc, char **argv)
 		}
 		err = vgl_merge_write(&mr.m, g, path);
 		if (err) {
-			fprintf(stderr, "vigil: %s: cannot write: %s\n", path,
+			vgl_error("%s: cannot write: %s", path,
 				outfile_strerror(err));
 			status = EXIT_BAD_FILE;
 			goto out;
@@ -351,14 +351,14 @@ int cmd_merge(int argc, char **argv)
 			continue;
 		}
 		if (vgl_merge_write_windows(&mr.m, g, path, &nwin)) {
-			fprintf(stderr, "vigil: %s\n", mr.m.err);
+			vgl_error("%s", mr.m.err);
 			status = EXIT_BAD_FILE;
 			goto out;
 		}
 	}
 	if (unwritten)
-		fprintf(stderr, "vigil: warning: %s is not a regular file: "
-			"%zu merged window%s not written\n", out, unwritten,
+		vgl_warning("%s is not a regular file: "
+			"%zu merged window%s not written", out, unwritten,
 			unwritten == 1 ? "" : "s");
 	vgl_merge_summary(&mr.m, mr.bad, summary, sizeof(summary));
 	if (mr.out_read)

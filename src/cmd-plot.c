@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "message.h"
 #include "out-plot.h"
 #include "outfile.h"
 #include "cli.h"
@@ -74,10 +75,10 @@ int cmd_plot(int argc, char **argv)
 		return file_error(&r, path);
 	if (!r.nsamples) {
 		if (r.meta.kind == VGL_KIND_SAMPLED)
-			fprintf(stderr, "vigil: %s: no samples to plot: the sampler stopped before its first sample\n",
+			vgl_error("%s: no samples to plot: the sampler stopped before its first sample",
 				path);
 		else
-			fprintf(stderr, "vigil: %s: not a sampled profile (a %s profile, without samples): plot draws the samples that `vigil attach -o FILE.vgl` records\n",
+			vgl_error("%s: not a sampled profile (a %s profile, without samples): plot draws the samples that `vigil attach -o FILE.vgl` records",
 				path, vgl_kind_name(r.meta.kind));
 		goto out;
 	}
@@ -85,14 +86,14 @@ int cmd_plot(int argc, char **argv)
 	 * damaged file, which would be drawn as nonsense. */
 	for (i = 1; i < r.nsamples; i++)
 		if (r.samples[i].elapsed_ns < r.samples[i - 1].elapsed_ns) {
-			fprintf(stderr, "vigil: %s: sample %zu is earlier than sample %zu (elapsed_ns %" PRIu64 " < %" PRIu64 ")\n",
+			vgl_error("%s: sample %zu is earlier than sample %zu (elapsed_ns %" PRIu64 " < %" PRIu64 ")",
 				path, i + 1, i, r.samples[i].elapsed_ns,
 				r.samples[i - 1].elapsed_ns);
 			goto out;
 		}
 	err = outfile_open(&o, out);
 	if (err) {
-		fprintf(stderr, "vigil: %s: cannot create: %s\n", out,
+		vgl_error("%s: cannot create: %s", out,
 			outfile_strerror(err));
 		goto out;
 	}
@@ -101,14 +102,14 @@ int cmd_plot(int argc, char **argv)
 	werr = errno;
 	if (err && err != -EIO) {
 		outfile_close(&o, 0);
-		fprintf(stderr, "vigil: %s: %s\n", path, strerror(-err));
+		vgl_error("%s: %s", path, strerror(-err));
 		goto out;
 	}
 	cerr = outfile_close(&o, !err);
 	if (cerr || err) {
 		/* The errno of the write that failed says why (a full disk),
 		 * where the stream only says that one did. */
-		fprintf(stderr, "vigil: %s: write error: %s\n",
+		vgl_error("%s: write error: %s",
 			out && strcmp(out, "-") ? out : "standard output",
 			strerror(err && werr ? werr : cerr ? -cerr : EIO));
 		/* Said once: vigil.c's last check of stdout is quiet. */

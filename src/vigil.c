@@ -74,7 +74,7 @@ static const struct cmd *find_or_complain(const char *name)
 	const struct cmd *c = find(name);
 
 	if (!c)
-		fprintf(stderr, "vigil: '%s' is not a vigil command (see 'vigil --help')\n",
+		vgl_error("'%s' is not a vigil command (see 'vigil --help')",
 			name);
 	return c;
 }
@@ -89,7 +89,7 @@ static int check_stdout(int status)
 	errno = 0;
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return status;
-	fprintf(stderr, "vigil: write error on standard output: %s\n",
+	vgl_error("write error on standard output: %s",
 		strerror(errno ? errno : EIO));
 	return status ? status : EXIT_BAD_FILE;
 }
