@@ -41,6 +41,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,8 +75,15 @@ const char cmd_check_usage[] =
 	"call of an instrumented function (one that keeps every register,\n"
 	"no_caller_saved_registers): its line names both.  An\n"
 	"instrumented shared library without vigil's runtime is good: its\n"
-	"hooks are those of the program that loads it.  Calls are found on\n"
-	"x86-64, the machine vigil's runtime counts on.\n";
+	"hooks are those of the program that loads it.  A program built\n"
+	"partly with vigil's flags is bad too, since the calls of its other\n"
+	"functions are in no profile: its line says 'partly instrumented',\n"
+	"how many of its own functions (vigil's runtime and the C library's\n"
+	"start-up code aside) carry no counting site, and names up to ten,\n"
+	"by source file (from the debug information, or the symbol table's\n"
+	"FILE symbols).  A -static program without debug information is not\n"
+	"looked at so, its C library's functions being linked in too.  Calls\n"
+	"are found on x86-64, the machine vigil's runtime counts on.\n";
 
 #define HOOK "__cyg_profile_func_enter"
 #define WRAP "__wrap___cyg_profile_func_enter"
@@ -114,6 +123,10 @@ struct elf_facts {
 	unsigned long keeps;
 	struct vgl_scratch_use keep;
 	char keep_caller[128], keep_callee[128];
+	/* The program's own functions (scan_partial), and how many of them
+	 * carry no counting site; those named, by object, in bare. */
+	unsigned long own_fns, bare_fns;
+	char bare[2048];
 };
 
 /* Records what the symbol table in scn says about HOOK and VIGIL_SYM. */
@@ -252,6 +265,7 @@ struct fn_sym {
 	GElf_Addr start, size;
 	const char *name;
 	const unsigned char *code;  /* in the section's data */
+	const char *file;           /* the FILE symbol before a local one */
 };
 
 struct fn_list {
@@ -311,13 +325,17 @@ static const char *fn_name(const struct fn_list *l, GElf_Addr start)
 }
 
 /* Collects the function symbols of the symbol table scn whose code is in
- * an executable section, with their code. */
+ * an executable section, with their code.  The linker keeps each input
+ * object's local symbols together, after a FILE symbol naming its source
+ * (an empty name starts the hidden symbols it made local); a local
+ * function gets that name as its file, a global one none. */
 static int collect_functions(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 			     struct fn_list *l)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t i, n;
 	GElf_Sym sym;
+	const char *file = NULL;
 
 	if (!d || !sh->sh_entsize)
 		return 0;
@@ -330,6 +348,12 @@ static int collect_functions(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 
 		if (!gelf_getsym(d, (int)i, &sym))
 			break;
+		if (GELF_ST_TYPE(sym.st_info) == STT_FILE) {
+			file = elf_strptr(elf, sh->sh_link, sym.st_name);
+			if (file && !*file)
+				file = NULL;
+			continue;
+		}
 		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_size ||
 		    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
 			continue;
@@ -359,6 +383,8 @@ static int collect_functions(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		l->v[l->n].name = name;
 		l->v[l->n].code = (const unsigned char *)cd->d_buf +
 				  (sym.st_value - csh.sh_addr);
+		l->v[l->n].file = GELF_ST_BIND(sym.st_info) == STB_LOCAL ?
+				  file : NULL;
 		l->n++;
 	}
 	return 0;
@@ -402,6 +428,320 @@ static void scan_scratch(Elf *elf, struct elf_facts *f)
 	}
 out:
 	free(l.inst);
+	free(l.v);
+}
+
+/*
+ * Partly instrumented (issue 31, point 4): a build whose flags missed some
+ * objects (`make CPPFLAGS=...` on the command line replaces a Makefile's
+ * own CPPFLAGS, and a directory with its own Makefile may drop them) makes
+ * a program that calls the hook, so it passes for instrumented, and whose
+ * other functions are simply missing from every profile.  So each of the
+ * program's own functions is looked at: in the entry mode, is its first
+ * instruction the call of __fentry__ (calls_fentry_first); in the inline
+ * mode, does it call the hook (its entry call, anywhere in its code, as
+ * scan_calls finds them).
+ *
+ * The program's own are its function symbols less what every link brings:
+ * the C library's start files and helpers (names reserved to the
+ * implementation: "__x", "_X", and the few others of the start files and
+ * of libc_nonshared.a: startup_name), the split-off cold parts of functions (".cold"), and vigil's
+ * runtime, which is never instrumented.  The runtime's functions are known
+ * by name (rt-names.h, made from the runtime's objects by the Makefile):
+ * a global one's name is the program's only definition of it, a local one
+ * must also sit under the FILE symbol of one of the runtime's sources.  In
+ * a -static program, the C library's own functions are linked in too, and
+ * only the debug information tells them apart (Debian's libc.a has none):
+ * there only functions in a compilation unit count, and without debug
+ * information nothing is said.  Each function's object is its compilation
+ * unit's file name, or else its FILE symbol (a global function without
+ * debug information has none).
+ */
+#include "rt-names.h"
+
+struct cu_range {
+	GElf_Addr lo, hi;
+	const char *name;           /* in the Dwarf's data */
+};
+
+struct cu_list {
+	struct cu_range *v;
+	size_t n, cap;
+};
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int in_names(const char *name, const char *const *v, size_t n)
+{
+	return name && bsearch(&name, v, n, sizeof(*v), str_cmp) != NULL;
+}
+
+#define NAMES(v) (sizeof(v) / sizeof((v)[0]))
+
+static int cu_cmp(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The address ranges of every compilation unit in dw, sorted. */
+static int collect_cus(Dwarf *dw, struct cu_list *c)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die die;
+	uint8_t unit_type;
+	Dwarf_Half version;
+
+	while (dwarf_get_units(dw, cu, &cu, &version, &unit_type, &die,
+			       NULL) == 0) {
+		const char *name = dwarf_diename(&die);
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t o = 0;
+
+		if (unit_type != DW_UT_compile || !name)
+			continue;
+		while ((o = dwarf_ranges(&die, o, &base, &lo, &hi)) > 0) {
+			if (lo >= hi)
+				continue;
+			if (c->n == c->cap) {
+				size_t cap = c->cap ? 2 * c->cap : 64;
+				struct cu_range *v = realloc(c->v,
+							     cap * sizeof(*v));
+
+				if (!v)
+					return -ENOMEM;
+				c->v = v;
+				c->cap = cap;
+			}
+			c->v[c->n].lo = lo;
+			c->v[c->n].hi = hi;
+			c->v[c->n].name = name;
+			c->n++;
+		}
+	}
+	if (c->n)
+		qsort(c->v, c->n, sizeof(*c->v), cu_cmp);
+	return 0;
+}
+
+/* The file name (without its directories) of the unit holding addr. */
+static const char *cu_of(const struct cu_list *c, GElf_Addr addr)
+{
+	size_t lo = 0, hi = c->n, i;
+	const char *slash;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->v[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Ranges of units may nest or overlap (rarely): look back a little. */
+	for (i = lo; i-- > 0 && lo - i <= 8;)
+		if (addr >= c->v[i].lo && addr < c->v[i].hi) {
+			slash = strrchr(c->v[i].name, '/');
+			return slash ? slash + 1 : c->v[i].name;
+		}
+	return NULL;
+}
+
+/* Whether name is the C library's or the compiler's, in every link: the
+ * start files' (crt1.o, crti.o, crtbegin.o) and libc_nonshared.a's. */
+static int startup_name(const char *name)
+{
+	static const char *const own[] = {
+		"_dl_relocate_static_pie", "_fini", "_init", "_start",
+		"at_quick_exit", "atexit", "deregister_tm_clones",
+		"frame_dummy", "pthread_atfork", "register_tm_clones",
+	};
+	size_t i;
+
+	if (name[0] == '_' && (name[1] == '_' ||
+			       (name[1] >= 'A' && name[1] <= 'Z')))
+		return 1;
+	for (i = 0; i < NAMES(own); i++)
+		if (!strcmp(name, own[i]))
+			return 1;
+	return 0;
+}
+
+/* Whether the function fn (code n bytes at addr) calls the hook. */
+static int calls_hook(const unsigned char *p, GElf_Addr n, GElf_Addr addr,
+		      const struct elf_facts *f)
+{
+	GElf_Addr i, to;
+	int32_t rel;
+
+	for (i = 0; i + 5 <= n; i++) {
+		if (p[i] != 0xe8)
+			continue;
+		memcpy(&rel, p + i + 1, 4);
+		to = addr + i + 5 + (GElf_Addr)(int64_t)rel;
+		if (to == f->hook_addr || (f->wrap_addr && to == f->wrap_addr))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether s, in a file where __fentry__ is not defined (its first call
+ * is taken for __fentry__'s PLT slot), calls one of the file's own
+ * functions (starts, n, sorted) first instead: then it is not
+ * instrumented, just a function that begins with a call. */
+static int calls_own_first(const struct fn_sym *s, const GElf_Addr *starts,
+			   size_t n, const struct elf_facts *f)
+{
+	GElf_Addr at = 0, to;
+	int32_t rel;
+
+	if (f->fentry_defined)
+		return 0;
+	if (s->size >= 4 && !memcmp(s->code, "\xf3\x0f\x1e\xfa", 4))
+		at = 4;
+	if (at + 1 <= s->size && s->code[at] == 0x67)
+		at++;
+	if (at + 5 > s->size || s->code[at] != 0xe8)
+		return 0;
+	memcpy(&rel, s->code + at + 1, 4);
+	to = s->start + at + 5 + (GElf_Addr)(int64_t)rel;
+	return bsearch(&to, starts, n, sizeof(*starts), addr_cmp) != NULL;
+}
+
+struct bare_fn {
+	GElf_Addr start;
+	const char *name, *object;
+	GElf_Addr first;            /* the lowest start of its object's */
+};
+
+static int bare_cmp(const void *a, const void *b)
+{
+	const struct bare_fn *x = a, *y = b;
+
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int same_object(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Names up to ten functions of bare (n, sorted) into buf, by object. */
+static void name_bare(const struct bare_fn *v, size_t n, char *buf,
+		      size_t len)
+{
+	size_t i, used = 0, shown = n < 10 ? n : 10;
+
+#define PUT(...) do { \
+	int w_ = snprintf(buf + used, len - used, __VA_ARGS__); \
+	if (w_ > 0) \
+		used += (size_t)w_ < len - used ? (size_t)w_ : len - used - 1; \
+} while (0)
+	buf[0] = '\0';
+	for (i = 0; i < shown; i++) {
+		char name[256], object[256];
+		int start = !i || !same_object(v[i].object, v[i - 1].object);
+
+		vgl_text_line_buf(name, sizeof(name), v[i].name);
+		if (start && v[i].object) {
+			vgl_text_line_buf(object, sizeof(object), v[i].object);
+			PUT("%sfrom %s: %s", i ? "; " : "", object, name);
+		} else if (start) {
+			PUT("%swithout debug information: %s",
+			    i ? "; " : "", name);
+		} else {
+			PUT(", %s", name);
+		}
+	}
+	if (n > shown)
+		PUT("; and %zu more", n - shown);
+#undef PUT
+}
+
+static void scan_partial(Elf *elf, struct elf_facts *f)
+{
+	int entry = f->fentry_calls || f->fentry_undef;
+	int inline_mode = f->hook_defined && f->calls;
+	int vigil = f->vigil_api || (f->hook_defined && f->vigil_magic);
+	int is_static = f->program && !f->interp;
+	struct fn_list l = { 0 };
+	struct cu_list c = { 0 };
+	struct bare_fn *bare = NULL;
+	GElf_Addr *starts = NULL;
+	size_t i, j, nbare = 0;
+	Dwarf *dw = NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (!entry && !inline_mode)
+		return;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB &&
+		    collect_functions(elf, scn, &sh, &l) < 0)
+			goto out;
+	if (!l.n)
+		goto out;
+	dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (dw && collect_cus(dw, &c) < 0)
+		goto out;
+	if (is_static && !c.n)
+		goto out;       /* the C library's cannot be told apart */
+	if (!(bare = malloc(l.n * sizeof(*bare))) ||
+	    !(starts = malloc(l.n * sizeof(*starts))))
+		goto out;
+	for (i = 0; i < l.n; i++)
+		starts[i] = l.v[i].start;
+	qsort(starts, l.n, sizeof(*starts), addr_cmp);
+	for (i = 0; i < l.n; i++) {
+		const struct fn_sym *s = &l.v[i];
+		const char *object = cu_of(&c, s->start);
+		int rt_file = in_names(s->file, rt_file_names,
+				       NAMES(rt_file_names));
+
+		if (startup_name(s->name) || strstr(s->name, ".cold"))
+			continue;
+		if ((in_names(s->name, rt_function_names,
+			      NAMES(rt_function_names)) &&
+		     (!s->file || rt_file)) || (rt_file && vigil))
+			continue;
+		if (is_static && !object)
+			continue;
+		if (!object)
+			object = s->file;
+		f->own_fns++;
+		if ((entry && calls_fentry_first(s->code, s->size, s->start,
+						 f) &&
+		     !calls_own_first(s, starts, l.n, f)) ||
+		    (inline_mode && calls_hook(s->code, s->size, s->start, f)))
+			continue;
+		bare[nbare].start = s->start;
+		bare[nbare].name = s->name;
+		bare[nbare].object = object;
+		bare[nbare].first = s->start;
+		nbare++;
+	}
+	/* By object, the objects in the order of their first function. */
+	for (i = 0; i < nbare; i++)
+		for (j = 0; j < nbare; j++)
+			if (same_object(bare[i].object, bare[j].object) &&
+			    bare[j].start < bare[i].first)
+				bare[i].first = bare[j].start;
+	qsort(bare, nbare, sizeof(*bare), bare_cmp);
+	f->bare_fns = nbare;
+	if (nbare)
+		name_bare(bare, nbare, f->bare, sizeof(f->bare));
+out:
+	free(starts);
+	free(bare);
+	free(c.v);
+	if (dw)
+		dwarf_end(dw);
 	free(l.v);
 }
 
@@ -557,14 +897,15 @@ static int read_facts(Elf *elf, uint64_t fsize, struct elf_facts *f,
 	}
 	if (f->fentry_calls || f->fentry_undef)
 		scan_scratch(elf, f);
+	scan_partial(elf, f);
 	return 0;
 }
 
 /*
- * The verdict on f: returns 0 with the good news in msg, or 1 with the
- * reason in msg.
+ * The verdict on f, all its functions aside: returns 0 with the good news
+ * in msg, or 1 with the reason in msg.
  */
-static int verdict(const struct elf_facts *f, char *msg, size_t len)
+static int verdict_whole(const struct elf_facts *f, char *msg, size_t len)
 {
 	const char *what = f->program ? "" : "shared library, ";
 	/* The magic alone is no proof: the vigil tool carries it too. */
@@ -686,12 +1027,33 @@ static int verdict(const struct elf_facts *f, char *msg, size_t len)
 	return 1;
 }
 
+/*
+ * The verdict on f: a good one (verdict_whole) is bad after all when some
+ * of the program's own functions carry no counting site (scan_partial),
+ * since their calls are in no profile.
+ */
+static int verdict(const struct elf_facts *f, char *msg, size_t len)
+{
+	int entry = f->fentry_calls || f->fentry_undef;
+
+	if (verdict_whole(f, msg, len) || !f->bare_fns)
+		return verdict_whole(f, msg, len);
+	snprintf(msg, len, "partly instrumented%s%s: %lu of %lu functions "
+		 "carr%s no counting site (%s)",
+		 f->program ? "" : " shared library",
+		 !entry ? "" : f->program ? " for entry counting" :
+		 ", for entry counting",
+		 f->bare_fns, f->own_fns, f->bare_fns == 1 ? "ies" : "y",
+		 f->bare);
+	return 1;
+}
+
 /* Checks one file; prints its line and returns 0 (good) or 1. */
 static int check_one(const char *path)
 {
 	struct elf_facts f;
 	struct stat st;
-	char msg[1024];
+	char msg[4096];
 	Elf *elf = NULL;
 	int fd, ret;
 
