@@ -204,7 +204,7 @@ static void finish(struct tree_sampler *t, struct member *m, int ended)
 	if (!err && strcmp(path, final) && rename(path, final))
 		err = -errno;
 	if (err && !t->write_err) {
-		fprintf(stderr, "vigil: %s: cannot write the samples: %s\n",
+		fprintf(stderr, "vigil: %s: cannot write the readings: %s\n",
 			final, strerror(-err));
 		t->write_err = err;
 	} else if (!err) {

@@ -15,18 +15,18 @@
 const char cmd_plot_usage[] =
 	"usage: vigil plot FILE [-o OUT.svg] [--title TEXT]\n"
 	"\n"
-	"Draws the samples of the sampled profile FILE (written by `vigil\n"
+	"Draws the readings of the sampled profile FILE (written by `vigil\n"
 	"attach -p PID -o FILE.vgl`, or by `vigil run --scan` for each\n"
 	"process, DIR/samples/NAME.PID.vgl) over the time of the run, as one\n"
 	"self-contained SVG file (no network, no other file), to OUT.svg or\n"
 	"standard output:\n"
 	"\n"
 	"  CPU per thread  stacked areas, one colour per thread, in % of one\n"
-	"                  CPU between two samples; a legend with each\n"
+	"                  CPU between two readings; a legend with each\n"
 	"                  thread's name, tid and CPU time over the run (the\n"
 	"                  19 busiest threads, the others as one series);\n"
 	"                  a dashed line the whole process's CPU time, which\n"
-	"                  holds the threads that ran between two samples too\n"
+	"                  holds the threads that ran between two readings too\n"
 	"                  (from its CPU clock; from 10 ms clock ticks in a\n"
 	"                  file of an older vigil, in steps of 200 ms or more,\n"
 	"                  its error shown as a band).  No step is over 100 %\n"
@@ -74,10 +74,10 @@ int cmd_plot(int argc, char **argv)
 		return file_error(&r, path);
 	if (!r.nsamples) {
 		if (r.meta.kind == VGL_KIND_SAMPLED)
-			fprintf(stderr, "vigil: %s: no samples to plot: the sampler stopped before its first sample\n",
+			fprintf(stderr, "vigil: %s: no readings to plot: the sampler stopped before its first reading\n",
 				path);
 		else
-			fprintf(stderr, "vigil: %s: not a sampled profile (a %s profile, without samples): plot draws the samples that `vigil attach -o FILE.vgl` records\n",
+			fprintf(stderr, "vigil: %s: not a sampled profile (a %s profile, without readings): plot draws the readings that `vigil attach -o FILE.vgl` records\n",
 				path, vgl_kind_name(r.meta.kind));
 		goto out;
 	}
@@ -85,7 +85,7 @@ int cmd_plot(int argc, char **argv)
 	 * damaged file, which would be drawn as nonsense. */
 	for (i = 1; i < r.nsamples; i++)
 		if (r.samples[i].elapsed_ns < r.samples[i - 1].elapsed_ns) {
-			fprintf(stderr, "vigil: %s: sample %zu is earlier than sample %zu (elapsed_ns %" PRIu64 " < %" PRIu64 ")\n",
+			fprintf(stderr, "vigil: %s: reading %zu is earlier than reading %zu (elapsed_ns %" PRIu64 " < %" PRIu64 ")\n",
 				path, i + 1, i, r.samples[i].elapsed_ns,
 				r.samples[i - 1].elapsed_ns);
 			goto out;

@@ -20,7 +20,7 @@ const char cmd_show_usage[] =
 	"how they ended), pid, command, exe, host, started, ended,\n"
 	"window (window files), modules, threads, edges, calls, incomplete\n"
 	"(only when some calls could not be stored) and valid.  A file with\n"
-	"samples (vigil attach -o) adds samples, duration, sampled threads\n"
+	"readings (vigil attach -o) adds readings, duration, sampled threads\n"
 	"(each as TID:NAME) and stack samples.  Files are\n"
 	"separated by a blank line.  A directory DIR (vigil run -o DIR) is\n"
 	"shown file by file: its *.vgl files in name order, as vigil report\n"
@@ -45,7 +45,7 @@ static void show_sampled(const struct vgl_reader *r)
 			r->samples[r->nsamples - 1].elapsed_ns -
 			r->samples[0].elapsed_ns : 0;
 
-		printf("samples: %zu\n", r->nsamples);
+		printf("readings: %zu\n", r->nsamples);
 		printf("duration: %.3fs\n", (double)span / 1e9);
 		/* Threads by tid (the reader's sample_tids are), each with
 		 * the last name it had: one pass, not a search per record. */
