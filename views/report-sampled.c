@@ -190,9 +190,9 @@ void report_sampled_text(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 		/* A merge keeps the processes' stacks, not their sample
 		 * records (one process's time series each): "0 over
 		 * 0.000s" read as if nothing had been sampled. */
-		printf("readings: the stacks of %llu process%s, merged (the "
-		       "readings over time are in each process's own file)\n",
-		       (unsigned long long)r->processes,
+		printf("readings: not kept by a merge (it keeps the stacks of "
+		       "its %llu process%s; each process's readings are in "
+		       "its own file)\n", (unsigned long long)r->processes,
 		       r->processes == 1 ? "" : "es");
 	else
 		printf("readings: %zu over %.3fs\n", r->nsamples,

@@ -1095,7 +1095,7 @@ def cmd_vgl(target, outdir):
         "kind": "sampled",
         "state": "finished (sampler stopped; the process ran on)",
         "pid": str(tg.p.pid),
-        "samples": str(len(samples)),
+        "readings": str(len(samples)),
         "stack samples": "%d (%s" % (nstack, k.get("stack samples", "(").split("(", 1)[1]),
         "valid": "yes",
     }
