@@ -73,7 +73,13 @@ int cmd_plot(int argc, char **argv)
 	if (vgl_reader_open(&r, path) < 0)
 		return file_error(&r, path);
 	if (!r.nsamples) {
-		if (r.meta.kind == VGL_KIND_SAMPLED)
+		if (r.meta.kind == VGL_KIND_SAMPLED && r.has_processes &&
+		    r.processes)
+			/* A merge keeps stacks, not the processes' readings:
+			 * "stopped before its first reading" would be wrong. */
+			fprintf(stderr, "vigil: %s: no readings to plot: a merge of sampled files keeps their stacks, not their readings (plot one process's file, as vigil run --scan leaves in DIR/samples/)\n",
+				path);
+		else if (r.meta.kind == VGL_KIND_SAMPLED)
 			fprintf(stderr, "vigil: %s: no readings to plot: the sampler stopped before its first reading\n",
 				path);
 		else
