@@ -81,9 +81,12 @@ const char cmd_check_usage[] =
 	"how many of its own functions (vigil's runtime and the C library's\n"
 	"start-up code aside) carry no counting site, and names up to ten,\n"
 	"by source file (from the debug information, or the symbol table's\n"
-	"FILE symbols).  A -static program without debug information is not\n"
-	"looked at so, its C library's functions being linked in too.  Calls\n"
-	"are found on x86-64, the machine vigil's runtime counts on.\n";
+	"FILE symbols).  Functions left out on purpose in a file built with\n"
+	"the flags (no_instrument_function, -finstrument-functions-exclude-*)\n"
+	"are not counted.  In a -static program, where the C library's\n"
+	"functions are linked in too, only functions with debug information\n"
+	"are looked at (none without it).  Calls are found on x86-64, the\n"
+	"machine vigil's runtime counts on.\n";
 
 #define HOOK "__cyg_profile_func_enter"
 #define WRAP "__wrap___cyg_profile_func_enter"
@@ -455,7 +458,11 @@ out:
  * there only functions in a compilation unit count, and without debug
  * information nothing is said.  Each function's object is its compilation
  * unit's file name, or else its FILE symbol (a global function without
- * debug information has none).
+ * debug information has none).  A partial build leaves out whole objects:
+ * an object with a counting site was built with the flags, and its
+ * functions without one were left out on purpose (no_instrument_function,
+ * -finstrument-functions-exclude-file-list=, as README advises for
+ * CPython), so they are not counted at all (keep_partial).
  */
 #include "rt-names.h"
 
@@ -615,9 +622,31 @@ static int calls_own_first(const struct fn_sym *s, const GElf_Addr *starts,
 struct bare_fn {
 	GElf_Addr start;
 	const char *name, *object;
+	int site;                   /* it carries a counting site */
 	GElf_Addr first;            /* the lowest start of its object's */
 };
 
+static int same_object(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* By object (those without one last), then by address. */
+static int object_cmp(const void *a, const void *b)
+{
+	const struct bare_fn *x = a, *y = b;
+	int c;
+
+	if (!same_object(x->object, y->object)) {
+		if (!x->object || !y->object)
+			return x->object ? -1 : 1;
+		if ((c = strcmp(x->object, y->object)))
+			return c;
+	}
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* By the first function of their object, then by address. */
 static int bare_cmp(const void *a, const void *b)
 {
 	const struct bare_fn *x = a, *y = b;
@@ -627,9 +656,43 @@ static int bare_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static int same_object(const char *a, const char *b)
+/*
+ * Keeps of v (n functions) those that count: every one of an object
+ * with no counting site at all (built without the flags), and a bare one
+ * whose object is unknown; a bare function of an object that has sites
+ * was left out on purpose (no_instrument_function,
+ * -finstrument-functions-exclude-*), and is dropped.  Returns how many
+ * are kept, their bare ones first, in the order to name them; *nbare
+ * says how many are bare.
+ */
+static size_t keep_partial(struct bare_fn *v, size_t n, size_t *nbare)
 {
-	return a == b || (a && b && !strcmp(a, b));
+	size_t i, j, k, kept = 0, bare = 0;
+
+	qsort(v, n, sizeof(*v), object_cmp);
+	for (i = 0; i < n; i = j) {
+		int sites = 0;
+
+		for (j = i; j < n && same_object(v[j].object, v[i].object); j++)
+			sites |= v[j].site;
+		for (k = i; k < j; k++) {
+			if (sites && !v[k].site && v[i].object)
+				continue;
+			v[k].first = v[i].start;
+			v[kept++] = v[k];
+		}
+	}
+	/* The bare ones first, by object in address order. */
+	for (i = 0; i < kept; i++)
+		if (!v[i].site) {
+			struct bare_fn t = v[bare];
+
+			v[bare++] = v[i];
+			v[i] = t;
+		}
+	qsort(v, bare, sizeof(*v), bare_cmp);
+	*nbare = bare;
+	return kept;
 }
 
 /* Names up to ten functions of bare (n, sorted) into buf, by object. */
@@ -674,7 +737,7 @@ static void scan_partial(Elf *elf, struct elf_facts *f)
 	struct cu_list c = { 0 };
 	struct bare_fn *bare = NULL;
 	GElf_Addr *starts = NULL;
-	size_t i, j, nbare = 0;
+	size_t i, n = 0, nbare = 0;
 	Dwarf *dw = NULL;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -714,25 +777,19 @@ static void scan_partial(Elf *elf, struct elf_facts *f)
 			continue;
 		if (!object)
 			object = s->file;
-		f->own_fns++;
-		if ((entry && calls_fentry_first(s->code, s->size, s->start,
-						 f) &&
-		     !calls_own_first(s, starts, l.n, f)) ||
-		    (inline_mode && calls_hook(s->code, s->size, s->start, f)))
-			continue;
-		bare[nbare].start = s->start;
-		bare[nbare].name = s->name;
-		bare[nbare].object = object;
-		bare[nbare].first = s->start;
-		nbare++;
+		bare[n].start = s->start;
+		bare[n].name = s->name;
+		bare[n].object = object;
+		bare[n].site = (entry && calls_fentry_first(s->code, s->size,
+							     s->start, f) &&
+				!calls_own_first(s, starts, l.n, f)) ||
+			       (inline_mode && calls_hook(s->code, s->size,
+							  s->start, f));
+		n++;
 	}
-	/* By object, the objects in the order of their first function. */
-	for (i = 0; i < nbare; i++)
-		for (j = 0; j < nbare; j++)
-			if (same_object(bare[i].object, bare[j].object) &&
-			    bare[j].start < bare[i].first)
-				bare[i].first = bare[j].start;
-	qsort(bare, nbare, sizeof(*bare), bare_cmp);
+	if (!n)
+		goto out;
+	f->own_fns = keep_partial(bare, n, &nbare);
 	f->bare_fns = nbare;
 	if (nbare)
 		name_bare(bare, nbare, f->bare, sizeof(f->bare));
