@@ -269,6 +269,7 @@ struct fn_sym {
 	const char *name;
 	const unsigned char *code;  /* in the section's data */
 	const char *file;           /* the FILE symbol before a local one */
+	long group;                 /* which FILE symbol's; -1 for none */
 };
 
 struct fn_list {
@@ -339,6 +340,7 @@ static int collect_functions(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 	size_t i, n;
 	GElf_Sym sym;
 	const char *file = NULL;
+	long group = -1;
 
 	if (!d || !sh->sh_entsize)
 		return 0;
@@ -355,6 +357,7 @@ static int collect_functions(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 			file = elf_strptr(elf, sh->sh_link, sym.st_name);
 			if (file && !*file)
 				file = NULL;
+			group = file ? (long)i : -1;
 			continue;
 		}
 		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_size ||
@@ -388,6 +391,7 @@ static int collect_functions(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 				  (sym.st_value - csh.sh_addr);
 		l->v[l->n].file = GELF_ST_BIND(sym.st_info) == STB_LOCAL ?
 				  file : NULL;
+		l->v[l->n].group = l->v[l->n].file ? group : -1;
 		l->n++;
 	}
 	return 0;
@@ -452,7 +456,8 @@ out:
  * runtime, which is never instrumented.  The runtime's functions are known
  * by name (rt-names.h, made from the runtime's objects by the Makefile):
  * a global one's name is the program's only definition of it, a local one
- * must also sit under the FILE symbol of one of the runtime's sources.  In
+ * must also sit under the FILE symbol of one of the runtime's objects
+ * (mark_runtime).  In
  * a -static program, the C library's own functions are linked in too, and
  * only the debug information tells them apart (Debian's libc.a has none):
  * there only functions in a compilation unit count, and without debug
@@ -556,6 +561,45 @@ static const char *cu_of(const struct cu_list *c, GElf_Addr addr)
 			return slash ? slash + 1 : c->v[i].name;
 		}
 	return NULL;
+}
+
+static int is_rt_name(const char *name)
+{
+	return in_names(name, rt_function_names, NAMES(rt_function_names));
+}
+
+/*
+ * Marks in rt[i] whether l's function i is one of the runtime's: a local
+ * one when the object of its FILE symbol is the runtime's, which it is
+ * when that symbol names one of the runtime's sources and more than half
+ * of the object's functions have the names of the runtime's.  Not all: a
+ * runtime a little older or newer than this command, with a function more
+ * or less, is still the runtime; and a file of the program's own that
+ * shares a name with one of the runtime's (init.c, module.c) and a
+ * function name or two is still the program's.  A global (or hidden) one
+ * when it has the name of one of the runtime's: a link has one definition
+ * of a name.  An object's local functions are together in l, as in the
+ * symbol table.
+ */
+static void mark_runtime(const struct fn_list *l, char *rt)
+{
+	size_t i, j, k, n, named;
+	int ours;
+
+	for (i = 0; i < l->n; i = j) {
+		if (!l->v[i].file) {
+			rt[i] = (char)is_rt_name(l->v[i].name);
+			j = i + 1;
+			continue;
+		}
+		ours = in_names(l->v[i].file, rt_file_names,
+				NAMES(rt_file_names));
+		for (j = i, n = named = 0; j < l->n &&
+		     l->v[j].group == l->v[i].group; j++, n++)
+			named += is_rt_name(l->v[j].name);
+		for (k = i; k < j; k++)
+			rt[k] = (char)(ours && 2 * named > n);
+	}
 }
 
 /* Whether name is the C library's or the compiler's, in every link: the
@@ -731,12 +775,12 @@ static void scan_partial(Elf *elf, struct elf_facts *f)
 {
 	int entry = f->fentry_calls || f->fentry_undef;
 	int inline_mode = f->hook_defined && f->calls;
-	int vigil = f->vigil_api || (f->hook_defined && f->vigil_magic);
 	int is_static = f->program && !f->interp;
 	struct fn_list l = { 0 };
 	struct cu_list c = { 0 };
 	struct bare_fn *bare = NULL;
 	GElf_Addr *starts = NULL;
+	char *rt = NULL;
 	size_t i, n = 0, nbare = 0;
 	Dwarf *dw = NULL;
 	Elf_Scn *scn = NULL;
@@ -756,22 +800,20 @@ static void scan_partial(Elf *elf, struct elf_facts *f)
 	if (is_static && !c.n)
 		goto out;       /* the C library's cannot be told apart */
 	if (!(bare = malloc(l.n * sizeof(*bare))) ||
-	    !(starts = malloc(l.n * sizeof(*starts))))
+	    !(starts = malloc(l.n * sizeof(*starts))) ||
+	    !(rt = malloc(l.n)))
 		goto out;
+	mark_runtime(&l, rt);
 	for (i = 0; i < l.n; i++)
 		starts[i] = l.v[i].start;
 	qsort(starts, l.n, sizeof(*starts), addr_cmp);
 	for (i = 0; i < l.n; i++) {
 		const struct fn_sym *s = &l.v[i];
 		const char *object = cu_of(&c, s->start);
-		int rt_file = in_names(s->file, rt_file_names,
-				       NAMES(rt_file_names));
 
 		if (startup_name(s->name) || strstr(s->name, ".cold"))
 			continue;
-		if ((in_names(s->name, rt_function_names,
-			      NAMES(rt_function_names)) &&
-		     (!s->file || rt_file)) || (rt_file && vigil))
+		if (rt[i])
 			continue;
 		if (is_static && !object)
 			continue;
@@ -794,6 +836,7 @@ static void scan_partial(Elf *elf, struct elf_facts *f)
 	if (nbare)
 		name_bare(bare, nbare, f->bare, sizeof(f->bare));
 out:
+	free(rt);
 	free(starts);
 	free(bare);
 	free(c.v);
