@@ -438,6 +438,18 @@ out:
 	free(l.v);
 }
 
+/* Whether sh is the section called name. */
+static int section_is(Elf *elf, const GElf_Shdr *sh, const char *name)
+{
+	size_t shstrndx;
+	const char *s;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	s = elf_strptr(elf, shstrndx, sh->sh_name);
+	return s && !strcmp(s, name);
+}
+
 /*
  * Partly instrumented (issue 31, point 4): a build whose flags missed some
  * objects (`make CPPFLAGS=...` on the command line replaces a Makefile's
@@ -447,7 +459,8 @@ out:
  * program's own functions is looked at: in the entry mode, is its first
  * instruction the call of __fentry__ (calls_fentry_first); in the inline
  * mode, does it call the hook (its entry call, anywhere in its code, as
- * scan_calls finds them).
+ * scan_calls finds them; through the hook's PLT entry or GOT slot in a
+ * file that leaves the hook to another object, find_hook_plt).
  *
  * The program's own are its function symbols less what every link brings:
  * the C library's start files and helpers (names reserved to the
@@ -622,19 +635,106 @@ static int startup_name(const char *name)
 	return 0;
 }
 
-/* Whether the function fn (code n bytes at addr) calls the hook. */
+/*
+ * Where a file that leaves the hook to another object (a shared library,
+ * a program with libvigil.so) calls it: *got, its GOT slot (from the
+ * relocation that fills it), and *plt, the PLT entry that jumps through
+ * that slot (`jmp *slot(%rip)`, in an entry of the section's entry size).
+ * Returns 0 when there is no slot.
+ */
+static int find_hook_plt(Elf *elf, GElf_Addr *got, GElf_Addr *plt)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	*got = *plt = 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d = elf_getdata(scn, NULL);
+		Elf_Scn *ss;
+		GElf_Shdr ssh;
+		Elf_Data *sd;
+		GElf_Rela r;
+		GElf_Sym sym;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    !sh.sh_entsize || !d ||
+		    !(ss = elf_getscn(elf, sh.sh_link)) ||
+		    !gelf_getshdr(ss, &ssh) || !(sd = elf_getdata(ss, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n && !*got; i++) {
+			const char *name;
+			unsigned type;
+
+			if (!gelf_getrela(d, (int)i, &r))
+				break;
+			type = GELF_R_TYPE(r.r_info);
+			if ((type != R_X86_64_JUMP_SLOT &&
+			     type != R_X86_64_GLOB_DAT) ||
+			    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym))
+				continue;
+			name = elf_strptr(elf, ssh.sh_link, sym.st_name);
+			if (name && !strcmp(name, HOOK))
+				*got = r.r_offset;
+		}
+	}
+	if (!*got)
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d = elf_getdata(scn, NULL);
+		const unsigned char *p;
+		GElf_Addr i, es, at;
+		int32_t rel;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || !d || !d->d_buf ||
+		    d->d_size < sh.sh_size ||
+		    !(section_is(elf, &sh, ".plt") ||
+		      section_is(elf, &sh, ".plt.sec") ||
+		      section_is(elf, &sh, ".plt.got")))
+			continue;
+		p = d->d_buf;
+		es = sh.sh_entsize ? sh.sh_entsize : 16;
+		for (i = 0; i + 6 <= sh.sh_size; i++) {
+			if (p[i] != 0xff || p[i + 1] != 0x25)
+				continue;
+			memcpy(&rel, p + i + 2, 4);
+			at = sh.sh_addr + i + 6 + (GElf_Addr)(int64_t)rel;
+			if (at == *got) {
+				*plt = sh.sh_addr + i / es * es;
+				return 1;
+			}
+		}
+	}
+	return 1;
+}
+
+/*
+ * Whether the function fn (code n bytes at addr) calls the hook: a direct
+ * call of it (or of its --wrap name) where it is defined here; where it is
+ * not, a call of its PLT entry, or through its GOT slot (-fno-plt).
+ */
 static int calls_hook(const unsigned char *p, GElf_Addr n, GElf_Addr addr,
-		      const struct elf_facts *f)
+		      const struct elf_facts *f, GElf_Addr got, GElf_Addr plt)
 {
 	GElf_Addr i, to;
 	int32_t rel;
 
 	for (i = 0; i + 5 <= n; i++) {
+		if (p[i] == 0xff && i + 6 <= n && p[i + 1] == 0x15 && got) {
+			memcpy(&rel, p + i + 2, 4);
+			if (addr + i + 6 + (GElf_Addr)(int64_t)rel == got)
+				return 1;
+			continue;
+		}
 		if (p[i] != 0xe8)
 			continue;
 		memcpy(&rel, p + i + 1, 4);
 		to = addr + i + 5 + (GElf_Addr)(int64_t)rel;
-		if (to == f->hook_addr || (f->wrap_addr && to == f->wrap_addr))
+		if (f->hook_defined ? to == f->hook_addr ||
+				      (f->wrap_addr && to == f->wrap_addr) :
+				      plt && to == plt)
 			return 1;
 	}
 	return 0;
@@ -776,6 +876,7 @@ static void scan_partial(Elf *elf, struct elf_facts *f)
 	int entry = f->fentry_calls || f->fentry_undef;
 	int inline_mode = f->hook_defined && f->calls;
 	int is_static = f->program && !f->interp;
+	GElf_Addr got = 0, plt = 0;
 	struct fn_list l = { 0 };
 	struct cu_list c = { 0 };
 	struct bare_fn *bare = NULL;
@@ -786,6 +887,9 @@ static void scan_partial(Elf *elf, struct elf_facts *f)
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 
+	/* Left to another object: the hook is called through the PLT. */
+	if (!f->hook_defined && f->hook_undef && find_hook_plt(elf, &got, &plt))
+		inline_mode = 1;
 	if (!entry && !inline_mode)
 		return;
 	while ((scn = elf_nextscn(elf, scn)))
@@ -826,7 +930,8 @@ static void scan_partial(Elf *elf, struct elf_facts *f)
 							     s->start, f) &&
 				!calls_own_first(s, starts, l.n, f)) ||
 			       (inline_mode && calls_hook(s->code, s->size,
-							  s->start, f));
+							  s->start, f, got,
+							  plt));
 		n++;
 	}
 	if (!n)
@@ -875,17 +980,6 @@ static void scan_irelative(Elf_Scn *scn, const GElf_Shdr *sh,
 			f->hook_plt = 1;
 }
 
-/* Whether sh is the section called name. */
-static int section_is(Elf *elf, const GElf_Shdr *sh, const char *name)
-{
-	size_t shstrndx;
-	const char *s;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return 0;
-	s = elf_strptr(elf, shstrndx, sh->sh_name);
-	return s && !strcmp(s, name);
-}
 
 /* Reads one of the runtime's distances (.vigil.hook: from the hook's
  * resolver to WRAP, runtime/hooks.c; .vigil.fentry: from FENTRY to
