@@ -35,6 +35,8 @@
  * never to do, so that is a bad program whatever its hooks.  So is one
  * where a caller keeps a value in r10 or r11 across a call of an
  * entry-instrumented function, which __fentry__ changes (scan_scratch).
+ * And so is one built partly with the flags, some of its objects without
+ * any counting site: their calls are in no profile (scan_partial).
  *
  * Everything is read through libelf, which checks the file's offsets and
  * sizes; the call scan reads only section data libelf handed out.
