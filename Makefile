@@ -121,6 +121,24 @@ $(B)/asan/sampler/%.o: sampler/%.c $(SAMPLER_H) $(wildcard lib/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) $(SAN) -c $< -o $@
 
+# The names of the runtime's functions, and of its source files, for
+# `vigil check`: the functions a program linked with the runtime has that
+# are not the program's own (src/cmd-check.c, partly instrumented).  Read
+# from the runtime's objects, so that the list never falls behind them.
+$(B)/gen/rt-names.h: $(RT_OBJ)
+	@mkdir -p $(B)/gen
+	{ echo '/* generated from the runtime objects by the Makefile */'; \
+	  echo 'static const char *const rt_function_names[] = {'; \
+	  nm --defined-only $(RT_OBJ) | \
+	    awk 'NF == 3 && $$2 ~ /^[tTiIwW]$$/ { print "\t\"" $$3 "\"," }' | \
+	    LC_ALL=C sort -u; \
+	  echo '};'; \
+	  echo 'static const char *const rt_file_names[] = {'; \
+	  for f in $(notdir $(RT_SRC) $(RT_LIB) $(RT_ASM) $(RT_ASM:.S=.o)); do \
+	    echo "\t\"$$f\","; done | LC_ALL=C sort -u; \
+	  echo '};'; } > $@.tmp && mv $@.tmp $@
+$(B)/tool/src/cmd-check.o $(B)/asan/src/cmd-check.o: $(B)/gen/rt-names.h
+
 $(B)/vigil: $(TOOL_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(TOOL_LIBS)
 

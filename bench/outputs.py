@@ -122,7 +122,7 @@ def bench_plot():
     subprocess.run([sys.executable, os.path.join(ROOT, "tests", "e2e",
                                                  "mkplotsamples.py"),
                     "many", prof, str(PLOT_SAMPLES), "8"], check=True)
-    print("plot: %d samples of 8 threads (%.1f MiB, %s)"
+    print("plot: %d readings of 8 threads (%.1f MiB, %s)"
           % (PLOT_SAMPLES, os.path.getsize(prof) / 2**20, prof))
     base = None
     for name, args, ext in (("report (baseline)", ["report"], "report"),

@@ -1282,7 +1282,7 @@ void vgl_merge_summary(const struct vgl_merge *m, size_t bad, char *buf,
 				      ", %zu unreadable skipped", bad);
 	if (m->sampled_in && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", %zu sampled (their "
-				      "stacks merged, %llu sample records left "
+				      "stacks merged, %llu readings left "
 				      "out)", m->sampled_in,
 				      (unsigned long long)m->samples_left_out);
 	if (m->windows_in && n < len)

@@ -236,7 +236,7 @@ static void write_image(struct tree_sampler *t, struct member *m, int ended)
 		err = -errno;
 	pthread_mutex_lock(&t->lock);
 	if (err && !t->write_err) {
-		fprintf(stderr, "vigil: %s: cannot write the samples: %s\n",
+		fprintf(stderr, "vigil: %s: cannot write the readings: %s\n",
 			final, strerror(-err));
 		t->write_err = err;
 	} else if (!err) {

@@ -51,15 +51,15 @@ const char cmd_attach_usage[] =
 	"                    [--format jsonl|text] [-o FILE.vgl]\n"
 	"                    [--unwind auto|dwarf[,SIZE]|fp]\n"
 	"\n"
-	"Samples the running process PID (-p or --pid) every interval D\n"
+	"Reads the running process PID (-p or --pid) every interval D\n"
 	"(default 1s; 1ms to 24h, like 250ms, 10s, 2m) and prints one record\n"
-	"per sample: JSON Lines (the default; schema in docs/attach.md) or a\n"
+	"per reading: JSON Lines (the default; schema in docs/attach.md) or a\n"
 	"table (--format text).\n"
 	"The process is only read: never stopped, traced or written to.\n"
 	"\n"
-	"--scan picks what each sample holds, as a comma-separated list or a\n"
+	"--scan picks what each reading holds, as a comma-separated list or a\n"
 	"bit mask (debugserver's scan_type bits):\n"
-	"  host-cpu 0x1    host CPU time by kind since the previous sample\n"
+	"  host-cpu 0x1    host CPU time by kind since the previous reading\n"
 	"  cpu 0x2         the process's user and system CPU time\n"
 	"  threads 0x4     per thread: id, name, state, CPU time; new and ended\n"
 	"  host-memory 0x20  host memory total and available\n"
@@ -73,16 +73,16 @@ const char cmd_attach_usage[] =
 	"                  docs/attach.md for what each size reaches and\n"
 	"                  costs); fp, the frame-pointer chain;\n"
 	"                  auto (default), dwarf where the kernel allows\n"
-	"  counts 0x400    exact calls per edge since the previous sample, read\n"
+	"  counts 0x400    exact calls per edge since the previous reading, read\n"
 	"                  from the .vgl profile of a program linked with vigil\n"
 	"  all             every one of them\n"
 	"Default: cpu,threads,memory.\n"
 	"\n"
 	"Lines read on stdin while it runs:\n"
-	"  interval D      new interval, at once (the next sample in D)\n"
+	"  interval D      new interval, at once (the next reading in D)\n"
 	"  scan LIST|MASK  new scan set, at once\n"
 	"  frequency HZ    new stack sampling frequency\n"
-	"  sample          one sample now\n"
+	"  sample          one reading now\n"
 	"  stop            end\n"
 	"A good line is answered by a 'control' record, a bad one (or one\n"
 	"longer than 4095 bytes, skipped to its newline) by one 'error'\n"
@@ -91,14 +91,14 @@ const char cmd_attach_usage[] =
 	"(cron, systemd, a script's background job) is no controller.\n"
 	"\n"
 	"Ends on SIGINT, SIGTERM, end of a controlling stdin, 'stop',\n"
-	"--duration D, --count N samples, or the process's end, always with a\n"
+	"--duration D, --count N readings, or the process's end, always with a\n"
 	"last 'end' record saying why (and the process's exit status when the\n"
 	"kernel showed it).\n"
-	"With -o FILE.vgl, also writes every sample and stack sample to a\n"
+	"With -o FILE.vgl, also writes every reading and stack sample to a\n"
 	"sampled profile as the run goes (committed every second: valid\n"
 	"even if vigil is killed), for 'vigil show' and 'vigil report';\n"
 	"records still go to stdout.  A FILE\n"
-	"that cannot be created is refused before the first sample.\n"
+	"that cannot be created is refused before the first reading.\n"
 	"\n"
 	"Exits 0 then; 1 when PID cannot be watched (no such process, not\n"
 	"permitted, stack sampling refused by kernel.perf_event_paranoid) or\n"
@@ -392,7 +392,7 @@ static void write_text_counts(struct attach *a, const struct sampler_sample *s)
 		fputc('\n', f);
 		return;
 	}
-	fprintf(f, "  %12s  %s (%" PRIu64 " calls since the previous sample, %"
+	fprintf(f, "  %12s  %s (%" PRIu64 " calls since the previous reading, %"
 		PRIu64 " in all)\n", "CALLS", "CALLER -> CALLEE", s->calls_delta,
 		s->calls_total);
 	e = malloc(s->nedges * sizeof(*e) + 1);
@@ -991,7 +991,7 @@ static void write_end(struct attach *a, enum reason why, int sig)
 			else
 				fprintf(f, " (exit %d)", WEXITSTATUS(a->exit_status));
 		}
-		fprintf(f, ", %" PRIu64 " samples", a->nsamples - dropped);
+		fprintf(f, ", %" PRIu64 " readings", a->nsamples - dropped);
 		if (dropped)
 			fprintf(f, " (%" PRIu64 " not written: the reader did not keep up)",
 				dropped);
@@ -1066,7 +1066,7 @@ static int parse(int argc, char **argv, struct attach *a,
 		errno = 0;
 		c = strtoull(count, &end, 10);
 		if (errno || *end || end == count || !c || count[0] == '-')
-			return usage_error("attach", "bad --count '%s' (a number of samples, 1 or more)",
+			return usage_error("attach", "bad --count '%s' (a number of readings, 1 or more)",
 					   count);
 		a->count_max = c;
 	}
@@ -1301,7 +1301,7 @@ int cmd_attach(int argc, char **argv)
 		/* A reader who does not read: what it has not taken is
 		 * lost, and said here since the end record cannot be. */
 		vgl_error("stdout: blocked at the end: %" PRIu64
-			  " samples taken, %" PRIu64 " written, %" PRIu64
+			  " readings taken, %" PRIu64 " written, %" PRIu64
 			  " not written", a.nsamples, written, dropped);
 		ret = EXIT_BAD_FILE;
 	}

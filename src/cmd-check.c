@@ -35,12 +35,16 @@
  * never to do, so that is a bad program whatever its hooks.  So is one
  * where a caller keeps a value in r10 or r11 across a call of an
  * entry-instrumented function, which __fentry__ changes (scan_scratch).
+ * And so is one built partly with the flags, some of its objects without
+ * any counting site: their calls are in no profile (scan_partial).
  *
  * Everything is read through libelf, which checks the file's offsets and
  * sizes; the call scan reads only section data libelf handed out.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,8 +77,18 @@ const char cmd_check_usage[] =
 	"call of an instrumented function (one that keeps every register,\n"
 	"no_caller_saved_registers): its line names both.  An\n"
 	"instrumented shared library without vigil's runtime is good: its\n"
-	"hooks are those of the program that loads it.  Calls are found on\n"
-	"x86-64, the machine vigil's runtime counts on.\n";
+	"hooks are those of the program that loads it.  A program built\n"
+	"partly with vigil's flags is bad too, since the calls of its other\n"
+	"functions are in no profile: its line says 'partly instrumented',\n"
+	"how many of its own functions (vigil's runtime and the C library's\n"
+	"start-up code aside) carry no counting site, and names up to ten,\n"
+	"by source file (from the debug information, or the symbol table's\n"
+	"FILE symbols).  Functions left out on purpose in a file built with\n"
+	"the flags (no_instrument_function, -finstrument-functions-exclude-*)\n"
+	"are not counted.  In a -static program, where the C library's\n"
+	"functions are linked in too, only functions with debug information\n"
+	"are looked at (none without it).  Calls are found on x86-64, the\n"
+	"machine vigil's runtime counts on.\n";
 
 #define HOOK "__cyg_profile_func_enter"
 #define WRAP "__wrap___cyg_profile_func_enter"
@@ -114,6 +128,10 @@ struct elf_facts {
 	unsigned long keeps;
 	struct vgl_scratch_use keep;
 	char keep_caller[128], keep_callee[128];
+	/* The program's own functions (scan_partial), and how many of them
+	 * carry no counting site; those named, by object, in bare. */
+	unsigned long own_fns, bare_fns;
+	char bare[2048];
 };
 
 /* Records what the symbol table in scn says about HOOK and VIGIL_SYM. */
@@ -252,6 +270,8 @@ struct fn_sym {
 	GElf_Addr start, size;
 	const char *name;
 	const unsigned char *code;  /* in the section's data */
+	const char *file;           /* the FILE symbol before a local one */
+	long group;                 /* which FILE symbol's; -1 for none */
 };
 
 struct fn_list {
@@ -311,13 +331,18 @@ static const char *fn_name(const struct fn_list *l, GElf_Addr start)
 }
 
 /* Collects the function symbols of the symbol table scn whose code is in
- * an executable section, with their code. */
+ * an executable section, with their code.  The linker keeps each input
+ * object's local symbols together, after a FILE symbol naming its source
+ * (an empty name starts the hidden symbols it made local); a local
+ * function gets that name as its file, a global one none. */
 static int collect_functions(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 			     struct fn_list *l)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t i, n;
 	GElf_Sym sym;
+	const char *file = NULL;
+	long group = -1;
 
 	if (!d || !sh->sh_entsize)
 		return 0;
@@ -330,6 +355,13 @@ static int collect_functions(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 
 		if (!gelf_getsym(d, (int)i, &sym))
 			break;
+		if (GELF_ST_TYPE(sym.st_info) == STT_FILE) {
+			file = elf_strptr(elf, sh->sh_link, sym.st_name);
+			if (file && !*file)
+				file = NULL;
+			group = file ? (long)i : -1;
+			continue;
+		}
 		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_size ||
 		    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
 			continue;
@@ -359,6 +391,9 @@ static int collect_functions(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		l->v[l->n].name = name;
 		l->v[l->n].code = (const unsigned char *)cd->d_buf +
 				  (sym.st_value - csh.sh_addr);
+		l->v[l->n].file = GELF_ST_BIND(sym.st_info) == STB_LOCAL ?
+				  file : NULL;
+		l->v[l->n].group = l->v[l->n].file ? group : -1;
 		l->n++;
 	}
 	return 0;
@@ -405,6 +440,518 @@ out:
 	free(l.v);
 }
 
+/* Whether sh is the section called name. */
+static int section_is(Elf *elf, const GElf_Shdr *sh, const char *name)
+{
+	size_t shstrndx;
+	const char *s;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	s = elf_strptr(elf, shstrndx, sh->sh_name);
+	return s && !strcmp(s, name);
+}
+
+/*
+ * Partly instrumented (issue 31, point 4): a build whose flags missed some
+ * objects (`make CPPFLAGS=...` on the command line replaces a Makefile's
+ * own CPPFLAGS, and a directory with its own Makefile may drop them) makes
+ * a program that calls the hook, so it passes for instrumented, and whose
+ * other functions are simply missing from every profile.  So each of the
+ * program's own functions is looked at: in the entry mode, is its first
+ * instruction the call of __fentry__ (calls_fentry_first); in the inline
+ * mode, does it call the hook (its entry call, anywhere in its code, as
+ * scan_calls finds them; through the hook's PLT entry or GOT slot in a
+ * file that leaves the hook to another object, find_hook_plt).
+ *
+ * The program's own are its function symbols less what every link brings:
+ * the C library's start files and helpers (names reserved to the
+ * implementation: "__x", "_X", and the few others of the start files and
+ * of libc_nonshared.a: startup_name), the split-off cold parts of functions (".cold"), and vigil's
+ * runtime, which is never instrumented.  The runtime's functions are known
+ * by name (rt-names.h, made from the runtime's objects by the Makefile):
+ * a global one's name is the program's only definition of it, a local one
+ * must also sit under the FILE symbol of one of the runtime's objects
+ * (mark_runtime).  In
+ * a -static program, the C library's own functions are linked in too, and
+ * only the debug information tells them apart (Debian's libc.a has none):
+ * there only functions in a compilation unit count, and without debug
+ * information nothing is said.  Each function's object is its compilation
+ * unit's file name, or else its FILE symbol (a global function without
+ * debug information has none).  A partial build leaves out whole objects:
+ * an object with a counting site was built with the flags, and its
+ * functions without one were left out on purpose (no_instrument_function,
+ * -finstrument-functions-exclude-file-list=, as README advises for
+ * CPython), so they are not counted at all (keep_partial).
+ */
+#include "rt-names.h"
+
+struct cu_range {
+	GElf_Addr lo, hi;
+	const char *name;           /* in the Dwarf's data */
+};
+
+struct cu_list {
+	struct cu_range *v;
+	size_t n, cap;
+};
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int in_names(const char *name, const char *const *v, size_t n)
+{
+	return name && bsearch(&name, v, n, sizeof(*v), str_cmp) != NULL;
+}
+
+#define NAMES(v) (sizeof(v) / sizeof((v)[0]))
+
+static int cu_cmp(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The address ranges of every compilation unit in dw, sorted. */
+static int collect_cus(Dwarf *dw, struct cu_list *c)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die die;
+	uint8_t unit_type;
+	Dwarf_Half version;
+
+	while (dwarf_get_units(dw, cu, &cu, &version, &unit_type, &die,
+			       NULL) == 0) {
+		const char *name = dwarf_diename(&die);
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t o = 0;
+
+		if (unit_type != DW_UT_compile || !name)
+			continue;
+		while ((o = dwarf_ranges(&die, o, &base, &lo, &hi)) > 0) {
+			if (lo >= hi)
+				continue;
+			if (c->n == c->cap) {
+				size_t cap = c->cap ? 2 * c->cap : 64;
+				struct cu_range *v = realloc(c->v,
+							     cap * sizeof(*v));
+
+				if (!v)
+					return -ENOMEM;
+				c->v = v;
+				c->cap = cap;
+			}
+			c->v[c->n].lo = lo;
+			c->v[c->n].hi = hi;
+			c->v[c->n].name = name;
+			c->n++;
+		}
+	}
+	if (c->n)
+		qsort(c->v, c->n, sizeof(*c->v), cu_cmp);
+	return 0;
+}
+
+/* The file name (without its directories) of the unit holding addr. */
+static const char *cu_of(const struct cu_list *c, GElf_Addr addr)
+{
+	size_t lo = 0, hi = c->n, i;
+	const char *slash;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->v[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Ranges of units may nest or overlap (rarely): look back a little. */
+	for (i = lo; i-- > 0 && lo - i <= 8;)
+		if (addr >= c->v[i].lo && addr < c->v[i].hi) {
+			slash = strrchr(c->v[i].name, '/');
+			return slash ? slash + 1 : c->v[i].name;
+		}
+	return NULL;
+}
+
+static int is_rt_name(const char *name)
+{
+	return in_names(name, rt_function_names, NAMES(rt_function_names));
+}
+
+/*
+ * Marks in rt[i] whether l's function i is one of the runtime's: a local
+ * one when the object of its FILE symbol is the runtime's, which it is
+ * when that symbol names one of the runtime's sources and more than half
+ * of the object's functions have the names of the runtime's.  Not all: a
+ * runtime a little older or newer than this command, with a function more
+ * or less, is still the runtime; and a file of the program's own that
+ * shares a name with one of the runtime's (init.c, module.c) and a
+ * function name or two is still the program's.  A global (or hidden) one
+ * when it has the name of one of the runtime's: a link has one definition
+ * of a name.  An object's local functions are together in l, as in the
+ * symbol table.
+ */
+static void mark_runtime(const struct fn_list *l, char *rt)
+{
+	size_t i, j, k, n, named;
+	int ours;
+
+	for (i = 0; i < l->n; i = j) {
+		if (!l->v[i].file) {
+			rt[i] = (char)is_rt_name(l->v[i].name);
+			j = i + 1;
+			continue;
+		}
+		ours = in_names(l->v[i].file, rt_file_names,
+				NAMES(rt_file_names));
+		for (j = i, n = named = 0; j < l->n &&
+		     l->v[j].group == l->v[i].group; j++, n++)
+			named += is_rt_name(l->v[j].name);
+		for (k = i; k < j; k++)
+			rt[k] = (char)(ours && 2 * named > n);
+	}
+}
+
+/* Whether name is the C library's or the compiler's, in every link: the
+ * start files' (crt1.o, crti.o, crtbegin.o) and libc_nonshared.a's. */
+static int startup_name(const char *name)
+{
+	static const char *const own[] = {
+		"_dl_relocate_static_pie", "_fini", "_init", "_start",
+		"at_quick_exit", "atexit", "deregister_tm_clones",
+		"frame_dummy", "pthread_atfork", "register_tm_clones",
+	};
+	size_t i;
+
+	if (name[0] == '_' && (name[1] == '_' ||
+			       (name[1] >= 'A' && name[1] <= 'Z')))
+		return 1;
+	for (i = 0; i < NAMES(own); i++)
+		if (!strcmp(name, own[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Where a file that leaves the hook to another object (a shared library,
+ * a program with libvigil.so) calls it: *got, its GOT slot (from the
+ * relocation that fills it), and *plt, the PLT entry that jumps through
+ * that slot (`jmp *slot(%rip)`, in an entry of the section's entry size).
+ * Returns 0 when there is no slot.
+ */
+static int find_hook_plt(Elf *elf, GElf_Addr *got, GElf_Addr *plt)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	*got = *plt = 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d = elf_getdata(scn, NULL);
+		Elf_Scn *ss;
+		GElf_Shdr ssh;
+		Elf_Data *sd;
+		GElf_Rela r;
+		GElf_Sym sym;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    !sh.sh_entsize || !d ||
+		    !(ss = elf_getscn(elf, sh.sh_link)) ||
+		    !gelf_getshdr(ss, &ssh) || !(sd = elf_getdata(ss, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n && !*got; i++) {
+			const char *name;
+			unsigned type;
+
+			if (!gelf_getrela(d, (int)i, &r))
+				break;
+			type = GELF_R_TYPE(r.r_info);
+			if ((type != R_X86_64_JUMP_SLOT &&
+			     type != R_X86_64_GLOB_DAT) ||
+			    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym))
+				continue;
+			name = elf_strptr(elf, ssh.sh_link, sym.st_name);
+			if (name && !strcmp(name, HOOK))
+				*got = r.r_offset;
+		}
+	}
+	if (!*got)
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d = elf_getdata(scn, NULL);
+		const unsigned char *p;
+		GElf_Addr i, es, at;
+		int32_t rel;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || !d || !d->d_buf ||
+		    d->d_size < sh.sh_size ||
+		    !(section_is(elf, &sh, ".plt") ||
+		      section_is(elf, &sh, ".plt.sec") ||
+		      section_is(elf, &sh, ".plt.got")))
+			continue;
+		p = d->d_buf;
+		es = sh.sh_entsize ? sh.sh_entsize : 16;
+		for (i = 0; i + 6 <= sh.sh_size; i++) {
+			if (p[i] != 0xff || p[i + 1] != 0x25)
+				continue;
+			memcpy(&rel, p + i + 2, 4);
+			at = sh.sh_addr + i + 6 + (GElf_Addr)(int64_t)rel;
+			if (at == *got) {
+				*plt = sh.sh_addr + i / es * es;
+				return 1;
+			}
+		}
+	}
+	return 1;
+}
+
+/*
+ * Whether the function fn (code n bytes at addr) calls the hook: a direct
+ * call of it (or of its --wrap name) where it is defined here; where it is
+ * not, a call of its PLT entry, or through its GOT slot (-fno-plt).
+ */
+static int calls_hook(const unsigned char *p, GElf_Addr n, GElf_Addr addr,
+		      const struct elf_facts *f, GElf_Addr got, GElf_Addr plt)
+{
+	GElf_Addr i, to;
+	int32_t rel;
+
+	for (i = 0; i + 5 <= n; i++) {
+		if (p[i] == 0xff && i + 6 <= n && p[i + 1] == 0x15 && got) {
+			memcpy(&rel, p + i + 2, 4);
+			if (addr + i + 6 + (GElf_Addr)(int64_t)rel == got)
+				return 1;
+			continue;
+		}
+		if (p[i] != 0xe8)
+			continue;
+		memcpy(&rel, p + i + 1, 4);
+		to = addr + i + 5 + (GElf_Addr)(int64_t)rel;
+		if (f->hook_defined ? to == f->hook_addr ||
+				      (f->wrap_addr && to == f->wrap_addr) :
+				      plt && to == plt)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether s, in a file where __fentry__ is not defined (its first call
+ * is taken for __fentry__'s PLT slot), calls one of the file's own
+ * functions (starts, n, sorted) first instead: then it is not
+ * instrumented, just a function that begins with a call. */
+static int calls_own_first(const struct fn_sym *s, const GElf_Addr *starts,
+			   size_t n, const struct elf_facts *f)
+{
+	GElf_Addr at = 0, to;
+	int32_t rel;
+
+	if (f->fentry_defined)
+		return 0;
+	if (s->size >= 4 && !memcmp(s->code, "\xf3\x0f\x1e\xfa", 4))
+		at = 4;
+	if (at + 1 <= s->size && s->code[at] == 0x67)
+		at++;
+	if (at + 5 > s->size || s->code[at] != 0xe8)
+		return 0;
+	memcpy(&rel, s->code + at + 1, 4);
+	to = s->start + at + 5 + (GElf_Addr)(int64_t)rel;
+	return bsearch(&to, starts, n, sizeof(*starts), addr_cmp) != NULL;
+}
+
+struct bare_fn {
+	GElf_Addr start;
+	const char *name, *object;
+	int site;                   /* it carries a counting site */
+	GElf_Addr first;            /* the lowest start of its object's */
+};
+
+static int same_object(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* By object (those without one last), then by address. */
+static int object_cmp(const void *a, const void *b)
+{
+	const struct bare_fn *x = a, *y = b;
+	int c;
+
+	if (!same_object(x->object, y->object)) {
+		if (!x->object || !y->object)
+			return x->object ? -1 : 1;
+		if ((c = strcmp(x->object, y->object)))
+			return c;
+	}
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* By the first function of their object, then by address. */
+static int bare_cmp(const void *a, const void *b)
+{
+	const struct bare_fn *x = a, *y = b;
+
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * Keeps of v (n functions) those that count: every one of an object
+ * with no counting site at all (built without the flags), and a bare one
+ * whose object is unknown; a bare function of an object that has sites
+ * was left out on purpose (no_instrument_function,
+ * -finstrument-functions-exclude-*), and is dropped.  Returns how many
+ * are kept, their bare ones first, in the order to name them; *nbare
+ * says how many are bare.
+ */
+static size_t keep_partial(struct bare_fn *v, size_t n, size_t *nbare)
+{
+	size_t i, j, k, kept = 0, bare = 0;
+
+	qsort(v, n, sizeof(*v), object_cmp);
+	for (i = 0; i < n; i = j) {
+		int sites = 0;
+
+		for (j = i; j < n && same_object(v[j].object, v[i].object); j++)
+			sites |= v[j].site;
+		for (k = i; k < j; k++) {
+			if (sites && !v[k].site && v[i].object)
+				continue;
+			v[k].first = v[i].start;
+			v[kept++] = v[k];
+		}
+	}
+	/* The bare ones first, by object in address order. */
+	for (i = 0; i < kept; i++)
+		if (!v[i].site) {
+			struct bare_fn t = v[bare];
+
+			v[bare++] = v[i];
+			v[i] = t;
+		}
+	qsort(v, bare, sizeof(*v), bare_cmp);
+	*nbare = bare;
+	return kept;
+}
+
+/* Names up to ten functions of bare (n, sorted) into buf, by object. */
+static void name_bare(const struct bare_fn *v, size_t n, char *buf,
+		      size_t len)
+{
+	size_t i, used = 0, shown = n < 10 ? n : 10;
+
+#define PUT(...) do { \
+	int w_ = snprintf(buf + used, len - used, __VA_ARGS__); \
+	if (w_ > 0) \
+		used += (size_t)w_ < len - used ? (size_t)w_ : len - used - 1; \
+} while (0)
+	buf[0] = '\0';
+	for (i = 0; i < shown; i++) {
+		char name[256], object[256];
+		int start = !i || !same_object(v[i].object, v[i - 1].object);
+
+		vgl_text_line_buf(name, sizeof(name), v[i].name);
+		if (start && v[i].object) {
+			vgl_text_line_buf(object, sizeof(object), v[i].object);
+			PUT("%sfrom %s: %s", i ? "; " : "", object, name);
+		} else if (start) {
+			PUT("%swithout debug information: %s",
+			    i ? "; " : "", name);
+		} else {
+			PUT(", %s", name);
+		}
+	}
+	if (n > shown)
+		PUT("; and %zu more", n - shown);
+#undef PUT
+}
+
+static void scan_partial(Elf *elf, struct elf_facts *f)
+{
+	int entry = f->fentry_calls || f->fentry_undef;
+	int inline_mode = f->hook_defined && f->calls;
+	int is_static = f->program && !f->interp;
+	GElf_Addr got = 0, plt = 0;
+	struct fn_list l = { 0 };
+	struct cu_list c = { 0 };
+	struct bare_fn *bare = NULL;
+	GElf_Addr *starts = NULL;
+	char *rt = NULL;
+	size_t i, n = 0, nbare = 0;
+	Dwarf *dw = NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	/* Left to another object: the hook is called through the PLT. */
+	if (!f->hook_defined && f->hook_undef && find_hook_plt(elf, &got, &plt))
+		inline_mode = 1;
+	if (!entry && !inline_mode)
+		return;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB &&
+		    collect_functions(elf, scn, &sh, &l) < 0)
+			goto out;
+	if (!l.n)
+		goto out;
+	dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (dw && collect_cus(dw, &c) < 0)
+		goto out;
+	if (is_static && !c.n)
+		goto out;       /* the C library's cannot be told apart */
+	if (!(bare = malloc(l.n * sizeof(*bare))) ||
+	    !(starts = malloc(l.n * sizeof(*starts))) ||
+	    !(rt = malloc(l.n)))
+		goto out;
+	mark_runtime(&l, rt);
+	for (i = 0; i < l.n; i++)
+		starts[i] = l.v[i].start;
+	qsort(starts, l.n, sizeof(*starts), addr_cmp);
+	for (i = 0; i < l.n; i++) {
+		const struct fn_sym *s = &l.v[i];
+		const char *object = cu_of(&c, s->start);
+
+		if (startup_name(s->name) || strstr(s->name, ".cold"))
+			continue;
+		if (rt[i])
+			continue;
+		if (is_static && !object)
+			continue;
+		if (!object)
+			object = s->file;
+		bare[n].start = s->start;
+		bare[n].name = s->name;
+		bare[n].object = object;
+		bare[n].site = (entry && calls_fentry_first(s->code, s->size,
+							     s->start, f) &&
+				!calls_own_first(s, starts, l.n, f)) ||
+			       (inline_mode && calls_hook(s->code, s->size,
+							  s->start, f, got,
+							  plt));
+		n++;
+	}
+	if (!n)
+		goto out;
+	f->own_fns = keep_partial(bare, n, &nbare);
+	f->bare_fns = nbare;
+	if (nbare)
+		name_bare(bare, nbare, f->bare, sizeof(f->bare));
+out:
+	free(rt);
+	free(starts);
+	free(bare);
+	free(c.v);
+	if (dw)
+		dwarf_end(dw);
+	free(l.v);
+}
+
 /* Records whether the .vgl magic, which only vigil's runtime (and the vigil
  * tool, which defines no hook) carries, is in an allocated section. */
 static void scan_magic(Elf_Scn *scn, struct elf_facts *f)
@@ -435,17 +982,6 @@ static void scan_irelative(Elf_Scn *scn, const GElf_Shdr *sh,
 			f->hook_plt = 1;
 }
 
-/* Whether sh is the section called name. */
-static int section_is(Elf *elf, const GElf_Shdr *sh, const char *name)
-{
-	size_t shstrndx;
-	const char *s;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return 0;
-	s = elf_strptr(elf, shstrndx, sh->sh_name);
-	return s && !strcmp(s, name);
-}
 
 /* Reads one of the runtime's distances (.vigil.hook: from the hook's
  * resolver to WRAP, runtime/hooks.c; .vigil.fentry: from FENTRY to
@@ -557,14 +1093,15 @@ static int read_facts(Elf *elf, uint64_t fsize, struct elf_facts *f,
 	}
 	if (f->fentry_calls || f->fentry_undef)
 		scan_scratch(elf, f);
+	scan_partial(elf, f);
 	return 0;
 }
 
 /*
- * The verdict on f: returns 0 with the good news in msg, or 1 with the
- * reason in msg.
+ * The verdict on f, all its functions aside: returns 0 with the good news
+ * in msg, or 1 with the reason in msg.
  */
-static int verdict(const struct elf_facts *f, char *msg, size_t len)
+static int verdict_whole(const struct elf_facts *f, char *msg, size_t len)
 {
 	const char *what = f->program ? "" : "shared library, ";
 	/* The magic alone is no proof: the vigil tool carries it too. */
@@ -686,12 +1223,33 @@ static int verdict(const struct elf_facts *f, char *msg, size_t len)
 	return 1;
 }
 
+/*
+ * The verdict on f: a good one (verdict_whole) is bad after all when some
+ * of the program's own functions carry no counting site (scan_partial),
+ * since their calls are in no profile.
+ */
+static int verdict(const struct elf_facts *f, char *msg, size_t len)
+{
+	int entry = f->fentry_calls || f->fentry_undef;
+
+	if (verdict_whole(f, msg, len) || !f->bare_fns)
+		return verdict_whole(f, msg, len);
+	snprintf(msg, len, "partly instrumented%s%s: %lu of %lu functions "
+		 "carr%s no counting site (%s)",
+		 f->program ? "" : " shared library",
+		 !entry ? "" : f->program ? " for entry counting" :
+		 ", for entry counting",
+		 f->bare_fns, f->own_fns, f->bare_fns == 1 ? "ies" : "y",
+		 f->bare);
+	return 1;
+}
+
 /* Checks one file; prints its line and returns 0 (good) or 1. */
 static int check_one(const char *path)
 {
 	struct elf_facts f;
 	struct stat st;
-	char msg[1024];
+	char msg[4096];
 	Elf *elf = NULL;
 	int fd, ret;
 

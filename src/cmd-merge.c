@@ -73,7 +73,7 @@ const char cmd_merge_usage[] =
 	"Sampled profiles (vigil attach -o, vigil run --scan) are merged\n"
 	"apart from counting ones (with --keep-apart, into NAME.sampled.vgl):\n"
 	"their stacks are added up by thread and call chain, modules matched\n"
-	"by path; their samples, each a time series of one process, are left\n"
+	"by path; their readings, each a time series of one process, are left\n"
 	"out and counted in the summary.\n"
 	"\n"
 	"Window snapshots (VIGIL_INTERVAL's NAME.wNNNNNN.vgl) are merged by\n"

@@ -16,18 +16,18 @@
 const char cmd_plot_usage[] =
 	"usage: vigil plot FILE [-o OUT.svg] [--title TEXT]\n"
 	"\n"
-	"Draws the samples of the sampled profile FILE (written by `vigil\n"
+	"Draws the readings of the sampled profile FILE (written by `vigil\n"
 	"attach -p PID -o FILE.vgl`, or by `vigil run --scan` for each\n"
 	"process, DIR/samples/NAME.PID.vgl) over the time of the run, as one\n"
 	"self-contained SVG file (no network, no other file), to OUT.svg or\n"
 	"standard output:\n"
 	"\n"
 	"  CPU per thread  stacked areas, one colour per thread, in % of one\n"
-	"                  CPU between two samples; a legend with each\n"
+	"                  CPU between two readings; a legend with each\n"
 	"                  thread's name, tid and CPU time over the run (the\n"
 	"                  19 busiest threads, the others as one series);\n"
 	"                  a dashed line the whole process's CPU time, which\n"
-	"                  holds the threads that ran between two samples too\n"
+	"                  holds the threads that ran between two readings too\n"
 	"                  (from its CPU clock; from 10 ms clock ticks in a\n"
 	"                  file of an older vigil, in steps of 200 ms or more,\n"
 	"                  its error shown as a band).  No step is over 100 %\n"
@@ -74,11 +74,17 @@ int cmd_plot(int argc, char **argv)
 	if (vgl_reader_open(&r, path) < 0)
 		return file_error(&r, path);
 	if (!r.nsamples) {
-		if (r.meta.kind == VGL_KIND_SAMPLED)
-			vgl_error("%s: no samples to plot: the sampler stopped before its first sample",
+		if (r.meta.kind == VGL_KIND_SAMPLED && r.has_processes &&
+		    r.processes)
+			/* A merge keeps stacks, not the processes' readings:
+			 * "stopped before its first reading" would be wrong. */
+			vgl_error("%s: no readings to plot: a merge of sampled files keeps their stacks, not their readings (plot one process's file, as vigil run --scan leaves in DIR/samples/)",
+				path);
+		else if (r.meta.kind == VGL_KIND_SAMPLED)
+			vgl_error("%s: no readings to plot: the sampler stopped before its first reading",
 				path);
 		else
-			vgl_error("%s: not a sampled profile (a %s profile, without samples): plot draws the samples that `vigil attach -o FILE.vgl` records",
+			vgl_error("%s: not a sampled profile (a %s profile, without readings): plot draws the readings that `vigil attach -o FILE.vgl` records",
 				path, vgl_kind_name(r.meta.kind));
 		goto out;
 	}
@@ -86,7 +92,7 @@ int cmd_plot(int argc, char **argv)
 	 * damaged file, which would be drawn as nonsense. */
 	for (i = 1; i < r.nsamples; i++)
 		if (r.samples[i].elapsed_ns < r.samples[i - 1].elapsed_ns) {
-			vgl_error("%s: sample %zu is earlier than sample %zu (elapsed_ns %" PRIu64 " < %" PRIu64 ")",
+			vgl_error("%s: reading %zu is earlier than reading %zu (elapsed_ns %" PRIu64 " < %" PRIu64 ")",
 				path, i + 1, i, r.samples[i].elapsed_ns,
 				r.samples[i - 1].elapsed_ns);
 			goto out;

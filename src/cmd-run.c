@@ -115,14 +115,14 @@ const char cmd_run_usage[] =
 	"                ...; default cpu,threads,memory; stacks or counts\n"
 	"                alone, or with each other, are added to the default,\n"
 	"                any other list is the whole set): each process's\n"
-	"                samples go into a sampled profile of its own,\n"
+	"                readings go into a sampled profile of its own,\n"
 	"                DIR/samples/NAME.PID.vgl (NAME: its program; a\n"
 	"                process sampled before an exec has a file for each\n"
 	"                program it ran, the one before 'finished (exec'd\n"
 	"                another program)'), streamed\n"
 	"                as 'vigil attach -o' streams them: valid from the\n"
 	"                start and committed about every second, so that a\n"
-	"                killed vigil leaves the samples so far ('vigil\n"
+	"                killed vigil leaves the readings so far ('vigil\n"
 	"                report', 'convert', 'flame' read them), and their\n"
 	"                stacks, added up per program, into\n"
 	"                DIR/NAME.sampled.vgl.\n"
@@ -830,7 +830,7 @@ static void finish(struct run *r)
 	memset(&st, 0, sizeof(st));
 	if (r->tsam) {
 		tree_sampler_stop(r->tsam, &st);
-		vgl_say("vigil run: %llu samples of %zu process%s -> "
+		vgl_say("vigil run: %llu readings of %zu process%s -> "
 			"%zu file%s in %s", (unsigned long long)st.samples,
 			st.processes, st.processes == 1 ? "" : "es", st.files,
 			st.files == 1 ? "" : "s", r->spath);

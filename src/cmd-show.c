@@ -20,10 +20,13 @@ const char cmd_show_usage[] =
 	"Checks each profile and prints its metadata as 'key: value' lines:\n"
 	"file, format, kind, state, merged (a merge: how many processes, and\n"
 	"how they ended), pid, command, exe, host, started, ended,\n"
-	"window (window files), modules, threads, edges, calls, incomplete\n"
-	"(only when some calls could not be stored) and valid.  A file with\n"
-	"samples (vigil attach -o) adds samples, duration, sampled threads\n"
-	"(each as TID:NAME) and stack samples.  Files are\n"
+	"window (window files), modules, threads, edges, calls, mode,\n"
+	"incomplete (only when some calls could not be stored) and valid.\n"
+	"A sampled file (vigil attach -o, vigil run --scan), which has no\n"
+	"counts, has readings (one per interval), duration, sampled threads\n"
+	"(each as TID:NAME) and stack samples in place of threads, edges,\n"
+	"calls and mode; a merge of sampled files keeps their stacks, not\n"
+	"their readings, and its readings line says so.  Files are\n"
 	"separated by a blank line.  A directory DIR (vigil run -o DIR) is\n"
 	"shown file by file: its *.vgl files in name order, as vigil report\n"
 	"DIR takes them.  Control characters in names and\n"
@@ -54,17 +57,27 @@ static void line_text(const char *s)
 	vgl_text_write(stdout, s, VGL_TEXT_LINE);
 }
 
-/* The samples and stack samples of a file that has them. */
+/* The readings and stack samples of a file that has them.  A merge of
+ * sampled files keeps their stacks, not their readings (a time series of
+ * one process each, docs/format.md): "readings: 0", "duration: 0.000s"
+ * and "sampled threads: 0" read as if nothing had been sampled, so one
+ * line says what a merge keeps instead. */
 static void show_sampled(const struct vgl_reader *r)
 {
 	size_t *last, i;
 
-	if (r->has_samples) {
+	if (r->has_samples && r->has_processes && r->processes &&
+	    !r->nsamples) {
+		printf("readings: not kept by a merge (it keeps the stacks of "
+		       "its %llu process%s; each process's readings are in "
+		       "its own file)\n", (unsigned long long)r->processes,
+		       r->processes == 1 ? "" : "es");
+	} else if (r->has_samples) {
 		uint64_t span = r->nsamples ?
 			r->samples[r->nsamples - 1].elapsed_ns -
 			r->samples[0].elapsed_ns : 0;
 
-		printf("samples: %zu\n", r->nsamples);
+		printf("readings: %zu\n", r->nsamples);
 		printf("duration: %.3fs\n", (double)span / 1e9);
 		/* Threads by tid (the reader's sample_tids are), each with
 		 * the last name it had: one pass, not a search per record. */
@@ -120,12 +133,18 @@ static void show(const struct vgl_reader *r, const char *path)
 		       format_time(m->window_start_ns, t0, sizeof(t0)),
 		       format_time(m->window_end_ns, t1, sizeof(t1)));
 	printf("modules: %zu\n", r->nmodules);
-	printf("threads: %zu\n", r->nthreads);
-	printf("edges: %zu\n", r->nedges);
-	printf("calls: %llu\n", (unsigned long long)r->total_calls);
-	/* Which hook counted: real calls only, or inlined copies too. */
-	printf("mode: %s\n", vgl_mode_name(vgl_reader_modes(r)) ?
+	/* A sampled file has no counts: its zeros here meant "none",
+	 * beside the sampled threads that it has. */
+	if (m->kind != VGL_KIND_SAMPLED || r->nthreads || r->nedges ||
+	    r->total_calls) {
+		printf("threads: %zu\n", r->nthreads);
+		printf("edges: %zu\n", r->nedges);
+		printf("calls: %llu\n", (unsigned long long)r->total_calls);
+		/* Which hook counted: real calls only, or inlined copies
+		 * too. */
+		printf("mode: %s\n", vgl_mode_name(vgl_reader_modes(r)) ?
 				    vgl_mode_name(vgl_reader_modes(r)) : "-");
+	}
 	if (m->flags & VGL_META_INCOMPLETE)
 		printf("incomplete: %llu calls not stored\n",
 		       (unsigned long long)m->lost_calls);

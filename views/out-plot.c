@@ -711,8 +711,8 @@ static int cpu_panel(const struct plot *pl)
 	time_axis(pl, CPU_TOP, CPU_H);
 	if (!b.nb)
 		nothing_to_draw(pl, CPU_TOP, CPU_H, b.n ?
-				"one sample of the threads: no interval to draw" :
-				"no thread samples (add threads to the --scan of vigil attach or vigil run)");
+				"one reading of the threads: no interval to draw" :
+				"no thread readings (add threads to the --scan of vigil attach or vigil run)");
 	zoom_begin(pl, CPU_TOP, CPU_H);
 	for (i = 0; i < nseries && b.nb; i++) {
 		int other = is_other(i, nseries, nt);
@@ -888,7 +888,7 @@ static int memory_panel(const struct plot *pl)
 	time_axis(pl, MEM_TOP, MEM_H);
 	if (!n) {
 		nothing_to_draw(pl, MEM_TOP, MEM_H,
-				"no memory samples (add memory to the --scan of vigil attach or vigil run)");
+				"no memory readings (add memory to the --scan of vigil attach or vigil run)");
 	} else {
 #define Y(x) (MEM_TOP + MEM_H - MEM_H * (x) / ymax)
 		zoom_begin(pl, MEM_TOP, MEM_H);
@@ -968,8 +968,8 @@ static int host_panel(const struct plot *pl)
 	time_axis(pl, HOST_TOP, HOST_H);
 	if (!b.nb)
 		nothing_to_draw(pl, HOST_TOP, HOST_H, b.n ?
-				"one sample of the host: no interval to draw" :
-				"no host CPU samples (add host-cpu to the --scan of vigil attach or vigil run)");
+				"one reading of the host: no interval to draw" :
+				"no host CPU readings (add host-cpu to the --scan of vigil attach or vigil run)");
 	zoom_begin(pl, HOST_TOP, HOST_H);
 	for (i = 0; i < 3 && b.nb; i++) {
 		for (k = 0; k < b.nb; k++) {
@@ -1209,7 +1209,7 @@ int out_plot(const struct vgl_reader *r, const char *title, FILE *f)
 	fprintf(f, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"44\" text-anchor=\"middle\">",
 		WIDTH / 2);
 	out_xml_text(f, exe);
-	fprintf(f, ", pid %" PRIu64 ": %zu samples over %.3f s</text>\n",
+	fprintf(f, ", pid %" PRIu64 ": %zu readings over %.3f s</text>\n",
 		r->meta.pid, r->nsamples,
 		(double)(r->samples[r->nsamples - 1].elapsed_ns - pl.t0) / 1e9);
 	/* The script's controls and what it says (see script above). */

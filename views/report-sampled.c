@@ -190,12 +190,12 @@ void report_sampled_text(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 		/* A merge keeps the processes' stacks, not their sample
 		 * records (one process's time series each): "0 over
 		 * 0.000s" read as if nothing had been sampled. */
-		printf("samples: the stacks of %llu process%s, merged (the "
-		       "samples over time are in each process's own file)\n",
-		       (unsigned long long)r->processes,
+		printf("readings: not kept by a merge (it keeps the stacks of "
+		       "its %llu process%s; each process's readings are in "
+		       "its own file)\n", (unsigned long long)r->processes,
 		       r->processes == 1 ? "" : "es");
 	else
-		printf("samples: %zu over %.3fs\n", r->nsamples,
+		printf("readings: %zu over %.3fs\n", r->nsamples,
 		       (double)s.duration_ns / 1e9);
 
 	/* A section whose scan was not asked for (--scan stacks has no
@@ -227,7 +227,7 @@ void report_sampled_text(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 		       (double)s.ended_sys_us / 1e3);
 
 	if (s.nmem) {
-		printf("\nMemory over the run (KiB, %zu samples):\n\n", s.nmem);
+		printf("\nMemory over the run (KiB, %zu readings):\n\n", s.nmem);
 		printf("%-6s %12s %12s %12s\n", "", "min", "max", "last");
 		for (k = 0; k < 4; k++)
 			printf("%-6s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n",

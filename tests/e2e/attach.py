@@ -1015,7 +1015,7 @@ def cmd_records(target):
             or lines[2].split()[:4] != [str(pid), os.path.basename(target)[:15], "S", "-"] \
             or lines[3] != "         - (ended threads)  -      -" \
             or lines[7] != "         - (ended threads)  -    0.0" \
-            or lines[8] != "# end: count, 2 samples":
+            or lines[8] != "# end: count, 2 readings":
         fail("text: exit %d, stderr %r, output %r" % (p.returncode, p.stderr, lines))
     tg.kill()
 
@@ -1095,7 +1095,7 @@ def cmd_vgl(target, outdir):
         "kind": "sampled",
         "state": "finished (sampler stopped; the process ran on)",
         "pid": str(tg.p.pid),
-        "samples": str(len(samples)),
+        "readings": str(len(samples)),
         "stack samples": "%d (%s" % (nstack, k.get("stack samples", "(").split("(", 1)[1]),
         "valid": "yes",
     }
@@ -1704,7 +1704,7 @@ def cmd_slow_reader(target):
         fail("%s: sample records out of order or missing: %s..." % (what, seqs[:10]))
     if any(r.get("type") == "end" for r in whole):
         fail("%s: an end record got through a pipe that was never read" % what)
-    want = re.compile(r"^vigil: stdout: blocked at the end: (\d+) samples taken, "
+    want = re.compile(r"^vigil: stdout: blocked at the end: (\d+) readings taken, "
                       r"(\d+) written, (\d+) not written$")
     m = want.match(err[0]) if len(err) == 1 else None
     if not m:

@@ -1,0 +1,2 @@
+int step(int x);
+int twice(int x);
