@@ -1,0 +1,191 @@
+#!/usr/bin/python3
+"""view_check.py PAGE.html [options] - drive a `vigil view` page in
+headless Chromium as a user would (clicks on column heads, rows and the
+graph, typing into the search box, choosing a thread) and print what the
+page shows, one fact a line, for FileCheck:
+
+  load: MS ms, F frames, no errors     (or the errors the page threw)
+  table: NAME | CALLS | SELF | SELF% | TOTAL | TOTAL% | TIME/CALL
+  sort KEY: NAME NAME ...   (after a click on KEY's head; --sort KEY)
+  sort KEY again: ...       (a second click: the other direction)
+  selected: NAME            (after a click on NAME's row; --select NAME)
+  callers: NAME | CALLS | SAMPLES | TIME
+  callees: ...
+  search TERM: MATCHED; highlighted: NAME NAME   (--search TERM)
+  zoom NAME: WIDTH of WIDTH; drawn: NAME ...     (a click on its frame)
+  thread TID: then the table, and the selected function's callers and
+                             callees again, for that thread (--thread TID)
+
+--top N: the first N rows of the table (default 8).  --report FILE: the
+JSON of `vigil report --json` for the same files (calls beside time, or
+one counting profile); every row shown must have that report's calls
+(and self and total samples), and "report: N rows agree" is printed.
+--edges FILE: a counting profile's `vigil report --json`; the callers'
+and callees' calls must be its edges' calls added up per function
+("edges: N callers and callees agree"); the JSON has no edges per
+thread, so a thread's are pinned in the test.
+
+Exits 1 with a line per problem."""
+
+import argparse
+import json
+import os
+import sys
+
+from headless import Browser  # noqa: E402
+
+TABLE = """(function () {
+  var rows = document.querySelectorAll('#flat tbody tr'), out = [];
+  for (var i = 0; i < rows.length && i < %d; i++)
+    out.push(Array.prototype.map.call(rows[i].cells, function (c) { return c.textContent; }));
+  return out;
+})()"""
+
+SIDE = """(function (id) {
+  return Array.prototype.map.call(document.querySelectorAll('#' + id + ' tbody tr'),
+    function (r) { return Array.prototype.map.call(r.cells, function (c) { return c.textContent; }); });
+})(%s)"""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("page")
+    ap.add_argument("--top", type=int, default=8)
+    ap.add_argument("--sort", action="append", default=[])
+    ap.add_argument("--select")
+    ap.add_argument("--search")
+    ap.add_argument("--thread")
+    ap.add_argument("--report")
+    ap.add_argument("--edges")
+    a = ap.parse_args()
+    bad = []
+    b = Browser()
+    tab = b.open("file://" + os.path.abspath(a.page), (1200, 900))
+    tab.call("Runtime.enable")
+    if not tab.wait_for("document.body && document.body.getAttribute('data-ready')"):
+        bad.append("the page's script never finished")
+        print("\n".join(bad))
+        sys.exit(1)
+    errors = [m for m in b.events if m.get("method") == "Runtime.exceptionThrown"]
+    frames = tab.eval("document.getElementById('flame-box').getAttribute('data-frames')")
+    print("load: %s frames, %s" % (frames, "no errors" if not errors else
+                                   "errors: %s" % errors[0]["params"]["exceptionDetails"].get("text")))
+    if errors:
+        bad.append("the page threw")
+
+    def table():
+        return tab.eval(TABLE % a.top)
+
+    def side(i):
+        return tab.eval(SIDE % json.dumps(i))
+
+    rows = table()
+    for r in rows:
+        print("table: " + " | ".join(r))
+    if a.report:
+        rep = json.load(open(a.report))
+        funcs = rep["functions"]
+        agree = 0
+        for r in rows:
+            f = [g for g in funcs if g["label"] == r[0]]
+            if not f:
+                bad.append("report has no function %s" % r[0])
+                continue
+            f = f[0]
+            want = ["inlined" if f["calls"] is None else str(f["calls"])]
+            got = [r[1]]
+            if "self_samples" in f:
+                want += [str(f["self_samples"]), str(f["total_samples"])]
+                got += [r[2], r[4]]
+            if want != got:
+                bad.append("%s: the page shows %s, the report %s" % (r[0], got, want))
+            else:
+                agree += 1
+        print("report: %d rows agree" % agree)
+    for key in a.sort:
+        for again in ("", " again"):
+            tab.eval("document.querySelector('#flat th[data-key=%s]').click()" % json.dumps(key))
+            order = [r[0] for r in table()]
+            aria = tab.eval("document.querySelector('#flat th[data-key=%s]').getAttribute('aria-sort')" % json.dumps(key))
+            print("sort %s%s: %s (%s)" % (key, again, " ".join(order), aria))
+
+    def show_side():
+        for s in ("callers", "callees"):
+            for r in side(s):
+                print("%s: %s" % (s, " | ".join(r)))
+
+    edges = json.load(open(a.edges))["edges"] if a.edges else None
+    if a.select:
+        ok = tab.eval("""(function (n) {
+          var rows = document.querySelectorAll('#flat tbody tr');
+          for (var i = 0; i < rows.length; i++)
+            if (rows[i].cells[0].textContent === n) { rows[i].click(); return true; }
+          return false; })(%s)""" % json.dumps(a.select))
+        if not ok:
+            bad.append("no row %s to click" % a.select)
+        print("selected: %s" % tab.eval("document.getElementById('selected').textContent"))
+        print("selected-stats: %s" % tab.eval("document.getElementById('selected-stats').textContent"))
+        show_side()
+        if edges is not None:
+            agree = 0
+            for s, mine, other in (("callers", "callee", "caller"), ("callees", "caller", "callee")):
+                for r in side(s):
+                    want = sum(e["calls"] for e in edges
+                               if e[mine] == a.select and e[other] == r[0])
+                    if str(want) != r[1]:
+                        bad.append("%s %s: the page shows %s calls, the edges %d" % (s, r[0], r[1], want))
+                    else:
+                        agree += 1
+            print("edges: %d callers and callees agree" % agree)
+    if a.search:
+        tab.eval("""(function (t) { var s = document.getElementById('search');
+          s.value = t; s.dispatchEvent(new Event('input')); })(%s)""" % json.dumps(a.search))
+        hl = sorted(set(f["name"] for f in tab.eval("vigilView.frames()") if f["match"]))
+        rows_hl = [r[0] for r in table()]
+        print("search %s: %s; highlighted: %s; table: %s" % (
+            a.search, tab.eval("document.getElementById('matched').textContent"),
+            " ".join(hl), " ".join(rows_hl)))
+        tab.eval("""(function () { var s = document.getElementById('search');
+          s.value = ''; s.dispatchEvent(new Event('input')); })()""")
+    if a.select:
+        # A click on the middle of the function's first frame.
+        fr = [f for f in tab.eval("vigilView.frames()") if f["name"] == a.select]
+        if fr:
+            f = fr[0]
+            r = tab.eval("(function () { var r = document.getElementById('flame').getBoundingClientRect();"
+                         " return [r.left, r.top, r.width]; })()")
+            x, y = r[0] + f["x"] + f["w"] / 2, r[1] + f["row"] * 16 + 8
+            tab.eval("document.getElementById('flame').dispatchEvent(new MouseEvent('click', "
+                     "{bubbles: true, clientX: %f, clientY: %f}))" % (x, y))
+            z = [g for g in tab.eval("vigilView.frames()") if g["name"] == a.select]
+            print("zoom %s: %s; width %d of %d; drawn: %s" % (
+                a.select, tab.eval("document.getElementById('flame-box').getAttribute('data-zoomed')"),
+                round(z[0]["w"]) if z else -1, round(r[2]),
+                " ".join(sorted(set(g["name"] for g in tab.eval("vigilView.frames()"))))))
+            tab.eval("document.getElementById('unzoom').click()")
+        else:
+            print("zoom %s: no frame" % a.select)
+    if a.thread:
+        ok = tab.eval("""(function (tid) { var s = document.getElementById('thread');
+          for (var i = 0; i < s.options.length; i++)
+            if (s.options[i].textContent.split(' ')[1] === tid) {
+              s.value = s.options[i].value; s.dispatchEvent(new Event('change')); return true; }
+          return false; })(%s)""" % json.dumps(a.thread))
+        if not ok:
+            bad.append("no thread %s to choose" % a.thread)
+        print("thread %s: %s" % (a.thread, tab.eval("document.getElementById('note').textContent")))
+        for r in table():
+            print("table: " + " | ".join(r))
+        if a.select:
+            print("selected-stats: %s" % tab.eval("document.getElementById('selected-stats').textContent"))
+            show_side()
+    errors = [m for m in b.events if m.get("method") == "Runtime.exceptionThrown"]
+    if errors:
+        bad.append("the page threw: %s" % errors[0]["params"]["exceptionDetails"])
+    b.close()
+    for x in bad:
+        print("problem: " + x)
+    sys.exit(1 if bad else 0)
+
+
+main()
