@@ -16,6 +16,9 @@ page shows, one fact a line, for FileCheck:
   thread TID: then the table, and the selected function's callers and
                              callees again, for that thread (--thread TID)
 
+  dom: N scripts, N images, pwned: false   (--dom: what a name that got
+                             out of its string would have added)
+
 --top N: the first N rows of the table (default 8).  --report FILE: the
 JSON of `vigil report --json` for the same files (calls beside time, or
 one counting profile); every row shown must have that report's calls
@@ -47,6 +50,11 @@ SIDE = """(function (id) {
 })(%s)"""
 
 
+def show(x):
+    """A name as the check file can hold it: ASCII, else escaped."""
+    return x.encode("ascii", "backslashreplace").decode()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("page")
@@ -57,6 +65,7 @@ def main():
     ap.add_argument("--thread")
     ap.add_argument("--report")
     ap.add_argument("--edges")
+    ap.add_argument("--dom", action="store_true")
     a = ap.parse_args()
     bad = []
     b = Browser()
@@ -76,12 +85,18 @@ def main():
     def table():
         return tab.eval(TABLE % a.top)
 
+    if a.dom:
+        print("dom: %d scripts, %d images, pwned: %s" % (
+            tab.eval("document.scripts.length"),
+            tab.eval("document.images.length"),
+            json.dumps(tab.eval("'pwned' in window"))))
+
     def side(i):
         return tab.eval(SIDE % json.dumps(i))
 
     rows = table()
     for r in rows:
-        print("table: " + " | ".join(r))
+        print("table: " + show(" | ".join(r)))
     if a.report:
         rep = json.load(open(a.report))
         funcs = rep["functions"]
@@ -107,12 +122,12 @@ def main():
             tab.eval("document.querySelector('#flat th[data-key=%s]').click()" % json.dumps(key))
             order = [r[0] for r in table()]
             aria = tab.eval("document.querySelector('#flat th[data-key=%s]').getAttribute('aria-sort')" % json.dumps(key))
-            print("sort %s%s: %s (%s)" % (key, again, " ".join(order), aria))
+            print("sort %s%s: %s (%s)" % (key, again, show(" ".join(order)), aria))
 
     def show_side():
         for s in ("callers", "callees"):
             for r in side(s):
-                print("%s: %s" % (s, " | ".join(r)))
+                print("%s: %s" % (s, show(" | ".join(r))))
 
     edges = json.load(open(a.edges))["edges"] if a.edges else None
     if a.select:
@@ -123,7 +138,7 @@ def main():
           return false; })(%s)""" % json.dumps(a.select))
         if not ok:
             bad.append("no row %s to click" % a.select)
-        print("selected: %s" % tab.eval("document.getElementById('selected').textContent"))
+        print("selected: %s" % show(tab.eval("document.getElementById('selected').textContent")))
         print("selected-stats: %s" % tab.eval("document.getElementById('selected-stats').textContent"))
         show_side()
         if edges is not None:
@@ -142,9 +157,9 @@ def main():
           s.value = t; s.dispatchEvent(new Event('input')); })(%s)""" % json.dumps(a.search))
         hl = sorted(set(f["name"] for f in tab.eval("vigilView.frames()") if f["match"]))
         rows_hl = [r[0] for r in table()]
-        print("search %s: %s; highlighted: %s; table: %s" % (
+        print(show("search %s: %s; highlighted: %s; table: %s" % (
             a.search, tab.eval("document.getElementById('matched').textContent"),
-            " ".join(hl), " ".join(rows_hl)))
+            " ".join(hl), " ".join(rows_hl))))
         tab.eval("""(function () { var s = document.getElementById('search');
           s.value = ''; s.dispatchEvent(new Event('input')); })()""")
     if a.select:
@@ -158,10 +173,10 @@ def main():
             tab.eval("document.getElementById('flame').dispatchEvent(new MouseEvent('click', "
                      "{bubbles: true, clientX: %f, clientY: %f}))" % (x, y))
             z = [g for g in tab.eval("vigilView.frames()") if g["name"] == a.select]
-            print("zoom %s: %s; width %d of %d; drawn: %s" % (
+            print(show("zoom %s: %s; width %d of %d; drawn: %s" % (
                 a.select, tab.eval("document.getElementById('flame-box').getAttribute('data-zoomed')"),
                 round(z[0]["w"]) if z else -1, round(r[2]),
-                " ".join(sorted(set(g["name"] for g in tab.eval("vigilView.frames()"))))))
+                " ".join(sorted(set(g["name"] for g in tab.eval("vigilView.frames()")))))))
             tab.eval("document.getElementById('unzoom').click()")
         else:
             print("zoom %s: no frame" % a.select)
@@ -175,7 +190,7 @@ def main():
             bad.append("no thread %s to choose" % a.thread)
         print("thread %s: %s" % (a.thread, tab.eval("document.getElementById('note').textContent")))
         for r in table():
-            print("table: " + " | ".join(r))
+            print("table: " + show(" | ".join(r)))
         if a.select:
             print("selected-stats: %s" % tab.eval("document.getElementById('selected-stats').textContent"))
             show_side()
