@@ -451,16 +451,27 @@ static int write_edges(struct view *v)
 					thread_index(v, r->thread_counts[k].tid),
 					(uint32_t)n, r->thread_counts[k].count };
 		}
+		/* Callers ascending: each as the step from the last. */
 		fprintf(f, "%s%" PRIu32 ",%" PRIu32 ",%" PRIu64, n ? "," : "",
-			pr[i].caller, pr[i].callee, calls);
+			pr[i].caller - (i ? pr[i - 1].caller : 0), pr[i].callee,
+			calls);
 		n++;
 	}
 	fputs("],\n\"thread_edges\":[", f);
 	if (ntc)
 		qsort(tc, ntc, sizeof(*tc), cmp_tcount);
 	for (i = 0, k = 0; i < v->nthreads; i++) {
+		uint32_t last = 0;
 		int first = 1;
 
+		/* The one thread of a counting profile has every edge's
+		 * calls: null, not the same numbers again. */
+		if (p->nthreads == 1 && v->tids[i] == p->threads[0].tid) {
+			fputs(i ? ",null" : "null", f);
+			while (k < ntc && tc[k].thread == i)
+				k++;
+			continue;
+		}
 		fputs(i ? ",[" : "[", f);
 		for (; k < ntc && tc[k].thread == i; k = j) {
 			uint64_t count = 0;
@@ -469,7 +480,8 @@ static int write_edges(struct view *v)
 			     tc[j].edge == tc[k].edge; j++)
 				count = sat_add(count, tc[j].count);
 			fprintf(f, "%s%" PRIu32 ",%" PRIu64, first ? "" : ",",
-				tc[k].edge, count);
+				tc[k].edge - last, count);
+			last = tc[k].edge;
 			first = 0;
 		}
 		putc(']', f);
@@ -555,15 +567,18 @@ static void write_stacks(struct view *v)
 	FILE *f = v->f;
 	size_t i;
 
+	/* Small numbers are short: a node's parent as how far back it is
+	 * (mostly the node just before), a stack's node as the step from
+	 * the last stack's (they are sorted by node). */
 	fputs(",\n\"nodes\":[", f);
 	for (i = 0; i < v->nnodes; i++)
-		fprintf(f, "%s%d,%" PRIu32, i ? "," : "",
-			v->parent[i] == UINT32_MAX ? -1 : (int)v->parent[i],
-			v->func[i]);
+		fprintf(f, "%s%zu,%" PRIu32, i ? "," : "",
+			v->parent[i] == UINT32_MAX ? (size_t)0 :
+			i - v->parent[i], v->func[i]);
 	fputs("],\n\"stacks\":[", f);
 	for (i = 0; i < v->nstacks; i++)
 		fprintf(f, "%s%" PRIu32 ",%d,%" PRIu64, i ? "," : "",
-			v->stacks[i].node,
+			v->stacks[i].node - (i ? v->stacks[i - 1].node : 0),
 			v->stacks[i].thread == UINT32_MAX ? -1 :
 			(int)v->stacks[i].thread, v->stacks[i].weight);
 	fputs("]}", f);
