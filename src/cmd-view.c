@@ -43,9 +43,9 @@ const char cmd_view_usage[] =
 	"  --title TEXT    the page's title (default: the profile's path)\n"
 	"  COUNTING SAMPLED  a counting and a sampled profile of one program,\n"
 	"                  in either order\n"
-	"  DIR             a `vigil run -o DIR` directory of one program: its\n"
-	"                  NAME.vgl and NAME.sampled.vgl joined (or the one\n"
-	"                  profile it holds)\n";
+	"  DIR             a `vigil run -o DIR` directory: the program whose\n"
+	"                  NAME.vgl and NAME.sampled.vgl it holds, joined (one\n"
+	"                  program only), or the one profile it holds\n";
 
 struct view_job {
 	const struct out_input *c, *s;
@@ -61,7 +61,8 @@ static int write_view(FILE *f, void *arg)
 
 /*
  * The profiles of DIR for one page: its only pair NAME.vgl and
- * NAME.sampled.vgl, else its only profile.  Sets files[0..*n) (malloc'd
+ * NAME.sampled.vgl (a `vigil run` of a script samples the shell too, but
+ * counts only the program built with vigil), else its only profile.  Sets files[0..*n) (malloc'd
  * paths) and returns 0, or prints one line and returns EXIT_BAD_FILE.
  */
 static int dir_files(const char *dir, char **files, int *n)
@@ -86,12 +87,15 @@ static int dir_files(const char *dir, char **files, int *n)
 	*n = 0;
 	if (!count)
 		profile_dir_none(dir);
+	else if (pairs == 1)
+		want = 2;
 	else if (count == 1)
 		want = 1;
-	else if (count == 2 && pairs == 1)
-		want = 2;
+	else if (pairs)
+		vgl_error("%s: holds %zu programs with both profiles; a page shows one: give its NAME.vgl and NAME.sampled.vgl",
+			  dir, pairs);
 	else
-		vgl_error("%s: holds %zu profiles; a page shows one program: give its NAME.vgl and NAME.sampled.vgl",
+		vgl_error("%s: holds %zu profiles; a page shows one program: give its file",
 			  dir, count);
 	if (want == 1 && asprintf(&files[0], "%s/%s", dir, names[0]) >= 0)
 		*n = 1;
