@@ -12,6 +12,10 @@ page shows, one fact a line, for FileCheck:
   callers: NAME | CALLS | SAMPLES | TIME
   callees: ...
   search TERM: MATCHED; highlighted: NAME NAME   (--search TERM)
+  hover NAME: DETAILS       (the line under the graph, the mouse on its
+                             first frame)
+  screenshot: NAME's colour drawn; several colours   (--shot PNG: the
+                             pixels of the page's canvas, its frame's fill)
   zoom NAME: WIDTH of WIDTH; drawn: NAME ...     (a click on its frame)
   thread TID: then the table, and the selected function's callers and
                              callees again, for that thread (--thread TID)
@@ -35,7 +39,7 @@ import json
 import os
 import sys
 
-from headless import Browser  # noqa: E402
+from headless import Browser, png_counts  # noqa: E402
 
 TABLE = """(function () {
   var rows = document.querySelectorAll('#flat tbody tr'), out = [];
@@ -66,6 +70,7 @@ def main():
     ap.add_argument("--report")
     ap.add_argument("--edges")
     ap.add_argument("--dom", action="store_true")
+    ap.add_argument("--shot")
     a = ap.parse_args()
     bad = []
     b = Browser()
@@ -170,6 +175,20 @@ def main():
             r = tab.eval("(function () { var r = document.getElementById('flame').getBoundingClientRect();"
                          " return [r.left, r.top, r.width]; })()")
             x, y = r[0] + f["x"] + f["w"] / 2, r[1] + f["row"] * 16 + 8
+            tab.eval("document.getElementById('flame').dispatchEvent(new MouseEvent('mousemove', "
+                     "{bubbles: true, clientX: %f, clientY: %f}))" % (x, y))
+            print(show("hover %s: %s" % (a.select, tab.eval("document.getElementById('details').textContent"))))
+            if a.shot:
+                png = tab.stable_screenshot(a.shot)
+                colours = png_counts(png)
+                # The frame's fill, as the page computes it (its name's hash).
+                fill = tab.eval("(function (n) { var h = 2166136261 >>> 0;"
+                                " for (var c = 0; c < n.length; c++) h = Math.imul(h ^ n.charCodeAt(c), 16777619) >>> 0;"
+                                " return [205 + h %% 50, 80 + (h >>> 8) %% 150, (h >>> 16) %% 55]; })(%s)"
+                                % json.dumps(a.select))
+                print("screenshot: %s's colour %s; %s colours" % (
+                    show(a.select), "drawn" if tuple(fill) in colours else "missing",
+                    "several" if len(colours) >= 5 else "too few"))
             tab.eval("document.getElementById('flame').dispatchEvent(new MouseEvent('click', "
                      "{bubbles: true, clientX: %f, clientY: %f}))" % (x, y))
             z = [g for g in tab.eval("vigilView.frames()") if g["name"] == a.select]
