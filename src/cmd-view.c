@@ -20,6 +20,7 @@ const char cmd_view_usage[] =
 	"usage: vigil view [-o OUT.html] [--title TEXT] FILE\n"
 	"       vigil view [-o OUT.html] [--title TEXT] COUNTING SAMPLED\n"
 	"       vigil view [-o OUT.html] [--title TEXT] DIR\n"
+	"       vigil view --diff A B [-o OUT.html] [--title TEXT]\n"
 	"\n"
 	"Writes one self-contained HTML page (no network, no other file; any\n"
 	"browser opens it) of a counting profile, a sampled one, or both of one\n"
@@ -36,6 +37,12 @@ const char cmd_view_usage[] =
 	"  - the callers and callees of the function selected (in the table or\n"
 	"    the graph), with their calls and samples;\n"
 	"  - a thread filter: every number for one thread alone.\n"
+	"With --diff A B, the page of B compared with A, two profiles of one\n"
+	"program (two runs, or two builds: functions are matched by name),\n"
+	"both counting or both sampled: the table gives each function's\n"
+	"change from A (calls, and points of the total for samples), and the\n"
+	"graph, B's, colours each frame by how its own share changed, as\n"
+	"`vigil flame --diff` does: red grew, blue shrank.\n"
 	"The data is one JSON object in the page (docs/view.md).\n"
 	"\n"
 	"  -o OUT.html     write to OUT.html (whole, then renamed into place);\n"
@@ -43,12 +50,13 @@ const char cmd_view_usage[] =
 	"  --title TEXT    the page's title (default: the profile's path)\n"
 	"  COUNTING SAMPLED  a counting and a sampled profile of one program,\n"
 	"                  in either order\n"
+	"  --diff A B      B compared with A (see above)\n"
 	"  DIR             a `vigil run -o DIR` directory: the program whose\n"
 	"                  NAME.vgl and NAME.sampled.vgl it holds, joined (one\n"
 	"                  program only), or the one profile it holds\n";
 
 struct view_job {
-	const struct out_input *c, *s;
+	const struct out_input *c, *s, *base;
 	const char *title;
 };
 
@@ -56,14 +64,15 @@ static int write_view(FILE *f, void *arg)
 {
 	const struct view_job *job = arg;
 
-	return out_view_html(job->c, job->s, job->title, f);
+	return out_view_html(job->c, job->s, job->base, job->title, f);
 }
 
 /*
  * The profiles of DIR for one page: its only pair NAME.vgl and
  * NAME.sampled.vgl (a `vigil run` of a script samples the shell too, but
- * counts only the program built with vigil), else its only profile.  Sets files[0..*n) (malloc'd
- * paths) and returns 0, or prints one line and returns EXIT_BAD_FILE.
+ * counts only the program built with vigil), else its only profile.
+ * Sets files[0..*n) (malloc'd paths) and returns 0, or prints one line
+ * and returns EXIT_BAD_FILE.
  */
 static int dir_files(const char *dir, char **files, int *n)
 {
@@ -118,19 +127,24 @@ static int dir_files(const char *dir, char **files, int *n)
 int cmd_view(int argc, char **argv)
 {
 	const char *out = NULL, *title = NULL;
+	int diff = 0;
 	const struct option_spec specs[] = {
 		{ "-o", &out, NULL },
 		{ "--output", &out, NULL },
 		{ "--title", &title, NULL },
+		{ "--diff", NULL, &diff },
 		{ NULL, NULL, NULL },
 	};
 	struct out_input in[2];
-	struct view_job job = { NULL, NULL, NULL };
+	struct view_job job = { NULL, NULL, NULL, NULL };
 	char *operands[argc], *files[2] = { NULL, NULL };
+	char deftitle[4096];
 	int nops, n = 0, status, i;
 
 	if (parse_options("view", argc, argv, specs, operands, &nops))
 		return EXIT_USAGE;
+	if (diff && nops != 2)
+		return usage_error("view", "--diff takes two profiles, A and B");
 	if (nops == 1 && profile_dir_is(operands[0])) {
 		status = dir_files(operands[0], files, &n);
 		if (status)
@@ -156,7 +170,21 @@ int cmd_view(int argc, char **argv)
 	}
 	if (status)
 		goto out;
-	if (n == 2 && in[0].sampled == in[1].sampled) {
+	if (diff && in[0].sampled != in[1].sampled) {
+		vgl_error("%s, %s: one is a counting and one a sampled profile; --diff compares two of one kind (calls and CPU samples do not compare)",
+			  files[0], files[1]);
+		status = EXIT_BAD_FILE;
+	} else if (diff) {
+		job.base = &in[0];
+		if (in[1].sampled)
+			job.s = &in[1];
+		else
+			job.c = &in[1];
+		snprintf(deftitle, sizeof(deftitle), "%s -> %s", files[0],
+			 files[1]);
+		job.title = title ? title : deftitle;
+		status = out_write(files[1], out, write_view, &job);
+	} else if (n == 2 && in[0].sampled == in[1].sampled) {
 		vgl_error("%s, %s: both are %s profiles; two files are shown as one counting and one sampled profile of a program, side by side",
 			  files[0], files[1],
 			  in[0].sampled ? "sampled" : "counting");

@@ -38,7 +38,6 @@
 /* The page's picture of the profiles while it is written. */
 struct view {
 	const struct out_input *c, *s;     /* either may be NULL */
-	FILE *f;
 	/* The page's functions: fn[u], and calls[u] with has_calls[u]
 	 * (0: not counted, null in the page). */
 	const struct vgl_pfunc **fn;
@@ -64,7 +63,18 @@ struct view {
 		uint64_t weight;
 	} *stacks;
 	size_t nstacks, stackcap;
-	size_t cycles;                     /* u of the first cycle */
+	size_t cycles, ncycles;            /* u of the first cycle, and
+	                                    * how many */
+	struct stacks st;                  /* the unfolded stacks of a
+	                                    * counting profile alone */
+	int unfolded;
+	/* A base profile (--diff): its functions' indexes among the
+	 * page's, which are this view's then extra[] (the base's that this
+	 * one does not have). */
+	uint32_t *map;
+	const struct vgl_pfunc **extra;
+	unsigned char *extra_cycle;        /* extra[i] is a cycle */
+	size_t nextra;
 };
 
 /* A string of the program's (a name, a path) as a JSON string that is
@@ -418,22 +428,29 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
-static int write_edges(struct view *v)
+/*
+ * "edges" and, unless base, "thread_edges" of v's counting profile, its
+ * functions renamed by v->map when it has one.
+ */
+static int write_edges(struct view *v, FILE *f, int base)
 {
 	const struct vgl_profile *p = &v->c->p;
 	const struct vgl_reader *r = p->r;
 	struct pair *pr = malloc((p->nedges + 1) * sizeof(*pr));
 	struct tcount *tc = malloc((r->nthread_counts + 1) * sizeof(*tc));
 	size_t i, j, k, n = 0, ntc = 0;
-	FILE *f = v->f;
 
 	if (!pr || !tc) {
 		free(pr);
 		free(tc);
 		return -ENOMEM;
 	}
-	for (i = 0; i < p->nedges; i++)
-		pr[i] = (struct pair){ p->edges[i].caller, p->edges[i].callee, i };
+	for (i = 0; i < p->nedges; i++) {
+		uint32_t a = p->edges[i].caller, b = p->edges[i].callee;
+
+		pr[i] = (struct pair){ v->map ? v->map[a] : a,
+				       v->map ? v->map[b] : b, i };
+	}
 	if (p->nedges)
 		qsort(pr, p->nedges, sizeof(*pr), cmp_pair);
 	fputs(",\n\"edges\":[", f);
@@ -456,6 +473,12 @@ static int write_edges(struct view *v)
 			pr[i].caller - (i ? pr[i - 1].caller : 0), pr[i].callee,
 			calls);
 		n++;
+	}
+	if (base) {
+		putc(']', f);
+		free(pr);
+		free(tc);
+		return 0;
 	}
 	fputs("],\n\"thread_edges\":[", f);
 	if (ntc)
@@ -492,9 +515,8 @@ static int write_edges(struct view *v)
 	return 0;
 }
 
-static void write_head(struct view *v, const char *title)
+static void write_head(struct view *v, FILE *f, const char *title)
 {
-	FILE *f = v->f;
 	uint32_t hz = v->s ? v->s->r.stacks_head.frequency : 0;
 
 	fputs("{\"version\":1,\n\"title\":", f);
@@ -510,9 +532,8 @@ static void write_head(struct view *v, const char *title)
 		v->c ? v->c->p.total_calls : 0, v->s ? v->s->sp.samples : 0);
 }
 
-static void write_functions(struct view *v)
+static void write_functions(struct view *v, FILE *f)
 {
-	FILE *f = v->f;
 	size_t i;
 	int first = 1;
 
@@ -523,14 +544,15 @@ static void write_functions(struct view *v)
 		put_str(f, v->modules[i]);
 	}
 	fputs("],\n\"names\":[", f);
-	for (i = 0; i < v->nf; i++) {
+	for (i = 0; i < v->nf + v->nextra; i++) {
 		if (i)
 			putc(',', f);
-		put_str(f, v->fn[i]->label);
+		put_str(f, i < v->nf ? v->fn[i]->label :
+			   v->extra[i - v->nf]->label);
 	}
 	fputs("],\n\"module\":[", f);
-	for (i = 0; i < v->nf; i++)
-		fprintf(f, "%s%d", i ? "," : "", v->module[i]);
+	for (i = 0; i < v->nf + v->nextra; i++)
+		fprintf(f, "%s%d", i ? "," : "", i < v->nf ? v->module[i] : -1);
 	fputs("],\n\"calls\":", f);
 	if (!v->c) {
 		fputs("null", f);
@@ -544,6 +566,9 @@ static void write_functions(struct view *v)
 			else
 				fputs("null", f);
 		}
+		/* The base's functions that this profile never saw called. */
+		for (i = 0; i < v->nextra; i++)
+			fputs(",0", f);
 		putc(']', f);
 	}
 	fputs(",\n\"inlined\":[", f);
@@ -552,7 +577,16 @@ static void write_functions(struct view *v)
 			fprintf(f, "%s%zu", first ? "" : ",", i);
 			first = 0;
 		}
-	fprintf(f, "],\n\"cycles\":%zu", v->s || !v->c ? v->nf : v->cycles);
+	/* Frames of the graph that are no function, left out of the table. */
+	fputs("],\n\"cycles\":[", f);
+	for (i = 0; i < v->ncycles; i++)
+		fprintf(f, "%s%zu", i ? "," : "", v->cycles + i);
+	for (i = 0, first = !v->ncycles; i < v->nextra; i++)
+		if (v->extra_cycle[i]) {
+			fprintf(f, "%s%zu", first ? "" : ",", v->nf + i);
+			first = 0;
+		}
+	putc(']', f);
 	fputs(",\n\"threads\":[", f);
 	for (i = 0; i < v->nthreads; i++) {
 		fprintf(f, "%s[%" PRIu32 ",", i ? "," : "", v->tids[i]);
@@ -562,9 +596,9 @@ static void write_functions(struct view *v)
 	putc(']', f);
 }
 
-static void write_stacks(struct view *v)
+/* "nodes" and "stacks", functions renamed by v->map when it has one. */
+static void write_tree(const struct view *v, FILE *f)
 {
-	FILE *f = v->f;
 	size_t i;
 
 	/* Small numbers are short: a node's parent as how far back it is
@@ -574,14 +608,14 @@ static void write_stacks(struct view *v)
 	for (i = 0; i < v->nnodes; i++)
 		fprintf(f, "%s%zu,%" PRIu32, i ? "," : "",
 			v->parent[i] == UINT32_MAX ? (size_t)0 :
-			i - v->parent[i], v->func[i]);
+			i - v->parent[i], v->map ? v->map[v->func[i]] : v->func[i]);
 	fputs("],\n\"stacks\":[", f);
 	for (i = 0; i < v->nstacks; i++)
 		fprintf(f, "%s%" PRIu32 ",%d,%" PRIu64, i ? "," : "",
 			v->stacks[i].node - (i ? v->stacks[i - 1].node : 0),
 			v->stacks[i].thread == UINT32_MAX ? -1 :
 			(int)v->stacks[i].thread, v->stacks[i].weight);
-	fputs("]}", f);
+	putc(']', f);
 }
 
 static void view_release(struct view *v)
@@ -599,78 +633,192 @@ static void view_release(struct view *v)
 	free(v->func);
 	free(v->hash);
 	free(v->stacks);
+	free(v->map);
+	free(v->extra);
+	free(v->extra_cycle);
+	if (v->unfolded)
+		stacks_release(&v->st);
 }
 
-/* The page's data: everything but the template. */
-static int write_data(struct view *v, const char *title)
+/* v's functions, threads and stacks, to write. */
+static int view_build(struct view *v)
 {
-	struct stacks st;
-	struct walk w = { v, &st, NULL, 0 };
-	int err, unfolded = 0;
+	struct walk w = { v, &v->st, NULL, 0 };
+	int err;
 	size_t i;
 
-	memset(&st, 0, sizeof(st));
 	/* A counting profile alone: its stacks are unfolded from its
 	 * edges, with a frame per cycle. */
 	if (v->c && !v->s) {
-		err = stacks_build(&st, &v->c->p);
+		err = stacks_build(&v->st, &v->c->p);
 		if (err)
 			return err;
-		unfolded = 1;
+		v->unfolded = 1;
 	}
-	err = make_functions(v, unfolded ? st.ncycles : 0);
+	err = make_functions(v, v->unfolded ? v->st.ncycles : 0);
 	if (!err)
 		err = make_threads(v);
-	if (!err && unfolded) {
-		v->cycles = v->nf;
-		for (i = 0; i < st.ncycles; i++) {
-			const struct vgl_pfunc *cf = &st.frames[st.cycles[i].frame];
+	v->cycles = v->nf;
+	if (!err && v->unfolded) {
+		for (i = 0; i < v->st.ncycles; i++) {
+			const struct stacks_cycle *cy = &v->st.cycles[i];
 
-			v->fn[v->nf] = cf;
-			v->calls[v->nf] = st.cycles[i].calls;
+			v->fn[v->nf] = &v->st.frames[cy->frame];
+			v->calls[v->nf] = cy->calls;
 			v->has_calls[v->nf] = 1;
 			v->module[v->nf++] = -1;
 		}
-		err = stacks_walk(&st, walked, &w);
+		v->ncycles = v->st.ncycles;
+		err = stacks_walk(&v->st, walked, &w);
 	}
 	if (!err && v->s)
 		err = sampled_stacks(v);
-	if (!err) {
-		merge_stacks(v);
-		write_head(v, title);
-		write_functions(v);
-		if (v->c)
-			err = write_edges(v);
-		else
-			fputs(",\n\"edges\":[],\n\"thread_edges\":[]", v->f);
-	}
 	if (!err)
-		write_stacks(v);
+		merge_stacks(v);
 	free(w.u);
-	if (unfolded)
-		stacks_release(&st);
+	return err;
+}
+
+static uint64_t hash_label(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/*
+ * The functions of base (a profile of the same program, another run or
+ * another build) among v's: by label, as a differential flame graph
+ * joins frames by name, since addresses change from build to build.
+ * The base's others are v's extra functions.
+ */
+static int join_base(struct view *v, struct view *base)
+{
+	size_t cap = 16, i, k, *t;
+
+	while (cap < 2 * (v->nf + 1))
+		cap *= 2;
+	t = calloc(cap, sizeof(*t));
+	base->map = malloc((base->nf + 1) * sizeof(*base->map));
+	v->extra = malloc((base->nf + 1) * sizeof(*v->extra));
+	v->extra_cycle = calloc(base->nf + 1, 1);
+	if (!t || !base->map || !v->extra || !v->extra_cycle) {
+		free(t);
+		return -ENOMEM;
+	}
+	for (i = 0; i < v->nf; i++) {
+		for (k = hash_label(v->fn[i]->label) & (cap - 1); t[k];
+		     k = (k + 1) & (cap - 1))
+			if (!strcmp(v->fn[t[k] - 1]->label, v->fn[i]->label))
+				break;
+		if (!t[k])
+			t[k] = i + 1;
+	}
+	for (i = 0; i < base->nf; i++) {
+		const char *label = base->fn[i]->label;
+
+		for (k = hash_label(label) & (cap - 1); t[k];
+		     k = (k + 1) & (cap - 1))
+			if (!strcmp(v->fn[t[k] - 1]->label, label))
+				break;
+		if (t[k]) {
+			base->map[i] = (uint32_t)(t[k] - 1);
+			continue;
+		}
+		base->map[i] = (uint32_t)(v->nf + v->nextra);
+		v->extra_cycle[v->nextra] = i >= base->cycles &&
+					    i < base->cycles + base->ncycles;
+		v->extra[v->nextra++] = base->fn[i];
+	}
+	free(t);
+	return 0;
+}
+
+/* "base": what the page compares v with, in v's functions. */
+static int write_base(struct view *v, struct view *base, FILE *f)
+{
+	size_t n = v->nf + v->nextra, i;
+	uint64_t *calls = calloc(n + 1, sizeof(*calls));
+	unsigned char *has = calloc(n + 1, 1);
+	int err = 0;
+
+	if (!calls || !has) {
+		free(calls);
+		free(has);
+		return -ENOMEM;
+	}
+	for (i = 0; i < base->nf; i++) {
+		calls[base->map[i]] = sat_add(calls[base->map[i]], base->calls[i]);
+		has[base->map[i]] |= base->has_calls[i];
+	}
+	fputs(",\n\"base\":", f);
+	write_head(base, f, base->c ? base->c->path : base->s->path);
+	fputs(",\n\"calls\":", f);
+	if (base->c) {
+		for (i = 0; i < n; i++) {
+			putc(i ? ',' : '[', f);
+			fprintf(f, "%" PRIu64, has[i] ? calls[i] : 0);
+		}
+		fputs(n ? "]" : "[]", f);
+		err = write_edges(base, f, 1);
+	} else {
+		fputs("null,\n\"edges\":[]", f);
+	}
+	if (!err) {
+		write_tree(base, f);
+		putc('}', f);
+	}
+	free(calls);
+	free(has);
 	return err;
 }
 
 int out_view_html(const struct out_input *c, const struct out_input *s,
-		  const char *title, FILE *f)
+		  const struct out_input *base, const char *title, FILE *f)
 {
 	static const char mark[] = "@VIGIL_DATA@";
 	const char *at = strstr(view_html, mark);
-	struct view v;
+	struct view v, b;
 	int err;
 
 	memset(&v, 0, sizeof(v));
+	memset(&b, 0, sizeof(b));
 	v.c = c;
 	v.s = s;
-	v.f = f;
+	if (base && base->sampled)
+		b.s = base;
+	else if (base)
+		b.c = base;
 	if (!at)
 		return -EINVAL;
-	fwrite(view_html, 1, (size_t)(at - view_html), f);
-	err = write_data(&v, title);
+	err = view_build(&v);
+	if (!err && base)
+		err = view_build(&b);
+	if (!err && base)
+		err = join_base(&v, &b);
+	if (!err) {
+		fwrite(view_html, 1, (size_t)(at - view_html), f);
+		write_head(&v, f, title);
+		write_functions(&v, f);
+		if (v.c)
+			err = write_edges(&v, f, 0);
+		else
+			fputs(",\n\"edges\":[],\n\"thread_edges\":[]", f);
+	}
+	if (!err) {
+		write_tree(&v, f);
+		if (base)
+			err = write_base(&v, &b, f);
+	}
+	if (!err) {
+		putc('}', f);
+		fputs(at + strlen(mark), f);
+	}
 	view_release(&v);
+	view_release(&b);
 	if (err)
 		return err;
-	fputs(at + strlen(mark), f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -12,6 +12,7 @@ page shows, one fact a line, for FileCheck:
   callers: NAME | CALLS | SAMPLES | TIME
   callees: ...
   search TERM: MATCHED; highlighted: NAME NAME   (--search TERM)
+  fill PATH: rgb(R,G,B)     (--fills: each frame's fill, by its path)
   hover NAME: DETAILS       (the line under the graph, the mouse on its
                              first frame)
   screenshot: NAME's colour drawn; several colours   (--shot PNG: the
@@ -71,6 +72,7 @@ def main():
     ap.add_argument("--edges")
     ap.add_argument("--dom", action="store_true")
     ap.add_argument("--shot")
+    ap.add_argument("--fills", action="store_true")
     a = ap.parse_args()
     bad = []
     b = Browser()
@@ -99,6 +101,15 @@ def main():
     def side(i):
         return tab.eval(SIDE % json.dumps(i))
 
+    if a.fills:
+        # Each frame by its path, outermost first, with its fill.
+        fr = tab.eval("vigilView.frames()")
+        path = {}
+        for f in sorted(fr, key=lambda f: f["row"]):
+            up = [g for g in fr if g["row"] == f["row"] - 1 and g["x"] <= f["x"] + 1e-6 < g["x"] + g["w"]]
+            path[id(f)] = (path[id(up[0])] + ";" if up and up[0]["row"] else "") + f["name"]
+            if f["row"]:
+                print(show("fill %s: %s" % (path[id(f)], f["fill"])))
     rows = table()
     for r in rows:
         print("table: " + show(" | ".join(r)))
