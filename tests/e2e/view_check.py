@@ -21,6 +21,8 @@ page shows, one fact a line, for FileCheck:
   thread TID: then the table, and the selected function's callers and
                              callees again, for that thread (--thread TID)
 
+  note: TEXT                (--note: the line under the graph that says
+                             what it is not)
   dom: N scripts, N images, pwned: false   (--dom: what a name that got
                              out of its string would have added)
 
@@ -72,6 +74,7 @@ def main():
     ap.add_argument("--edges")
     ap.add_argument("--dom", action="store_true")
     ap.add_argument("--shot")
+    ap.add_argument("--note", action="store_true")
     ap.add_argument("--fills", action="store_true")
     a = ap.parse_args()
     bad = []
@@ -92,6 +95,8 @@ def main():
     def table():
         return tab.eval(TABLE % a.top)
 
+    if a.note:
+        print("note: %s" % tab.eval("document.getElementById('note').textContent"))
     if a.dom:
         print("dom: %d scripts, %d images, pwned: %s" % (
             tab.eval("document.scripts.length"),
