@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "by.h"
 #include "out.h"
 #include "report-both.h"
 #include "text.h"
@@ -68,6 +69,12 @@ struct view {
 	struct stacks st;                  /* the unfolded stacks of a
 	                                    * counting profile alone */
 	int unfolded;
+	/* And each thread's, when it has a few: their cycles are functions
+	 * tcycles .. + ntcycles, made here (owned). */
+	int thread_graphs, is_base;
+	size_t tcycles, ntcycles, fncap;
+	struct vgl_pfunc **owned;
+	size_t nowned;
 	/* A base profile (--diff): its functions' indexes among the
 	 * page's, which are this view's then extra[] (the base's that this
 	 * one does not have). */
@@ -368,6 +375,10 @@ struct walk {
 	const struct stacks *s;
 	uint32_t *u;
 	size_t cap;
+	const uint32_t *fmap;      /* the page's function of each of s's,
+	                            * or NULL: the same index */
+	size_t cycle;              /* the page's function of s's cycle 0 */
+	uint32_t thread;           /* UINT32_MAX: all */
 };
 
 /* One unfolded stack of the counting profile: its frames are the
@@ -387,9 +398,10 @@ static int walked(void *arg, const uint32_t *frames, size_t depth,
 		w->cap = depth + 64;
 	}
 	for (i = 0; i < depth; i++)
-		w->u[i] = frames[i] < nfuncs ? frames[i] :
-			  (uint32_t)(w->v->cycles + frames[i] - nfuncs);
-	return add_stack(w->v, w->u, depth, UINT32_MAX, weight);
+		w->u[i] = frames[i] >= nfuncs ?
+			  (uint32_t)(w->cycle + frames[i] - nfuncs) :
+			  w->fmap ? w->fmap[frames[i]] : frames[i];
+	return add_stack(w->v, w->u, depth, w->thread, weight);
 }
 
 /* The counting edges, callers and callees added up over call sites:
@@ -581,12 +593,15 @@ static void write_functions(struct view *v, FILE *f)
 	fputs("],\n\"cycles\":[", f);
 	for (i = 0; i < v->ncycles; i++)
 		fprintf(f, "%s%zu", i ? "," : "", v->cycles + i);
-	for (i = 0, first = !v->ncycles; i < v->nextra; i++)
+	for (i = 0; i < v->ntcycles; i++)
+		fprintf(f, "%s%zu", i || v->ncycles ? "," : "", v->tcycles + i);
+	for (i = 0, first = !v->ncycles && !v->ntcycles; i < v->nextra; i++)
 		if (v->extra_cycle[i]) {
 			fprintf(f, "%s%zu", first ? "" : ",", v->nf + i);
 			first = 0;
 		}
 	putc(']', f);
+	fprintf(f, ",\n\"thread_graphs\":%s", v->thread_graphs ? "true" : "false");
 	fputs(",\n\"threads\":[", f);
 	for (i = 0; i < v->nthreads; i++) {
 		fprintf(f, "%s[%" PRIu32 ",", i ? "," : "", v->tids[i]);
@@ -620,6 +635,8 @@ static void write_tree(const struct view *v, FILE *f)
 
 static void view_release(struct view *v)
 {
+	size_t i;
+
 	free(v->fn);
 	free(v->calls);
 	free(v->has_calls);
@@ -636,14 +653,159 @@ static void view_release(struct view *v)
 	free(v->map);
 	free(v->extra);
 	free(v->extra_cycle);
+	for (i = 0; i < v->nowned; i++) {
+		free((char *)v->owned[i]->label);
+		free(v->owned[i]);
+	}
+	free(v->owned);
 	if (v->unfolded)
 		stacks_release(&v->st);
+}
+
+/* Room for n more functions in v's arrays.  0 or -ENOMEM. */
+static int grow_functions(struct view *v, size_t n)
+{
+	size_t cap = v->fncap, i;
+	void *a;
+
+	if (v->nf + n <= cap)
+		return 0;
+	cap = 2 * (v->nf + n);
+#define GROW(field) \
+	do { \
+		a = realloc(v->field, cap * sizeof(*v->field)); \
+		if (!a) \
+			return -ENOMEM; \
+		v->field = a; \
+	} while (0)
+	GROW(fn);
+	GROW(calls);
+	GROW(has_calls);
+	GROW(inlined);
+	GROW(module);
+#undef GROW
+	for (i = v->nf; i < cap; i++) {
+		v->calls[i] = 0;
+		v->has_calls[i] = v->inlined[i] = 0;
+		v->module[i] = -1;
+	}
+	v->fncap = cap;
+	return 0;
+}
+
+/* A counting profile's functions, by module and address. */
+static int cmp_fn_key(const void *a, const void *b)
+{
+	const struct vgl_pfunc *x = *(const struct vgl_pfunc *const *)a;
+	const struct vgl_pfunc *y = *(const struct vgl_pfunc *const *)b;
+
+	if (x->module != y->module)
+		return x->module < y->module ? -1 : 1;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* Threads whose graphs are unfolded one by one: each costs a model of
+ * the profile, so a program of many threads keeps the graph of all. */
+#define VIEW_THREAD_GRAPHS 32
+
+/*
+ * The unfolded stacks of each thread of a counting profile alone, so
+ * that the graph is the chosen thread's, as the numbers are: the
+ * profile's edges cut down to that thread's counts (by.h), modelled
+ * and unfolded again.  A function is the same in both models by module
+ * and address; a thread's cycles are functions of their own.
+ */
+static int thread_stacks(struct view *v)
+{
+	const struct out_input *c = v->c;
+	const struct vgl_pfunc **idx;
+	uint32_t *fmap = NULL;
+	size_t t, i;
+	int err = 0;
+
+	if (c->p.nthreads < 2 || c->p.nthreads > VIEW_THREAD_GRAPHS)
+		return 0;
+	idx = malloc((c->p.nfuncs + 1) * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (i = 0; i < c->p.nfuncs; i++)
+		idx[i] = &c->p.funcs[i];
+	qsort(idx, c->p.nfuncs, sizeof(*idx), cmp_fn_key);
+	v->tcycles = v->nf;
+	for (t = 0; !err && t < c->p.nthreads; t++) {
+		struct vgl_reader r = c->r;
+		struct vgl_profile tp;
+		struct stacks ts;
+		struct walk w = { v, &ts, NULL, 0, NULL, 0,
+				  thread_index(v, c->p.threads[t].tid) };
+
+		r.edges = malloc((c->r.nedges + 1) * sizeof(*r.edges));
+		if (!r.edges) {
+			err = -ENOMEM;
+			break;
+		}
+		memcpy(r.edges, c->r.edges, c->r.nedges * sizeof(*r.edges));
+		r.nstacks = 0;
+		by_keep_thread(&r, c->p.threads[t].tid);
+		err = vgl_profile_build(&tp, &r, c->sym);
+		if (err) {
+			free(r.edges);
+			break;
+		}
+		err = stacks_build(&ts, &tp);
+		if (!err) {
+			uint32_t *m = realloc(fmap, (tp.nfuncs + 1) * sizeof(*m));
+
+			err = m ? grow_functions(v, ts.ncycles) : -ENOMEM;
+			if (m)
+				fmap = m;
+		}
+		for (i = 0; !err && i < tp.nfuncs; i++) {
+			const struct vgl_pfunc *key = &tp.funcs[i];
+			const struct vgl_pfunc **hit = bsearch(&key, idx, c->p.nfuncs,
+							       sizeof(*idx), cmp_fn_key);
+
+			/* Every function of a thread is one of the whole's. */
+			fmap[i] = hit ? (uint32_t)(*hit - c->p.funcs) : 0;
+		}
+		w.fmap = fmap;
+		w.cycle = v->nf;
+		for (i = 0; !err && i < ts.ncycles; i++) {
+			struct vgl_pfunc *cf = calloc(1, sizeof(*cf));
+			struct vgl_pfunc **o = realloc(v->owned, (v->nowned + 1) *
+						       sizeof(*o));
+
+			if (o)
+				v->owned = o;
+			if (cf && o && (cf->label = strdup(ts.frames[ts.cycles[i].frame].label))) {
+				cf->name = cf->label;
+				v->owned[v->nowned++] = cf;
+				v->fn[v->nf] = cf;
+				v->calls[v->nf] = ts.cycles[i].calls;
+				v->has_calls[v->nf++] = 1;
+				continue;
+			}
+			free(cf);
+			err = -ENOMEM;
+		}
+		if (!err)
+			err = stacks_walk(&ts, walked, &w);
+		free(w.u);
+		stacks_release(&ts);
+		vgl_profile_release(&tp);
+		free(r.edges);
+	}
+	v->ntcycles = v->nf - v->tcycles;
+	v->thread_graphs = !err;
+	free(fmap);
+	free(idx);
+	return err;
 }
 
 /* v's functions, threads and stacks, to write. */
 static int view_build(struct view *v)
 {
-	struct walk w = { v, &v->st, NULL, 0 };
+	struct walk w = { v, &v->st, NULL, 0, NULL, 0, UINT32_MAX };
 	int err;
 	size_t i;
 
@@ -669,7 +831,11 @@ static int view_build(struct view *v)
 			v->module[v->nf++] = -1;
 		}
 		v->ncycles = v->st.ncycles;
+		w.cycle = v->cycles;
 		err = stacks_walk(&v->st, walked, &w);
+		v->fncap = v->nf;
+		if (!err && !v->is_base)
+			err = thread_stacks(v);
 	}
 	if (!err && v->s)
 		err = sampled_stacks(v);
@@ -791,6 +957,7 @@ int out_view_html(const struct out_input *c, const struct out_input *s,
 		b.s = base;
 	else if (base)
 		b.c = base;
+	b.is_base = 1;
 	if (!at)
 		return -EINVAL;
 	err = view_build(&v);

@@ -18,8 +18,10 @@ page shows, one fact a line, for FileCheck:
   screenshot: NAME's colour drawn; several colours   (--shot PNG: the
                              pixels of the page's canvas, its frame's fill)
   zoom NAME: WIDTH of WIDTH; drawn: NAME ...     (a click on its frame)
-  thread TID: then the table, and the selected function's callers and
-                             callees again, for that thread (--thread TID)
+  thread TID: then the graph's frames with their weights ("graph: all 8,
+                             run_c 8, c 7"), the table, and the selected
+                             function's callers and callees again, for
+                             that thread (--thread TID)
 
   note: TEXT                (--note: the line under the graph that says
                              what it is not)
@@ -224,6 +226,8 @@ def main():
         if not ok:
             bad.append("no thread %s to choose" % a.thread)
         print("thread %s: %s" % (a.thread, tab.eval("document.getElementById('note').textContent")))
+        print(show("graph: " + ", ".join("%s %g" % (f["name"], f["weight"]) for f in
+                                         sorted(tab.eval("vigilView.frames()"), key=lambda f: (f["row"], f["x"])))))
         for r in table():
             print("table: " + show(" | ".join(r)))
         if a.select:
