@@ -22,7 +22,10 @@
  * COUNTING SAMPLED` (report_both_match): the page's functions are the
  * counting profile's, in its order, then the sampled functions it does
  * not have, then (a counting profile alone, whose stacks are unfolded
- * from its edges by views/unfold.c) the cycles.
+ * from its edges by views/unfold.c) the cycles, then those of each
+ * thread's own unfolding, then (--diff) the base profile's functions
+ * that are not among them, matched by label: a base is another run or
+ * another build, whose addresses differ.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -435,6 +438,7 @@ static int cmp_tcount(const void *a, const void *b)
 	return (x->edge > y->edge) - (x->edge < y->edge);
 }
 
+/* Counts saturate, as every count of the model does. */
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
 	return a + b < a ? UINT64_MAX : a + b;
@@ -527,6 +531,7 @@ static int write_edges(struct view *v, FILE *f, int base)
 	return 0;
 }
 
+/* The object's opening and its scalars: what the profiles are. */
 static void write_head(struct view *v, FILE *f, const char *title)
 {
 	uint32_t hz = v->s ? v->s->r.stacks_head.frequency : 0;
@@ -544,6 +549,8 @@ static void write_head(struct view *v, FILE *f, const char *title)
 		v->c ? v->c->p.total_calls : 0, v->s ? v->s->sp.samples : 0);
 }
 
+/* "modules" to "threads": every function named once, its module, its
+ * calls; the cycles and the inlined copies by index; the threads. */
 static void write_functions(struct view *v, FILE *f)
 {
 	size_t i;
@@ -633,6 +640,7 @@ static void write_tree(const struct view *v, FILE *f)
 	putc(']', f);
 }
 
+/* Frees what v made (never the profiles, which are the caller's). */
 static void view_release(struct view *v)
 {
 	size_t i;
