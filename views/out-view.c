@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "by.h"
 #include "out.h"
@@ -949,12 +950,62 @@ static int write_base(struct view *v, struct view *base, FILE *f)
 	return err;
 }
 
+/*
+ * Writes the template up to its next marker (or its end) and returns the
+ * marker, NULL at the end; *at moves past it.  The markers are
+ * @VIGIL_NONCE@, the page's nonce (so that its policy runs its own
+ * script only, never one a name could smuggle in: no 'unsafe-inline'),
+ * and @VIGIL_DATA@, the data.
+ */
+static const char *template_to_mark(FILE *f, const char **at,
+				    const char *nonce)
+{
+	static const char *const marks[] = { "@VIGIL_NONCE@", "@VIGIL_DATA@" };
+
+	for (;;) {
+		const char *next = NULL, *m = NULL;
+		size_t i;
+
+		for (i = 0; i < 2; i++) {
+			const char *x = strstr(*at, marks[i]);
+
+			if (x && (!next || x < next)) {
+				next = x;
+				m = marks[i];
+			}
+		}
+		if (!next) {
+			fputs(*at, f);
+			return NULL;
+		}
+		fwrite(*at, 1, (size_t)(next - *at), f);
+		*at = next + strlen(m);
+		if (m == marks[1])
+			return m;
+		fputs(nonce, f);
+	}
+}
+
+/* 128 random bits as hex: a nonce no name in the page can know. */
+static int make_nonce(char *buf, size_t len)
+{
+	unsigned char r[16];
+	size_t i;
+
+	if (len < 2 * sizeof(r) + 1 ||
+	    getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return -EIO;
+	for (i = 0; i < sizeof(r); i++)
+		snprintf(buf + 2 * i, 3, "%02x", r[i]);
+	return 0;
+}
+
 int out_view_html(const struct out_input *c, const struct out_input *s,
 		  const struct out_input *base, const char *title, FILE *f)
 {
-	static const char mark[] = "@VIGIL_DATA@";
-	const char *at = strstr(view_html, mark);
+	const char *at = view_html;
 	struct view v, b;
+	char nonce[40];
 	int err;
 
 	memset(&v, 0, sizeof(v));
@@ -966,15 +1017,16 @@ int out_view_html(const struct out_input *c, const struct out_input *s,
 	else if (base)
 		b.c = base;
 	b.is_base = 1;
-	if (!at)
-		return -EINVAL;
-	err = view_build(&v);
+	err = make_nonce(nonce, sizeof(nonce));
+	if (!err)
+		err = view_build(&v);
 	if (!err && base)
 		err = view_build(&b);
 	if (!err && base)
 		err = join_base(&v, &b);
+	if (!err && !template_to_mark(f, &at, nonce))
+		err = -EINVAL;          /* a template without its data mark */
 	if (!err) {
-		fwrite(view_html, 1, (size_t)(at - view_html), f);
 		write_head(&v, f, title);
 		write_functions(&v, f);
 		if (v.c)
@@ -989,7 +1041,8 @@ int out_view_html(const struct out_input *c, const struct out_input *s,
 	}
 	if (!err) {
 		putc('}', f);
-		fputs(at + strlen(mark), f);
+		if (template_to_mark(f, &at, nonce))
+			err = -EINVAL;  /* two data marks */
 	}
 	view_release(&v);
 	view_release(&b);
