@@ -36,7 +36,7 @@ const char cmd_view_usage[] =
 	"    column's head;\n"
 	"  - the callers and callees of the function selected (in the table or\n"
 	"    the graph), with their calls and samples;\n"
-	"  - a thread filter: every number for one thread alone.\n"
+	"  - a thread filter: every number, and the graph, for one thread.\n"
 	"With --diff A B, the page of B compared with A, two profiles of one\n"
 	"program (two runs, or two builds: functions are matched by name),\n"
 	"both counting or both sampled: the table gives each function's\n"
@@ -51,9 +51,9 @@ const char cmd_view_usage[] =
 	"  COUNTING SAMPLED  a counting and a sampled profile of one program,\n"
 	"                  in either order\n"
 	"  --diff A B      B compared with A (see above)\n"
-	"  DIR             a `vigil run -o DIR` directory: the program whose\n"
-	"                  NAME.vgl and NAME.sampled.vgl it holds, joined (one\n"
-	"                  program only), or the one profile it holds\n";
+	"  DIR             a `vigil run -o DIR` directory: the one program\n"
+	"                  with both NAME.vgl and NAME.sampled.vgl there,\n"
+	"                  joined; else the one profile there\n";
 
 struct view_job {
 	const struct out_input *c, *s, *base;
