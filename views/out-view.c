@@ -780,14 +780,16 @@ static int thread_stacks(struct view *v)
 		w.fmap = fmap;
 		w.cycle = v->nf;
 		for (i = 0; !err && i < ts.ncycles; i++) {
+			const char *label = ts.frames[ts.cycles[i].frame].label;
 			struct vgl_pfunc *cf = calloc(1, sizeof(*cf));
 			struct vgl_pfunc **o = realloc(v->owned, (v->nowned + 1) *
 						       sizeof(*o));
 
 			if (o)
 				v->owned = o;
-			if (cf && o && (cf->label = strdup(ts.frames[ts.cycles[i].frame].label))) {
+			if (cf && o && (cf->label = strdup(label))) {
 				cf->name = cf->label;
+				cf->module = VGL_PROFILE_NO_MODULE;
 				v->owned[v->nowned++] = cf;
 				v->fn[v->nf] = cf;
 				v->calls[v->nf] = ts.cycles[i].calls;
