@@ -273,3 +273,14 @@ $(B)/asan/gen/%.o: $(B)/gen/%.c $(B)/gen/profile.pb-c.h
 	$(CC) $(TOOL_CFLAGS) $(SAN) -w -c $< -o $@
 $(B)/vigil: $(B)/tool/gen/profile.pb-c.o
 $(B)/asan/vigil: $(B)/asan/gen/profile.pb-c.o
+
+# ---- vigil view ------------------------------------------------------------
+# The page's template, views/view.html, as a C string (build/gen/
+# view-html.h), so that the command needs no file at run time.
+$(B)/gen/view-html.h: views/view.html
+	@mkdir -p $(B)/gen
+	{ echo '/* made from views/view.html by the Makefile */'; \
+	  echo 'static const char view_html[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
+	  echo ';'; } > $@.tmp && mv $@.tmp $@
+$(B)/tool/views/out-view.o $(B)/asan/views/out-view.o: $(B)/gen/view-html.h

@@ -371,6 +371,12 @@ int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
 		p->stacks[i].depth = d;
 		p->stacks[i].count = st->count;
 	}
+	p->file_stacks = malloc((ns + 1) * sizeof(*p->file_stacks));
+	if (!p->file_stacks) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memcpy(p->file_stacks, p->stacks, ns * sizeof(*p->stacks));
 	qsort_r(p->stacks, ns, sizeof(*p->stacks), cmp_chain, p);
 	for (i = 0; i < ns; i++) {
 		if (p->nstacks &&
@@ -410,6 +416,7 @@ void vgl_sprofile_release(struct vgl_sprofile *p)
 	free(p->self);
 	free(p->total);
 	free(p->stacks);
+	free(p->file_stacks);
 	free(p->chain);
 	memset(p, 0, sizeof(*p));
 }

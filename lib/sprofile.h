@@ -48,6 +48,10 @@ struct vgl_sprofile {
 	 * folded stacks); equal chains are one. */
 	struct vgl_sstack *stacks;
 	size_t nstacks;
+	/* The same chains one per stack of the file, in its order, so that
+	 * a view can tell threads apart: file_stacks[i] is r->stacks[i]'s,
+	 * of thread r->stacks[i].tid (nothing added up). */
+	struct vgl_sstack *file_stacks;
 	uint32_t *chain;                  /* function indexes */
 	uint64_t samples;                 /* the stacks' counts added up */
 

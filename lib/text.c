@@ -150,6 +150,10 @@ static int special(enum vgl_text_kind kind, uint32_t c)
 	switch (kind) {
 	case VGL_TEXT_JSON:
 		return c == '"' || c == '\\' || (c >= 0x80 && c <= 0x9f);
+	case VGL_TEXT_JSON_SCRIPT:
+		return c == '"' || c == '\\' || (c >= 0x80 && c <= 0x9f) ||
+		       c == '<' || c == '>' || c == '&' || c == 0x2028 ||
+		       c == 0x2029;
 	case VGL_TEXT_XML:
 		return c == '&' || c == '<' || c == '>' || c == '"' ||
 		       c == '\'' || c == 0xfffe || c == 0xffff;
@@ -168,14 +172,16 @@ static void write_text(struct sink *k, const char *s, enum vgl_text_kind kind)
 	while (*p) {
 		n = vgl_utf8_seq(p, &c);
 		if (!n) {
-			puts_(k, kind == VGL_TEXT_JSON ? "\\ufffd" :
+			puts_(k, kind == VGL_TEXT_JSON ||
+				 kind == VGL_TEXT_JSON_SCRIPT ? "\\ufffd" :
 				 "\xef\xbf\xbd");
 			p++;
 			continue;
 		}
 		if (!special(kind, c)) {
 			put(k, (const char *)p, n);
-		} else if (kind == VGL_TEXT_JSON) {
+		} else if (kind == VGL_TEXT_JSON ||
+			   kind == VGL_TEXT_JSON_SCRIPT) {
 			json_char(k, c);
 		} else if (kind == VGL_TEXT_XML) {
 			xml_char(k, c);

@@ -31,6 +31,12 @@ enum vgl_text_kind {
 	 * characters (below 0x20, DEL, C1) as \n \t ... or \u00XX, U+FFFD
 	 * as \ufffd. */
 	VGL_TEXT_JSON,
+	/* The same for JSON inside an HTML <script> element (vigil view):
+	 * also < > & as \u003c \u003e \u0026, so that no string can end
+	 * the element ("</script>") or open a comment in it ("<!--"), and
+	 * U+2028, U+2029 as \u2028, \u2029 (line ends to older JavaScript
+	 * parsers, though legal raw in JSON). */
+	VGL_TEXT_JSON_SCRIPT,
 	/* XML character data or an attribute value: & < > " ' as entities;
 	 * what XML 1.0 cannot hold at all (control characters, U+FFFE,
 	 * U+FFFF) becomes U+FFFD like an invalid byte. */

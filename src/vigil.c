@@ -31,6 +31,8 @@ static const struct cmd commands[] = {
 	  cmd_convert_usage },
 	{ "flame", cmd_flame, "draw a profile as an interactive flame graph (SVG)",
 	  cmd_flame_usage },
+	{ "view", cmd_view, "one interactive HTML page: flame graph, table, callers and callees, threads",
+	  cmd_view_usage },
 	{ "plot", cmd_plot, "draw a sampled profile's CPU per thread, memory, host CPU over time (SVG)",
 	  cmd_plot_usage },
 	{ "wait", cmd_wait, "block until a profile's writer has finished",

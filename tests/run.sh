@@ -8,8 +8,8 @@
 #   2. corpus: every file in tests/corpus/bad/ given to `vigil show` and to
 #      `vigil report` (the ASan+UBSan build) must exit 1 with exactly one
 #      stderr line, starting "vigil: " and naming the file.  Each is a test.
-#      So must `vigil convert --to FORMAT` (every format) and `vigil flame`,
-#      leaving no output file behind.
+#      So must `vigil convert --to FORMAT` (every format), `vigil flame`
+#      and `vigil view`, leaving no output file behind.
 #   3. lit: tests/lit with the real llvm-lit (each test is a test; anything
 #      unexpected, including a timeout, is a failure), CPUs + 1 at a time,
 #      the longest first (tests/lit/.lit_test_times.txt).
@@ -202,8 +202,8 @@ if [[ ! -x $B/asan/vigil ]]; then
 	fail "corpus: $B/asan/vigil not built"
 else
 	# The checks, one per line of a job list: show and report of every
-	# file, then every converter (vigil convert, json included, and
-	# vigil flame) the same way.
+	# file, then every converter (vigil convert, json included, vigil
+	# flame and vigil view) the same way.
 	jobs_dir=$(mktemp -d "$out/corpus-jobs.XXXXXX")
 	ncorpus=0
 	nconv=0
@@ -220,12 +220,12 @@ else
 	for file in tests/corpus/bad/*; do
 		[[ -f $file ]] || continue
 		selected "$file" || continue
-		for to in callgrind folded fdata pprof json flame; do
+		for to in callgrind folded fdata pprof json flame view; do
 			nconv=$((nconv + 1))
 			njobs=$((njobs + 1))
 			conv=$jobs_dir/$njobs.out
-			if [[ $to == flame ]]; then
-				printf '%s\n' "$file" "$conv" flame "$file" -o "$conv"
+			if [[ $to == flame || $to == view ]]; then
+				printf '%s\n' "$file" "$conv" "$to" "$file" -o "$conv"
 			else
 				printf '%s\n' "$file" "$conv" convert "$file" --to "$to" -o "$conv"
 			fi >"$jobs_dir/$njobs.args"

@@ -165,6 +165,17 @@ int flame_add_sampled(struct flame *fl, int side,
 int out_flame_svg(struct flame *fl, const char *title, const char *subtitle,
 		  const char *unit, int diff, FILE *f);
 
+struct out_input;
+/*
+ * The page of `vigil view` (out-view.c): one self-contained HTML file of
+ * the counting profile c, the sampled profile s (with its model), or
+ * both (either may be NULL, not both), titled title.  With base (NULL:
+ * none), a profile of the same kind as the one given to compare with
+ * (vigil view --diff BASE FILE).  0, -ENOMEM or -EIO.
+ */
+int out_view_html(const struct out_input *c, const struct out_input *s,
+		  const struct out_input *base, const char *title, FILE *f);
+
 /* One profile file read and modelled, as the converters take it. */
 struct out_input {
 	const char *path;

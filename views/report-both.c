@@ -322,3 +322,55 @@ out:
 		return err;
 	return ferror(stdout) ? -EIO : 0;
 }
+
+/* A counting function and its index, for report_both_match's search. */
+struct keyed {
+	struct both b;
+	uint32_t index;
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	return cmp_key(&((const struct keyed *)a)->b,
+		       &((const struct keyed *)b)->b);
+}
+
+/*
+ * The join of report_both for a view that keeps both models: a sorted
+ * copy of c's functions searched once per function of s, by the same
+ * key (module by build-id, else base name; then address).
+ */
+uint32_t *report_both_match(const struct out_input *c,
+			    const struct out_input *s)
+{
+	const struct vgl_profile *p = &c->p;
+	const struct vgl_sprofile *sp = &s->sp;
+	struct keyed *v = malloc((p->nfuncs + 1) * sizeof(*v));
+	uint32_t *match = malloc((sp->nfuncs + 1) * sizeof(*match));
+	size_t i;
+
+	if (!v || !match) {
+		free(v);
+		free(match);
+		return NULL;
+	}
+	for (i = 0; i < p->nfuncs; i++) {
+		v[i].b = (struct both){ &p->funcs[i],
+					module_of(&c->r, &p->funcs[i]),
+					0, 0, 0, SIZE_MAX };
+		v[i].index = (uint32_t)i;
+	}
+	qsort(v, p->nfuncs, sizeof(*v), cmp_keyed);
+	for (i = 0; i < sp->nfuncs; i++) {
+		struct keyed key = { { &sp->funcs[i],
+				       module_of(&s->r, &sp->funcs[i]),
+				       0, 0, 0, i }, 0 };
+		const struct keyed *hit = p->nfuncs ?
+			bsearch(&key, v, p->nfuncs, sizeof(*v), cmp_keyed) :
+			NULL;
+
+		match[i] = hit ? hit->index : VGL_PROFILE_NONE;
+	}
+	free(v);
+	return match;
+}

@@ -6,6 +6,7 @@
 #define VIGIL_REPORT_BOTH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "out.h"
 
@@ -14,5 +15,12 @@
  * ones (0: all), as text or JSON.  0, -ENOMEM or -EIO. */
 int report_both(const struct out_input *c, const struct out_input *s,
 		const char *sort, size_t top, int json);
+
+/* For each function of s's model (s->sp), the index of the same
+ * function in c's model (c->p), by the rule the rows above are joined
+ * by, or VGL_PROFILE_NONE: malloc'd, s->sp.nfuncs entries; NULL for no
+ * memory. */
+uint32_t *report_both_match(const struct out_input *c,
+			    const struct out_input *s);
 
 #endif
