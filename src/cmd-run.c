@@ -428,7 +428,7 @@ static int check_dir(const char *dir)
 	if (fd < 0)
 		return 0;
 	if (!fstat(fd, &st) && outfile_dir_check(&st, why, sizeof(why))) {
-		fprintf(stderr, "vigil: %s: cannot use the directory: %s\n",
+		vgl_error("%s: cannot use the directory: %s",
 			dir, why);
 		err = EXIT_BAD_FILE;
 	}
@@ -466,7 +466,7 @@ static int prepare_output(struct run *r)
 		r->made_dir = 1;
 	}
 	if (err) {
-		fprintf(stderr, "vigil: %s: cannot make the directory: %s\n",
+		vgl_error("%s: cannot make the directory: %s",
 			r->out ? r->out : "vigil-run.N", strerror(-err));
 		return EXIT_BAD_FILE;
 	}
@@ -476,15 +476,15 @@ static int prepare_output(struct run *r)
 	}
 	if (!r->user_file) {
 		if ((err = run_merge_start(&r->rm, r->dir, r->keep)) < 0) {
-			fprintf(stderr, "vigil: %s: cannot write profiles "
-				"there: %s\n", r->dir, strerror(-err));
+			vgl_error("%s: cannot write profiles "
+				"there: %s", r->dir, strerror(-err));
 			unprepare(r);
 			return EXIT_BAD_FILE;
 		}
 		/* Absolute, since CMD may change directory (make -C). */
 		abs = realpath(run_merge_dir(r->rm), NULL);
 		if (!abs || asprintf(&file, "%s/%%e.%%p.vgl", abs) < 0) {
-			fprintf(stderr, "vigil: %s: %s\n", run_merge_dir(r->rm),
+			vgl_error("%s: %s", run_merge_dir(r->rm),
 				strerror(errno));
 			free(abs);
 			unprepare(r);
@@ -505,7 +505,7 @@ static int prepare_output(struct run *r)
 		snprintf(r->spath, sizeof(r->spath), "%s/samples", r->dir);
 		if (tree_sampler_start(&r->tsam, r->spath, &tmpl, serr,
 				       sizeof(serr)) < 0) {
-			fprintf(stderr, "vigil: %s\n", serr);
+			vgl_error("%s", serr);
 			unprepare(r);
 			return EXIT_BAD_FILE;
 		}
@@ -525,8 +525,8 @@ static void prepare_self(struct run *r)
 	struct rlimit raised;
 
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
-		fprintf(stderr, "vigil: warning: cannot become a subreaper "
-			"(%s): orphaned descendants are not waited for\n",
+		vgl_warning("cannot become a subreaper "
+			"(%s): orphaned descendants are not waited for",
 			strerror(errno));
 	/* SIGCHLD must not be ignored here (children would be reaped by
 	 * the kernel); CMD gets back whatever it was. */
@@ -544,8 +544,8 @@ static void prepare_self(struct run *r)
 	raised.rlim_cur = raised.rlim_max;
 	if (sampling(r) && r->nofile.rlim_cur < r->nofile.rlim_max &&
 	    setrlimit(RLIMIT_NOFILE, &raised))
-		fprintf(stderr, "vigil: warning: cannot raise the limit on "
-			"open files to %llu: %s\n",
+		vgl_warning("cannot raise the limit on "
+			"open files to %llu: %s",
 			(unsigned long long)raised.rlim_cur, strerror(errno));
 }
 
@@ -580,13 +580,13 @@ static int start_cmd(struct run *r)
 	fflush(NULL);
 	fg = r->tty >= 0 && tcgetpgrp(r->tty) == getpgrp();
 	if (pipe2(pfd, O_CLOEXEC)) {
-		fprintf(stderr, "vigil: cannot make a pipe: %s\n",
+		vgl_error("cannot make a pipe: %s",
 			strerror(errno));
 		return EXIT_BAD_FILE;
 	}
 	r->cmd = fork();
 	if (r->cmd < 0) {
-		fprintf(stderr, "vigil: cannot fork: %s\n", strerror(errno));
+		vgl_error("cannot fork: %s", strerror(errno));
 		close(pfd[0]);
 		close(pfd[1]);
 		return EXIT_BAD_FILE;
@@ -622,7 +622,7 @@ static int start_cmd(struct run *r)
 		return 0;   /* exec'd: the pipe closed */
 	waitpid(r->cmd, NULL, 0);
 	take_terminal(r);
-	fprintf(stderr, "vigil: %s: %s\n", r->argv[0], strerror(e));
+	vgl_error("%s: %s", r->argv[0], strerror(e));
 	return e == ENOENT ? 127 : 126;
 }
 
@@ -817,8 +817,8 @@ static void warn_unsampled(const struct tree_sampler_stats *st)
 			 "(ulimit -Hn)", (unsigned long long)now.rlim_cur,
 			 now.rlim_cur == now.rlim_max ? ", its hard limit"
 						      : "");
-	fprintf(stderr, "vigil: warning: %zu of %zu processes could not be "
-		"sampled (the first, %s)%s\n", st->unsampled,
+	vgl_warning("%zu of %zu processes could not be "
+		"sampled (the first, %s)%s", st->unsampled,
 		st->unsampled + st->processes, st->first_err, more);
 }
 
