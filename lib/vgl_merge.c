@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "message.h"
 #include "vgl_merge.h"
 #include "vgl_sampled.h"
 #include "vgl_writer.h"
@@ -1295,8 +1296,8 @@ void vgl_merge_summary(const struct vgl_merge *m, size_t bad, char *buf,
 void vgl_merge_by_path_warning(const struct vgl_merge *m)
 {
 	if (m->by_path_matches)
-		fprintf(stderr, "vigil: warning: %zu module%s without build-id "
-			"matched by path (e.g. %s)\n", m->by_path_matches,
+		vgl_warning("%zu module%s without build-id "
+			"matched by path (e.g. %s)", m->by_path_matches,
 			m->by_path_matches == 1 ? "" : "s",
 			m->by_path_example);
 }

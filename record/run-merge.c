@@ -445,7 +445,7 @@ static int add_file(struct run_merge *rm, const char *name, int final,
 		r.liveness == VGL_LIVENESS_CUT_SHORT;
 	if (!final || ended || r.meta.kind == VGL_KIND_WINDOW) {
 		if (vgl_merge_add(&rm->m, &r, path)) {
-			fprintf(stderr, "vigil: %s (not merged)\n", rm->m.err);
+			vgl_error("%s (not merged)", rm->m.err);
 		} else {
 			added = 1;
 			names_add(&rm->seen, name);
@@ -481,14 +481,14 @@ static int write_groups(struct run_merge *rm, struct vgl_merge *m,
 			: join(path, sizeof(path), dir, file) ? -ENAMETOOLONG
 			: vgl_merge_write(m, i, path);
 		if (err) {
-			fprintf(stderr, "vigil: %s: cannot write: %s\n", path,
+			vgl_error("%s: cannot write: %s", path,
 				outfile_strerror(err));
 			ret = -1;
 			continue;
 		}
 		names_add(written, file);
 		if (windows && vgl_merge_write_windows(m, i, path, &nwin)) {
-			fprintf(stderr, "vigil: %s\n", m->err);
+			vgl_error("%s", m->err);
 			ret = -1;
 		}
 	}
@@ -597,7 +597,7 @@ int run_merge_finish(struct run_merge *rm)
 			continue;
 		}
 		if (vgl_merge_add_window(&rm->m, i, &r))
-			fprintf(stderr, "vigil: %s (not merged)\n", rm->m.err);
+			vgl_error("%s (not merged)", rm->m.err);
 		else
 			names_add(&wins, strrchr(w, '/') + 1);
 		vgl_reader_close(&r);
@@ -620,9 +620,9 @@ int run_merge_finish(struct run_merge *rm)
 	}
 	if (!rm->m.inputs && !rm->bad) {
 		/* "0 programs, 0 processes" alone leaves the user guessing. */
-		fprintf(stderr, "vigil run: no profiles: no process of CMD's "
+		vgl_say("vigil run: no profiles: no process of CMD's "
 			"tree was built with vigil (pkg-config --cflags "
-			"--libs vigil)\n");
+			"--libs vigil)");
 	} else {
 		vgl_merge_summary(&rm->m, rm->bad, summary, sizeof(summary));
 		extra = strstr(summary, " calls");
@@ -697,19 +697,19 @@ void run_merge_free(struct run_merge *rm)
 			taken_there++;
 	}
 	if (running)
-		fprintf(stderr, "vigil run: %zu profile%s of processes still "
-			"running stay%s in %s/\n", running,
+		vgl_say("vigil run: %zu profile%s of processes still "
+			"running stay%s in %s/", running,
 			running == 1 ? "" : "s", running == 1 ? "s" : "",
 			rm->dir);
 	if (taken_there)
-		fprintf(stderr, "vigil: warning: %zu file%s not moved into "
-			"%s/ (the name is taken there) stay%s in %s/\n",
+		vgl_warning("%zu file%s not moved into "
+			"%s/ (the name is taken there) stay%s in %s/",
 			taken_there, taken_there == 1 ? "" : "s", rm->outdir,
 			taken_there == 1 ? "s" : "", rm->dir);
 	if (!running && !taken_there &&
 	    ((rmdir(rm->dir) && errno != ENOENT) ||
 	     (rmdir(rm->top) && errno != ENOENT)))
-		fprintf(stderr, "vigil: %s: cannot remove: %s\n", rm->dir,
+		vgl_error("%s: cannot remove: %s", rm->dir,
 			strerror(errno));
 	names_free(&now);
 	for (i = 0; i < rm->nold; i++)
@@ -754,12 +754,12 @@ int run_merge_samples(struct run_merge *rm, const char *sdir,
 			continue;
 		outfile_note_input(path);
 		if (vgl_reader_open_flags(&r, path, VGL_READ_UNSORTED)) {
-			fprintf(stderr, "vigil: %s: %s (not merged)\n", path,
+			vgl_error("%s: %s (not merged)", path,
 				r.err);
 			continue;
 		}
 		if (vgl_merge_add(&m, &r, path))
-			fprintf(stderr, "vigil: %s (not merged)\n", m.err);
+			vgl_error("%s (not merged)", m.err);
 		vgl_reader_close(&r);
 	}
 	ret = write_groups(rm, &m, dir, 0, &written);

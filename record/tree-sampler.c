@@ -36,6 +36,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "message.h"
 #include "attach-vgl.h"
 #include "procid.h"
 #include "sampler.h"
@@ -152,7 +153,7 @@ static void on_sample(const struct sampler_sample *s, void *arg)
 		t->samples++;
 		if (s->stack_kernel_off && !t->kernel_said) {
 			t->kernel_said = 1;
-			fprintf(stderr, "vigil: warning: stack sampling: %s\n",
+			vgl_warning("stack sampling: %s",
 				s->stack_kernel_off);
 		}
 		pthread_mutex_unlock(&t->lock);
@@ -236,7 +237,7 @@ static void write_image(struct tree_sampler *t, struct member *m, int ended)
 		err = -errno;
 	pthread_mutex_lock(&t->lock);
 	if (err && !t->write_err) {
-		fprintf(stderr, "vigil: %s: cannot write the readings: %s\n",
+		vgl_error("%s: cannot write the readings: %s",
 			final, strerror(-err));
 		t->write_err = err;
 	} else if (!err) {

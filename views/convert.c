@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "message.h"
 #include "callsite.h"
 #include "out.h"
 #include "profile.h"
@@ -50,13 +51,13 @@ static int w_fdata(const struct out_input *in, FILE *f,
 		  out_fdata(&in->p, o->module, f);
 
 	if (err == -ENOENT)
-		fprintf(stderr, "vigil: %s: no module named '%s'\n", in->path,
+		vgl_error("%s: no module named '%s'", in->path,
 			o->module ? o->module : "(the executable)");
 	else if (err == -ELIBACC)
-		fprintf(stderr, "vigil: %s: cannot write .fdata: its call instructions cannot be found without capstone (%s)\n",
+		vgl_error("%s: cannot write .fdata: its call instructions cannot be found without capstone (%s)",
 			in->path, vgl_callsite_decoder());
 	else if (err == -ENOTSUP)
-		fprintf(stderr, "vigil: %s: cannot write .fdata: its call instructions are not x86-64 code\n",
+		vgl_error("%s: cannot write .fdata: its call instructions are not x86-64 code",
 			in->path);
 	else
 		return err;

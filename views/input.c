@@ -45,7 +45,7 @@ int out_input_open_thread(struct out_input *in, const char *path,
 	if (thread) {
 		err = by_find_thread(&in->r, thread, &tid);
 		if (err) {
-			fprintf(stderr, "vigil: %s: %s '%s'\n", path,
+			vgl_error("%s: %s '%s'", path,
 				err == -EINVAL ? "more than one thread is named" :
 				"no thread", thread);
 			out_input_close(in);
@@ -61,7 +61,7 @@ int out_input_open_thread(struct out_input *in, const char *path,
 	if (!err && in->sampled && sampled_model)
 		err = vgl_sprofile_build(&in->sp, &in->r, in->sym);
 	if (err) {
-		fprintf(stderr, "vigil: %s: %s\n", path, strerror(-err));
+		vgl_error("%s: %s", path, strerror(-err));
 		out_input_close(in);
 		return FAILED;
 	}
@@ -87,7 +87,7 @@ int out_write(const char *path, const char *out,
 
 	err = outfile_open(&o, out);
 	if (err) {
-		fprintf(stderr, "vigil: %s: cannot create: %s\n", out,
+		vgl_error("%s: cannot create: %s", out,
 			outfile_strerror(err));
 		return FAILED;
 	}
@@ -102,7 +102,7 @@ int out_write(const char *path, const char *out,
 			 * disk), where the stream only says that one did. */
 			int why = err && werr ? werr : cerr ? -cerr : EIO;
 
-			fprintf(stderr, "vigil: %s: write error: %s\n",
+			vgl_error("%s: write error: %s",
 				out ? out : "standard output", strerror(why));
 			/* Said once: vigil.c's last check of stdout is quiet. */
 			if (!out || !strcmp(out, "-"))
@@ -114,6 +114,6 @@ int out_write(const char *path, const char *out,
 	outfile_close(&o, 0);
 	/* -ECANCELED: the writer has said what was wrong. */
 	if (err != -ECANCELED)
-		fprintf(stderr, "vigil: %s: %s\n", path, strerror(-err));
+		vgl_error("%s: %s", path, strerror(-err));
 	return FAILED;
 }

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "message.h"
 #include "callsite.h"
 #include "out.h"
 
@@ -234,7 +235,7 @@ static int names_open(struct bolt_names *bn, const struct vgl_symbolizer *sym,
 	if (err && err != -ENOMEM) {
 		/* The one place a writer speaks: only it knows which file
 		 * failed.  -ECANCELED tells the command it has been said. */
-		fprintf(stderr, "vigil: %s: cannot read its symbols: %s\n",
+		vgl_error("%s: cannot read its symbols: %s",
 			vgl_symbolizer_module_path(sym, mod), strerror(-err));
 		err = -ECANCELED;
 	}
