@@ -20,7 +20,7 @@
  * under -p (tests/lit/entry/ipa-ra.test), and Clang's IPRA is off by
  * default.
  *
- * The fast path: this thread's entry table (hooks.c, "entry tables"),
+ * The fast path: this thread's entry table (thread.h, "entry tables"),
  * open addressing over 32-byte entries {R, site, edge record, 0}, keyed on
  * the raw return addresses so that no callee start is computed per call;
  * the slow path stores the true start in the edge record, which is the
@@ -121,7 +121,7 @@ __fentry__:
 
 /*
  * Entries are addressed from the thread pointer, %fs-relative: the TLS
- * block's base word is half the table's distance from the block (hooks.c,
+ * block's base word is half the table's distance from the block (thread.h,
  * struct rt_ent_tls), and the mask a home's half-offset, so that the home
  * is bits 4 and up of the hash, with 32-byte entries: the address is
  * twice the sum.  In the archive (linked into executables) the block's

@@ -43,6 +43,7 @@
 
 #include "crc32.h"
 #include "rt.h"
+#include "lock.h"
 
 #define SHADOW_RESERVE (1ull << 26)  /* one u64 per 32-byte record of a
                                       * 256 MiB arena (store.c RESERVE) */

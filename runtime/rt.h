@@ -9,9 +9,12 @@
  *                         reserved address range so that pointers into it
  *                         stay valid when the file grows or is replaced
  *                         (fork, vigil_set_file);
- *   threads (hooks.c)      each thread's private index from (callee, site)
+ *   threads (thread.c)    each thread's state, made, kept and given back,
+ *                         and its words of TLS (thread.h);
+ *   the hooks (hooks.c)   each thread's private index from (callee, site)
  *                         to its edge record in the file, and the blocks
  *                         of edge records it appends to;
+ *   the lock (lock.c)     vgl_rt.lock and the signals blocked around it;
  *   modules (module.c)    the loaded objects, written to the file as
  *                         MODULE blocks when first seen;
  *   interval (interval.c) the optional window-snapshot thread.
@@ -44,7 +47,7 @@ struct rt_arena {
 struct rt {
 	int lock;                /* every slow path; never the hot path:
 	                          * 0 free, 1 held, 2 held and waited for
-	                          * (hooks.c, lock_take) */
+	                          * (lock.h, lock_take) */
 	int state;               /* RT_* below */
 	int fd;                  /* the file while it is being set up, or -1:
 	                          * the runtime keeps no descriptor open */
@@ -109,11 +112,12 @@ void rt_say_once(int *flag, const char *line);
  * own: rt_warn then borrows the program's stderr. */
 void rt_private_fds_thread(int on);
 
+/* state.c: vgl_rt.  clock.c: */
+uint64_t rt_now_ns(void);
+
 /* init.c */
 int rt_ensure_init(void);            /* called with vgl_rt.lock held */
 void rt_start_interval(void);        /* called without it */
-void rt_find_exe(void);
-uint64_t rt_now_ns(void);
 void rt_check_fork(void);            /* signals blocked, without the lock */
 
 /* store.c */
@@ -138,6 +142,7 @@ int store_create_tmp(const char *path, char *tmp);
 void store_clean_leftovers(const char *path);
 
 /* module.c */
+void rt_find_exe(void);
 /* The module ids of a new edge, found before the lock and checked under
  * it. */
 struct module_ids {
@@ -167,15 +172,6 @@ void thread_fentry_check(uintptr_t ret, uintptr_t site);
 void thread_short_stack(void);
 void thread_check_unloads(void);
 void thread_loader_changed(void);    /* any thread, signal handlers too */
-int thread_key_init(void);
-int thread_shares_parent_vm(void);   /* a vfork child: see hooks.c */
-uint64_t thread_skipped_calls(void);
-void thread_after_fork_child(void);
-void thread_detach_index(void);
-void rt_block_signals(uint64_t *old);
-void rt_restore_signals(const uint64_t *old);
-void rt_lock(uint64_t *old);
-void rt_unlock(const uint64_t *old);
 
 /* unload.c: dlcloses under way (dlclose.c, the exported dlclose) */
 void unload_begin(void);

@@ -47,6 +47,7 @@
 #include "pattern.h"
 #include "procid.h"
 #include "rt.h"
+#include "thread.h"
 
 #define RESERVE (1ull << 28)        /* 8M edge records; address space only */
 #define RESERVE_MIN (1ull << 20)    /* under a tight RLIMIT_AS, down to this */
