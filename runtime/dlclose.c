@@ -87,8 +87,12 @@ __attribute__((visibility("default"))) int RT dlclose(void *handle)
 		return -1;
 	}
 	unload_begin();
+	thread_loader_changed();
 	ret = real(handle);
 	saved = errno;
+	/* After the unmap: a check that looked at the loader before it must
+	 * not be the last one. */
+	thread_loader_changed();
 	unload_end();
 	/* The program's own calls skip the check stubs (fentry.S): drop
 	 * what the unloaded object left from every table before returning,
