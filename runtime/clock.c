@@ -5,7 +5,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "rt.h"
+#include "clock.h"
+#include "state.h"
 
 uint64_t RT rt_now_ns(void)
 {

@@ -46,7 +46,9 @@
 #include <dlfcn.h>
 #include <errno.h>
 
-#include "rt.h"
+#include "hooks.h"
+#include "state.h"
+#include "unload.h"
 
 /* libc.a's name of its dlclose (glibc 2.34 on); not in libc.so, where
  * this weak reference stays NULL. */

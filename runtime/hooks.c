@@ -64,9 +64,14 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "rt.h"
+#include "hooks.h"
+#include "init.h"
 #include "lock.h"
+#include "module.h"
+#include "state.h"
+#include "store.h"
 #include "thread.h"
+#include "unload.h"
 
 #define HOT __attribute__((no_instrument_function, visibility("default")))
 

@@ -22,9 +22,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "duration.h"
-#include "rt.h"
+#include "init.h"
+#include "interval.h"
 #include "lock.h"
+#include "module.h"
+#include "state.h"
+#include "store.h"
+#include "text.h"
 #include "thread.h"
 #include "vigil.h"
 

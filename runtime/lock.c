@@ -9,8 +9,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "rt.h"
 #include "lock.h"
+#include "state.h"
 #include "thread.h"
 
 void RT lock_wait(int c)

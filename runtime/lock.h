@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "rt.h"
+#include "state.h"
 
 /*
  * The runtime's lock, vgl_rt.lock: 0 free, 1 held, 2 held with a thread

@@ -37,7 +37,11 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "rt.h"
+#include "modfile.h"
+#include "module.h"
+#include "state.h"
+#include "store.h"
+#include "text.h"
 
 #define MAX_MODULES 1024
 

@@ -3,7 +3,7 @@
  * rt.h): what every file of the runtime reads and, under vgl_rt.lock,
  * writes.  A floor of the runtime: it calls nothing.
  */
-#include "rt.h"
+#include "state.h"
 
 struct rt vgl_rt = {
 	.fd = -1,

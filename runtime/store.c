@@ -43,10 +43,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "crc32.h"
 #include "pattern.h"
 #include "procid.h"
-#include "rt.h"
+#include "state.h"
+#include "store.h"
+#include "text.h"
 #include "thread.h"
 
 #define RESERVE (1ull << 28)        /* 8M edge records; address space only */

@@ -16,8 +16,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "rt.h"
+#include "state.h"
 #include "thread.h"
+#include "unload.h"
 
 /* The index of a thread that has no state yet: two slots (a shift of 32
  * would be no shift at all on a 32-bit word), both empty. */

@@ -9,7 +9,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "rt.h"
+#include "state.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))
 

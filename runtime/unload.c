@@ -14,7 +14,8 @@
  * above it may ask it and a fork child's thread states (thread.c) may
  * set it anew.
  */
-#include "rt.h"
+#include "state.h"
+#include "unload.h"
 
 /* dlcloses under way, in the process and in this thread (a fork child
  * has only the forking thread's). */
