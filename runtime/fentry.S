@@ -241,7 +241,7 @@ __wrap___fentry__:
 	jne .Lmiss
 	jmp .Lsite
 .Lslow:
-	lea thread_slow_fentry(%rip), %r11
+	lea hook_slow_fentry(%rip), %r11
 	jmp save_call
 	.cfi_endproc
 	.size vgl_fentry_hot, .-vgl_fentry_hot
@@ -253,7 +253,7 @@ __wrap___fentry__:
 	.type vgl_fentry_early, @function
 vgl_fentry_early:
 	.cfi_startproc
-	lea thread_fentry_early(%rip), %r11
+	lea hook_fentry_early(%rip), %r11
 	jmp save_call
 	.cfi_endproc
 	.size vgl_fentry_early, .-vgl_fentry_early
@@ -263,7 +263,7 @@ vgl_fentry_early:
 	.type vgl_fentry_check, @function
 vgl_fentry_check:
 	.cfi_startproc
-	lea thread_fentry_check(%rip), %r11
+	lea hook_fentry_check(%rip), %r11
 	jmp save_call
 	.cfi_endproc
 	.size vgl_fentry_check, .-vgl_fentry_check
@@ -316,7 +316,7 @@ save_call:
 	cmp $STACK_NEED, %rax
 	jae 7f
 	and $-16, %rsp
-	call thread_short_stack
+	call hook_short_stack
 	jmp 6f
 7:	sub $SAVE_AREA, %rsp
 	and $-64, %rsp

@@ -186,7 +186,7 @@ enter_resolve(void)
 {
 	/* Both hooks: in a process that uses both, __fentry__'s tables hold
 	 * edges of unloaded objects as well. */
-	thread_loader_changed();
+	hook_loader_changed();
 	return __wrap___cyg_profile_func_enter;
 }
 
@@ -200,9 +200,9 @@ void __cyg_profile_func_enter(void *this_fn, void *call_site)
  * only its own words, so it may run in a signal handler, and no TLS (no
  * stack protector): the resolver may run before TLS is set up.
  * Sequentially consistent: a check that points a hook back at its fast
- * path reads binds after its compare-exchange (see thread_check_unloads).
+ * path reads binds after its compare-exchange (see hook_check_unloads).
  */
-__attribute__((no_stack_protector)) void RT thread_loader_changed(void)
+__attribute__((no_stack_protector)) void RT hook_loader_changed(void)
 {
 	void (*hot)(uintptr_t, uintptr_t) = enter_hot;
 	void *fhot = vgl_fentry_hot;
@@ -260,7 +260,7 @@ static void RT enter_hot(uintptr_t fn, uintptr_t site)
 					  (uint64_t *)slots - 1,
 					  __ATOMIC_RELAXED))) - 1);
 	}
-	thread_slow_enter(fn, site);
+	hook_slow_enter(fn, site);
 }
 
 /* The thread pointer, read without touching TLS: 0 before libc set it up. */
@@ -305,7 +305,7 @@ static void RT enter_early(uintptr_t fn, uintptr_t site)
  * edges of unloaded objects, then counts as always. */
 static void RT enter_check(uintptr_t fn, uintptr_t site)
 {
-	thread_check_unloads();
+	hook_check_unloads();
 	enter_hot(fn, site);
 }
 
@@ -425,7 +425,7 @@ static struct rt_ent *RT ent_alloc(unsigned bits)
 	t = (struct rt_ent *)(p + PAGE);
 	((uint64_t *)t)[-1] = bits;
 	if (madvise(t, bytes, MADV_WIPEONFORK) < 0)
-		__atomic_store_n(&wipe_fails, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&thread_wipe_fails, 1, __ATOMIC_RELAXED);
 	/* fentry.S takes the base from TLS again at the wrap. */
 	t[n].key = ENT_WRAP;
 	return t;
@@ -680,7 +680,7 @@ static void RT purge_unloaded(void)
 
 	if (deaths == purged_deaths)
 		return;
-	for (t = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); t;
+	for (t = __atomic_load_n(&thread_all, __ATOMIC_ACQUIRE); t;
 	     t = t->all)
 		if (t->pid == vgl_rt.pid) {
 			index_purge(t->slots);
@@ -782,7 +782,7 @@ static void RT slow_count(uintptr_t fn, uintptr_t site, uintptr_t ret)
 	 * does a fork child (which knows it is one).  A new thread's state,
 	 * or no wiping at all, leaves only asking. */
 	if (!t || !index_kept(t->slots) ||
-	    __atomic_load_n(&wipe_fails, __ATOMIC_RELAXED))
+	    __atomic_load_n(&thread_wipe_fails, __ATOMIC_RELAXED))
 		rt_check_fork();
 	if (!t)
 		t = thread_new();
@@ -833,7 +833,7 @@ out:
 
 /* Not inlined into enter_hot: its tail jump names this function, which
  * tests/lit/guest.test looks for. */
-__attribute__((noinline)) void RT thread_slow_enter(uintptr_t fn,
+__attribute__((noinline)) void RT hook_slow_enter(uintptr_t fn,
 						   uintptr_t site)
 {
 	slow_count(fn, site, 0);
@@ -842,8 +842,8 @@ __attribute__((noinline)) void RT thread_slow_enter(uintptr_t fn,
 /* fentry.S's slow path: (ret, site) is not in this thread's table.  Also
  * where a dynamic program's own calls go before the loader initialised
  * TLS (all zero, see struct rt_ent_tls): skipped and tallied, as at
- * thread_fentry_early, which they never pass. */
-void RT thread_slow_fentry(uintptr_t ret, uintptr_t site)
+ * hook_fentry_early, which they never pass. */
+void RT hook_slow_fentry(uintptr_t ret, uintptr_t site)
 {
 	if (__builtin_expect(!vgl_slots, 0)) {
 		count_skipped();
@@ -855,14 +855,14 @@ void RT thread_slow_fentry(uintptr_t ret, uintptr_t site)
 /* fentry.S's save_call, for a call made on a signal stack with too little
  * room for it: lost, and said so.  Runs on what room there is: a leaf, no
  * stack of its own. */
-void RT thread_short_stack(void)
+void RT hook_short_stack(void)
 {
 	count_lost();
 }
 
 /* fentry.S's first target: until TLS is usable (see enter_early), calls
  * are skipped and tallied; then the hook goes to the fast path. */
-void RT thread_fentry_early(uintptr_t ret, uintptr_t site)
+void RT hook_fentry_early(uintptr_t ret, uintptr_t site)
 {
 	void *early = vgl_fentry_early;
 
@@ -879,11 +879,11 @@ void RT thread_fentry_early(uintptr_t ret, uintptr_t site)
  * and around a dlclose (dlclose.c, unload.c): drops the edges of unloaded
  * objects (from every index and table), then counts this call as the fast
  * path would. */
-void RT thread_fentry_check(uintptr_t ret, uintptr_t site)
+void RT hook_fentry_check(uintptr_t ret, uintptr_t site)
 {
 	struct rt_ent *en = NULL;
 
-	thread_check_unloads();
+	hook_check_unloads();
 	if (vgl_ent_tls.mask) {
 		struct rt_ent *t = ent_table(vgl_ent_tls.base);
 
@@ -903,7 +903,7 @@ void RT thread_fentry_check(uintptr_t ret, uintptr_t site)
  * dlclose is under way.  Like the slow path, with every signal blocked,
  * the loader asked before the lock is taken.
  */
-void RT thread_check_unloads(void)
+void RT hook_check_unloads(void)
 {
 	void (*check)(uintptr_t, uintptr_t) = enter_check;
 	int saved_errno = errno;
@@ -955,7 +955,7 @@ void RT thread_check_unloads(void)
 		 * exchanges just undid that: put them back. */
 		if (seen != __atomic_load_n(&binds, __ATOMIC_SEQ_CST) ||
 		    unload_busy())
-			thread_loader_changed();
+			hook_loader_changed();
 	}
 	vgl_in_slow = 0;
 	rt_restore_signals(&old);

@@ -8,13 +8,13 @@
 
 #include <stdint.h>
 
-void thread_slow_enter(uintptr_t fn, uintptr_t site);
+void hook_slow_enter(uintptr_t fn, uintptr_t site);
 /* Called by fentry.S with every argument register saved. */
-void thread_slow_fentry(uintptr_t ret, uintptr_t site);
-void thread_fentry_early(uintptr_t ret, uintptr_t site);
-void thread_fentry_check(uintptr_t ret, uintptr_t site);
-void thread_short_stack(void);
-void thread_check_unloads(void);
-void thread_loader_changed(void);    /* any thread, signal handlers too */
+void hook_slow_fentry(uintptr_t ret, uintptr_t site);
+void hook_fentry_early(uintptr_t ret, uintptr_t site);
+void hook_fentry_check(uintptr_t ret, uintptr_t site);
+void hook_short_stack(void);
+void hook_check_unloads(void);
+void hook_loader_changed(void);    /* any thread, signal handlers too */
 
 #endif

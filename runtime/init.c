@@ -245,7 +245,7 @@ int RT rt_ensure_init(void)
 		return -1;
 	rt->start_ns = rt_now_ns();
 	rt->pid = (uint32_t)getpid();
-	rt_find_exe();
+	module_find_exe();
 	if (gethostname(rt->host, sizeof(rt->host) - 1) < 0)
 		strcpy(rt->host, "unknown");
 

@@ -156,7 +156,7 @@ static struct mod *RT known(uintptr_t lo, uintptr_t bias, uint64_t name)
 
 /* The executable's path, looked up once (prepare_ask may ask before the
  * runtime is set up: the first call asks the loader before the lock). */
-void RT rt_find_exe(void)
+void RT module_find_exe(void)
 {
 	static int found;
 	struct rt *rt = &vgl_rt;
@@ -490,7 +490,7 @@ static __attribute__((noinline)) void RT prepare_ask(uintptr_t fn,
 {
 	unsigned long long subs;
 
-	rt_find_exe();
+	module_find_exe();
 	if (ids) {
 		ids->stamp = table_stamp();
 		ids->fn = lookup(fn);

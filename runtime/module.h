@@ -10,7 +10,7 @@
 #include "state.h"
 
 /* Fills vgl_rt.exe, once; without vgl_rt.lock. */
-void rt_find_exe(void);
+void module_find_exe(void);
 
 /* The module ids of a new edge, found before the lock and checked under
  * it. */

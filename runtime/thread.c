@@ -20,13 +20,11 @@
 #include "thread.h"
 #include "unload.h"
 
-/* The index of a thread that has no state yet: two slots (a shift of 32
- * would be no shift at all on a 32-bit word), both empty. */
-struct rt_empty_index empty_index = { { 0, 0, 0, 31 }, { SLOT_EMPTY, SLOT_EMPTY } };
+/* Each variable's contract is beside its declaration, in thread.h. */
+struct rt_empty_index thread_empty_index = { { 0, 0, 0, 31 },
+					      { SLOT_EMPTY, SLOT_EMPTY } };
 
-/* Whether madvise(MADV_WIPEONFORK) worked (Linux 4.14 on); if not, the
- * slow path asks for the pid each time instead. */
-int wipe_fails;
+int thread_wipe_fails;
 
 /* Five words of static TLS (struct rt_ent_tls).  A plugin that brings
  * libvigil.so takes no more of the static TLS block that later dlopens of
@@ -35,13 +33,13 @@ __thread struct rt_ent_tls vgl_ent_tls
 	__attribute__((visibility("hidden"))) = { .slots = EMPTY_SLOTS };
 
 pthread_key_t thread_key;
-int key_made;
+int thread_key_made;
 
-uint64_t skipped_calls;
+uint64_t thread_skipped;
 
 uint64_t RT thread_skipped_calls(void)
 {
-	return __atomic_load_n(&skipped_calls, __ATOMIC_RELAXED);
+	return __atomic_load_n(&thread_skipped, __ATOMIC_RELAXED);
 }
 
 /*
@@ -87,7 +85,7 @@ uint64_t *RT index_alloc(unsigned bits)
 	s = (uint64_t *)(p + PAGE);
 	s[-1] = 32 - bits;
 	if (madvise(s, bytes, MADV_WIPEONFORK) < 0)
-		__atomic_store_n(&wipe_fails, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&thread_wipe_fails, 1, __ATOMIC_RELAXED);
 	s[n] = CANARY;
 	return s;
 }
@@ -103,7 +101,7 @@ uint64_t *RT index_alloc(unsigned bits)
  */
 static struct rt_thread *free_threads;
 /* Every state, pushed once when made (fork children inherit the list). */
-struct rt_thread *all_threads;
+struct rt_thread *thread_all;
 /* States made: the first gets larger tables (MAIN_FIRST_BITS). */
 static int states_made;
 
@@ -128,9 +126,9 @@ static void RT thread_free(void *arg)
 	 * starts with another state: this one is no longer its own. */
 	vgl_self = NULL;
 	vgl_slots = EMPTY_SLOTS;
-	/* The mask first (see ent_publish, hooks.c), read by the fast path first:
-	 * a mask of 0 leads to the old table's first entry, then to this
-	 * block (see struct rt_ent_tls). */
+	/* The mask first (see ent_publish, hooks.c), read by the fast path
+	 * first: a mask of 0 leads to the old table's first entry, then to
+	 * this block (see struct rt_ent_tls). */
 	__atomic_store_n(&vgl_ent_tls.mask, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&vgl_ent_tls.base, 0, __ATOMIC_RELEASE);
 	free_push(t, t);
@@ -181,7 +179,7 @@ int RT thread_key_init(void)
 
 	if (err)
 		return -err;
-	__atomic_store_n(&key_made, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&thread_key_made, 1, __ATOMIC_RELEASE);
 	vm_probe_init();
 	return 0;
 }
@@ -216,8 +214,8 @@ struct rt_thread *RT thread_new(void)
 		}
 		/* Before the runtime is set up, vgl_rt.pid is not yet. */
 		t->pid = (uint32_t)getpid();
-		t->all = __atomic_load_n(&all_threads, __ATOMIC_RELAXED);
-		while (!__atomic_compare_exchange_n(&all_threads, &t->all, t,
+		t->all = __atomic_load_n(&thread_all, __ATOMIC_RELAXED);
+		while (!__atomic_compare_exchange_n(&thread_all, &t->all, t,
 						    1, __ATOMIC_RELEASE,
 						    __ATOMIC_RELAXED))
 			;

@@ -104,13 +104,13 @@ struct rt_empty_index {
 	uint64_t header[HEADER_WORDS];
 	uint64_t slot[2];
 };
-extern struct rt_empty_index empty_index HIDDEN;
+extern struct rt_empty_index thread_empty_index HIDDEN;
 
-#define EMPTY_SLOTS (empty_index.slot)
+#define EMPTY_SLOTS (thread_empty_index.slot)
 
 /* Whether madvise(MADV_WIPEONFORK) worked (Linux 4.14 on); if not, the
  * slow path asks for the pid each time instead. */
-extern int wipe_fails HIDDEN;
+extern int thread_wipe_fails HIDDEN;
 
 extern __thread struct rt_ent_tls vgl_ent_tls HIDDEN;
 
@@ -119,23 +119,23 @@ extern __thread struct rt_ent_tls vgl_ent_tls HIDDEN;
 #define vgl_in_slow (vgl_ent_tls.in_slow)
 
 /* Made by rt_ensure_init, which may come after a thread's first slow
- * call (its state is made first): until key_made is set, thread_key is
- * no key of ours (0 is whatever key the program made first), and no
- * state is stored under it (slow_count, thread_keep). */
+ * call (its state is made first): until thread_key_made is set,
+ * thread_key is no key of ours (0 is whatever key the program made
+ * first), and no state is stored under it (slow_count, thread_keep). */
 extern pthread_key_t thread_key HIDDEN;
-extern int key_made HIDDEN;
+extern int thread_key_made HIDDEN;
 
 /* Calls made before TLS could be used (IFUNC resolvers). */
-extern uint64_t skipped_calls HIDDEN;
+extern uint64_t thread_skipped HIDDEN;
 
 /* A call made before TLS could be used: skipped, and tallied. */
 static inline void RT count_skipped(void)
 {
-	__atomic_fetch_add(&skipped_calls, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&thread_skipped, 1, __ATOMIC_RELAXED);
 }
 
 /* Every state, pushed once when made (fork children inherit the list). */
-extern struct rt_thread *all_threads HIDDEN;
+extern struct rt_thread *thread_all HIDDEN;
 
 #define PAGE 4096u
 
@@ -152,7 +152,8 @@ struct rt_thread *thread_new(void);
  */
 static inline void RT thread_keep(struct rt_thread *t)
 {
-	if (t && !t->keyed && __atomic_load_n(&key_made, __ATOMIC_ACQUIRE) &&
+	if (t && !t->keyed &&
+	    __atomic_load_n(&thread_key_made, __ATOMIC_ACQUIRE) &&
 	    pthread_setspecific(thread_key, t) == 0)
 		t->keyed = 1;
 }

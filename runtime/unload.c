@@ -3,7 +3,7 @@
  * unload_begin and unload_end around the loader's dlclose).
  *
  * From unload_begin until unload_end, both hooks go through their check
- * stubs (dlclose.c points them there, with thread_loader_changed, after
+ * stubs (dlclose.c points them there, with hook_loader_changed, after
  * unload_begin and again before unload_end): each call of each thread
  * looks at the loader's list of objects first, and drops the edges of the
  * objects it finds unloaded; and no check points the hooks back at their
