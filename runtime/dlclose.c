@@ -36,7 +36,7 @@
  * vigil-entry.specs leaves out of a -static link) links neither this nor
  * dlsym.  What it adds to a dlclose is atomic stores around the loader's,
  * then the check that the next call through a check stub would have made
- * anyway (thread_check_unloads: signals blocked, the loader asked before
+ * anyway (hook_check_unloads: signals blocked, the loader asked before
  * the runtime's lock is taken), in the same thread and context.  The
  * loader's dlclose is found at the first call, with dlsym(RTLD_NEXT)
  * (libc's own since glibc 2.34: no libdl for a program that had none).  A
@@ -46,7 +46,9 @@
 #include <dlfcn.h>
 #include <errno.h>
 
-#include "rt.h"
+#include "hooks.h"
+#include "state.h"
+#include "unload.h"
 
 /* libc.a's name of its dlclose (glibc 2.34 on); not in libc.so, where
  * this weak reference stays NULL. */
@@ -87,13 +89,17 @@ __attribute__((visibility("default"))) int RT dlclose(void *handle)
 		return -1;
 	}
 	unload_begin();
+	hook_loader_changed();
 	ret = real(handle);
 	saved = errno;
+	/* After the unmap: a check that looked at the loader before it must
+	 * not be the last one. */
+	hook_loader_changed();
 	unload_end();
 	/* The program's own calls skip the check stubs (fentry.S): drop
 	 * what the unloaded object left from every table before returning,
 	 * rather than at the next call through them. */
-	thread_check_unloads();
+	hook_check_unloads();
 	errno = saved;
 	return ret;
 }

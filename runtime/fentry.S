@@ -20,7 +20,7 @@
  * under -p (tests/lit/entry/ipa-ra.test), and Clang's IPRA is off by
  * default.
  *
- * The fast path: this thread's entry table (hooks.c, "entry tables"),
+ * The fast path: this thread's entry table (thread.h, "entry tables"),
  * open addressing over 32-byte entries {R, site, edge record, 0}, keyed on
  * the raw return addresses so that no callee start is computed per call;
  * the slow path stores the true start in the edge record, which is the
@@ -121,7 +121,7 @@ __fentry__:
 
 /*
  * Entries are addressed from the thread pointer, %fs-relative: the TLS
- * block's base word is half the table's distance from the block (hooks.c,
+ * block's base word is half the table's distance from the block (thread.h,
  * struct rt_ent_tls), and the mask a home's half-offset, so that the home
  * is bits 4 and up of the hash, with 32-byte entries: the address is
  * twice the sum.  In the archive (linked into executables) the block's
@@ -241,7 +241,7 @@ __wrap___fentry__:
 	jne .Lmiss
 	jmp .Lsite
 .Lslow:
-	lea thread_slow_fentry(%rip), %r11
+	lea hook_slow_fentry(%rip), %r11
 	jmp save_call
 	.cfi_endproc
 	.size vgl_fentry_hot, .-vgl_fentry_hot
@@ -253,7 +253,7 @@ __wrap___fentry__:
 	.type vgl_fentry_early, @function
 vgl_fentry_early:
 	.cfi_startproc
-	lea thread_fentry_early(%rip), %r11
+	lea hook_fentry_early(%rip), %r11
 	jmp save_call
 	.cfi_endproc
 	.size vgl_fentry_early, .-vgl_fentry_early
@@ -263,7 +263,7 @@ vgl_fentry_early:
 	.type vgl_fentry_check, @function
 vgl_fentry_check:
 	.cfi_startproc
-	lea thread_fentry_check(%rip), %r11
+	lea hook_fentry_check(%rip), %r11
 	jmp save_call
 	.cfi_endproc
 	.size vgl_fentry_check, .-vgl_fentry_check
@@ -316,7 +316,7 @@ save_call:
 	cmp $STACK_NEED, %rax
 	jae 7f
 	and $-16, %rsp
-	call thread_short_stack
+	call hook_short_stack
 	jmp 6f
 7:	sub $SAVE_AREA, %rsp
 	and $-64, %rsp

@@ -64,144 +64,22 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "rt.h"
+#include "hooks.h"
+#include "init.h"
+#include "lock.h"
+#include "module.h"
+#include "state.h"
+#include "store.h"
+#include "thread.h"
+#include "unload.h"
 
 #define HOT __attribute__((no_instrument_function, visibility("default")))
-
-struct rt_thread {
-	uint64_t *slots;           /* slots[-1] holds the shift (the size) */
-	uint64_t used;             /* entries in the index */
-	struct vgl_block *blk;     /* block new edges are appended to */
-	uint64_t blk_cap;          /* edges that fit in blk */
-	uint64_t blk_size;         /* bytes of blk, to size the next one */
-	struct rt_thread *next;    /* on the free list, once its thread ended */
-	struct rt_thread *all;     /* every state ever made, for purges */
-	uint32_t tid;
-	uint32_t pid;              /* the process whose index `slots` is: a
-	                            * fork child rebuilds it before writing */
-	struct vgl_block **blocks; /* every block of edges it appended to */
-	uint64_t nblocks, blocks_cap;
-	struct rt_ent *ents;       /* __fentry__'s table (fentry.S) */
-	uint64_t ents_used;
-	unsigned ents_first;       /* the bits of its first table */
-	int keyed;                 /* thread_key's value in its thread */
-};
-
-/*
- * Entry tables: __fentry__'s index (fentry.S), one per thread beside the
- * enter hook's.  Keyed on the raw return addresses (R into the callee,
- * site into the caller), so that its fast path computes no callee start;
- * each entry leads to the same edge record, keyed (callee start, site),
- * that the enter hook counts into, so both hooks count one edge once and
- * a process that mixes them (an entry-mode program that dlopens an
- * enter/exit plugin) keeps one record per edge.  The same rules as the
- * index: private memory marked MADV_WIPEONFORK, never unmapped, entries
- * published key last, and a table only ever replaced by a larger one
- * while a hook of its thread may be probing it (the fast path reads the
- * mask before the base).
- */
-struct rt_ent {
-	uint64_t key;              /* R; ENT_EMPTY, ENT_DEAD, or ENT_WRAP */
-	uint64_t site;
-	struct vgl_edge *edge;     /* ENT_WRAP: the table's first entry */
-	uint64_t pad;
-};
-
-#define ENT_EMPTY 0u
-#define ENT_DEAD 1u
-#define ENT_WRAP 2u
-
-/*
- * This thread's words of static TLS, one block.  fentry.S reads the first
- * two: the mask of a home entry's half-offset, then the table's base, as
- * half its distance from this block (so that it addresses entries
- * %fs-relative, block + 2 * (base + half-offset), with no register for the
- * thread pointer; the doubling makes bits 4 and up of the hash the home,
- * see fentry.S).  All
- * zero is a valid state: before the loader initialises TLS (an
- * instrumented IFUNC resolver of a dynamic program, run during
- * relocation) and in a thread that has no table yet, the home "entry" is
- * this block itself, whose key (the mask, 0) is empty and whose next key
- * (in_slow, at the next entry's offset) is 0 or 1, never a return
- * address: the call goes to the slow path.
- */
-struct rt_ent_tls {
-	uint64_t mask;             /* in half entries (ent_mask) */
-	uint64_t base;             /* (table - &vgl_ent_tls) / 2 (ent_base) */
-	uint64_t *slots;           /* the enter hook's index */
-	struct rt_thread *self;    /* this thread's state */
-	/* Set while this thread is in the slow path: a hook that a libc
-	 * function called from there runs (an instrumented malloc, say)
-	 * counts as lost instead of waiting for the lock its own thread
-	 * holds. */
-	uint64_t in_slow;
-};
-
-/* fentry.S relies on this layout for the all-zero state. */
-_Static_assert(__builtin_offsetof(struct rt_ent_tls, mask) == 0 &&
-		       __builtin_offsetof(struct rt_ent_tls, base) == 8 &&
-		       __builtin_offsetof(struct rt_ent_tls, in_slow) ==
-			       sizeof(struct rt_ent),
-	       "struct rt_ent_tls: fentry.S's layout");
-
-/* An empty slot leads to the header's first word; a purged one to its
- * second: like an empty one no call matches it (its callee is 0 too), but
- * a probe goes on past it, to the edges placed after it. */
-#define SLOT_EMPTY 0u
-#define SLOT_DEAD 8u
-#define HEADER_WORDS 4
-/* The word after the last slot: zero in a fork child's wiped copy. */
-#define CANARY 0x76696769ull
-
-/* The index of a thread that has no state yet: two slots (a shift of 32
- * would be no shift at all on a 32-bit word), both empty. */
-static struct {
-	uint64_t header[HEADER_WORDS];
-	uint64_t slot[2];
-} empty_index = { { 0, 0, 0, 31 }, { SLOT_EMPTY, SLOT_EMPTY } };
-
-#define EMPTY_SLOTS (empty_index.slot)
-
-/* Whether madvise(MADV_WIPEONFORK) worked (Linux 4.14 on); if not, the
- * slow path asks for the pid each time instead. */
-static int wipe_fails;
-
-/* Five words of static TLS (struct rt_ent_tls).  A plugin that brings
- * libvigil.so takes no more of the static TLS block that later dlopens of
- * initial-exec libraries need. */
-__thread struct rt_ent_tls vgl_ent_tls
-	__attribute__((visibility("hidden"))) = { .slots = EMPTY_SLOTS };
-
-#define vgl_slots (vgl_ent_tls.slots)
-#define vgl_self (vgl_ent_tls.self)
-#define vgl_in_slow (vgl_ent_tls.in_slow)
-
-/* Made by rt_ensure_init, which may come after a thread's first slow
- * call (its state is made first): until key_made is set, thread_key is
- * no key of ours (0 is whatever key the program made first), and no
- * state is stored under it (slow_count, thread_keep). */
-static pthread_key_t thread_key;
-static int key_made;
 
 /* fentry.S's entry points and the pointer its exported hook jumps through
  * (early, hot or check, as enter_fn). */
 extern char __wrap___fentry__[], vgl_fentry_hot[], vgl_fentry_early[],
 	vgl_fentry_check[];
 void *vgl_fentry_fn __attribute__((visibility("hidden"))) = vgl_fentry_early;
-
-/* Calls made before TLS could be used (IFUNC resolvers). */
-static uint64_t skipped_calls;
-
-/* A call made before TLS could be used: skipped, and tallied. */
-static void RT count_skipped(void)
-{
-	__atomic_fetch_add(&skipped_calls, 1, __ATOMIC_RELAXED);
-}
-
-uint64_t RT thread_skipped_calls(void)
-{
-	return __atomic_load_n(&skipped_calls, __ATOMIC_RELAXED);
-}
 
 static void RT enter_early(uintptr_t fn, uintptr_t site);
 static void RT enter_hot(uintptr_t fn, uintptr_t site);
@@ -211,21 +89,6 @@ static void (*enter_fn)(uintptr_t, uintptr_t) = enter_early;
 /* Times the loader bound an object's calls to the hook. */
 static uint64_t binds;
 
-/*
- * The first sizes of a thread's index and entry table.  Each doubling
- * rehashes the whole table under the lock: started at 256 entries, Lua's
- * bench.lua (1,059 edges, one thread) grew both four times, 155
- * instructions per new edge.  The first thread state of a process (the
- * main thread, mostly) starts where both hold 2,047 edges (an index of
- * 4,096 slots, 32 KiB, half full; an entry table of 8,192 entries, 256
- * KiB, a quarter full): pages that no entry lands on are never touched,
- * so a small program pays for the pages its edges hash to, at most one
- * each.  Other threads start small, for programs that run thousands at
- * once.
- */
-#define FIRST_BITS 8
-#define MAIN_FIRST_BITS 12
-#define MAIN_ENT_FIRST_BITS 13
 #define FIRST_BLOCK 1024u
 #define MAX_BLOCK 65536u
 
@@ -323,7 +186,7 @@ enter_resolve(void)
 {
 	/* Both hooks: in a process that uses both, __fentry__'s tables hold
 	 * edges of unloaded objects as well. */
-	thread_loader_changed();
+	hook_loader_changed();
 	return __wrap___cyg_profile_func_enter;
 }
 
@@ -337,9 +200,9 @@ void __cyg_profile_func_enter(void *this_fn, void *call_site)
  * only its own words, so it may run in a signal handler, and no TLS (no
  * stack protector): the resolver may run before TLS is set up.
  * Sequentially consistent: a check that points a hook back at its fast
- * path reads binds after its compare-exchange (see thread_check_unloads).
+ * path reads binds after its compare-exchange (see hook_check_unloads).
  */
-__attribute__((no_stack_protector)) void RT thread_loader_changed(void)
+__attribute__((no_stack_protector)) void RT hook_loader_changed(void)
 {
 	void (*hot)(uintptr_t, uintptr_t) = enter_hot;
 	void *fhot = vgl_fentry_hot;
@@ -350,7 +213,6 @@ __attribute__((no_stack_protector)) void RT thread_loader_changed(void)
 	__atomic_compare_exchange_n(&vgl_fentry_fn, &fhot, vgl_fentry_check,
 				    0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
-
 
 /* For `vigil check` of a stripped program, which has only the dynamic
  * symbol table: the exported IFUNC names the resolver, and this allocated
@@ -398,7 +260,7 @@ static void RT enter_hot(uintptr_t fn, uintptr_t site)
 					  (uint64_t *)slots - 1,
 					  __ATOMIC_RELAXED))) - 1);
 	}
-	thread_slow_enter(fn, site);
+	hook_slow_enter(fn, site);
 }
 
 /* The thread pointer, read without touching TLS: 0 before libc set it up. */
@@ -443,41 +305,8 @@ static void RT enter_early(uintptr_t fn, uintptr_t site)
  * edges of unloaded objects, then counts as always. */
 static void RT enter_check(uintptr_t fn, uintptr_t site)
 {
-	thread_check_unloads();
+	hook_check_unloads();
 	enter_hot(fn, site);
-}
-
-static void *RT map_anon(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-#define PAGE 4096u
-
-/*
- * An index of 1 << bits empty slots: a page whose last words are the
- * header, then the slots and the canary, marked MADV_WIPEONFORK (see the
- * top of this file).  Fresh anonymous memory is zero: every slot empty.
- */
-static uint64_t *RT index_alloc(unsigned bits)
-{
-	uint64_t n = 1ull << bits;
-	uint64_t bytes = ((n + 1) * sizeof(uint64_t) + PAGE - 1) & ~(uint64_t)(PAGE - 1);
-	char *p = mmap(NULL, PAGE + bytes, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uint64_t *s;
-
-	if (p == MAP_FAILED)
-		return NULL;
-	s = (uint64_t *)(p + PAGE);
-	s[-1] = 32 - bits;
-	if (madvise(s, bytes, MADV_WIPEONFORK) < 0)
-		__atomic_store_n(&wipe_fails, 1, __ATOMIC_RELAXED);
-	s[n] = CANARY;
-	return s;
 }
 
 /* An index that is this process's: not a wiped copy of a parent's. */
@@ -540,7 +369,6 @@ static struct vgl_edge *RT index_find(uint64_t *slots, uintptr_t fn,
 	}
 }
 
-#define ENT_FIRST_BITS 8
 /* Tables below 1 << ENT_SPARSE_BITS entries double once a quarter full,
  * larger ones once half full (see ent_add). */
 #define ENT_SPARSE_BITS 16
@@ -597,7 +425,7 @@ static struct rt_ent *RT ent_alloc(unsigned bits)
 	t = (struct rt_ent *)(p + PAGE);
 	((uint64_t *)t)[-1] = bits;
 	if (madvise(t, bytes, MADV_WIPEONFORK) < 0)
-		__atomic_store_n(&wipe_fails, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&thread_wipe_fails, 1, __ATOMIC_RELAXED);
 	/* fentry.S takes the base from TLS again at the wrap. */
 	t[n].key = ENT_WRAP;
 	return t;
@@ -742,157 +570,6 @@ static uintptr_t RT fentry_callee(uintptr_t ret)
 	return call;
 }
 
-/*
- * States of ended threads, for new threads to take over: index, blocks
- * and counts.  Counts are added up by readers anyway, so a thread that
- * goes on counting into an ended one's records changes no total, and a
- * program that runs a million short threads needs a file the size of its
- * busiest moment, not of its history.  A lock-free stack: pushed by
- * ending threads, taken whole by a starting thread, which keeps one and
- * pushes the rest back (only pushes compete, so there is no ABA).
- */
-static struct rt_thread *free_threads;
-/* Every state, pushed once when made (fork children inherit the list). */
-static struct rt_thread *all_threads;
-/* States made: the first gets larger tables (MAIN_FIRST_BITS). */
-static int states_made;
-
-static void RT free_push(struct rt_thread *first, struct rt_thread *last)
-{
-	struct rt_thread *head = __atomic_load_n(&free_threads,
-						 __ATOMIC_RELAXED);
-
-	do
-		last->next = head;
-	while (!__atomic_compare_exchange_n(&free_threads, &head, first, 1,
-					    __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED));
-}
-
-/* The pthread key's destructor: the thread is ending. */
-static void RT thread_free(void *arg)
-{
-	struct rt_thread *t = arg;
-
-	/* The thread may run instrumented code in later destructors; it then
-	 * starts with another state: this one is no longer its own. */
-	vgl_self = NULL;
-	vgl_slots = EMPTY_SLOTS;
-	/* The mask first (see ent_publish), read by the fast path first:
-	 * a mask of 0 leads to the old table's first entry, then to this
-	 * block (see struct rt_ent_tls). */
-	__atomic_store_n(&vgl_ent_tls.mask, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&vgl_ent_tls.base, 0, __ATOMIC_RELEASE);
-	free_push(t, t);
-}
-
-/*
- * A word on a page of its own, marked MADV_WIPEONFORK, 1 from the
- * runtime's start: a child that the kernel made with a copy of this
- * process's memory (fork, _Fork, a raw clone) reads 0 there; a vfork
- * child (any CLONE_VM child), which shares it, reads 1.  NULL where the
- * kernel cannot wipe (then every child is taken for a copy).
- */
-static uint64_t *vm_probe;
-
-static void RT vm_probe_init(void)
-{
-	uint64_t *p = map_anon(PAGE);
-
-	if (!p)
-		return;
-	if (madvise(p, PAGE, MADV_WIPEONFORK) < 0) {
-		munmap(p, PAGE);
-		return;
-	}
-	*p = 1;
-	__atomic_store_n(&vm_probe, p, __ATOMIC_RELEASE);
-}
-
-/*
- * Whether this process shares its memory, and so the runtime's state,
- * with the one that started the runtime: a vfork child, before it execs
- * or exits (issue 28, point 13).  It must not take that state over as a
- * fork child's own (rt_check_fork): the parent, when its thread resumes,
- * found its file left cut short and its later calls in a file named
- * after the child.  Its calls count into its parent's file instead, in
- * the records of the parent's thread that called vfork, which waits.
- */
-int RT thread_shares_parent_vm(void)
-{
-	uint64_t *p = __atomic_load_n(&vm_probe, __ATOMIC_ACQUIRE);
-
-	return p && __atomic_load_n(p, __ATOMIC_RELAXED);
-}
-
-int RT thread_key_init(void)
-{
-	int err = pthread_key_create(&thread_key, thread_free);
-
-	if (err)
-		return -err;
-	__atomic_store_n(&key_made, 1, __ATOMIC_RELEASE);
-	vm_probe_init();
-	return 0;
-}
-
-/*
- * Stores t under the runtime's key, so that its destructor gives t back
- * when the thread ends.  Once the key exists (never before: a thread's
- * state is made before the runtime is set up, and thread_key is then
- * whatever key 0 is, maybe another library's, issue 28 point 11).
- * Without the lock: pthread_setspecific may allocate the key's page.
- */
-static void RT thread_keep(struct rt_thread *t)
-{
-	if (t && !t->keyed && __atomic_load_n(&key_made, __ATOMIC_ACQUIRE) &&
-	    pthread_setspecific(thread_key, t) == 0)
-		t->keyed = 1;
-}
-
-/* A state for this thread: an ended thread's, or a new one. */
-static struct rt_thread *RT thread_new(void)
-{
-	struct rt_thread *t = __atomic_exchange_n(&free_threads, NULL,
-						  __ATOMIC_ACQUIRE);
-
-	if (t) {
-		struct rt_thread *rest = t->next, *last = rest;
-
-		if (rest) {
-			while (last->next)
-				last = last->next;
-			free_push(rest, last);
-		}
-	} else {
-		int first = !__atomic_fetch_add(&states_made, 1,
-						__ATOMIC_RELAXED);
-
-		t = map_anon(sizeof(*t));
-		if (!t)
-			return NULL;
-		t->slots = index_alloc(first ? MAIN_FIRST_BITS : FIRST_BITS);
-		t->ents_first = first ? MAIN_ENT_FIRST_BITS : ENT_FIRST_BITS;
-		if (!t->slots) {
-			munmap(t, sizeof(*t));
-			return NULL;
-		}
-		/* Before the runtime is set up, vgl_rt.pid is not yet. */
-		t->pid = (uint32_t)getpid();
-		t->all = __atomic_load_n(&all_threads, __ATOMIC_RELAXED);
-		while (!__atomic_compare_exchange_n(&all_threads, &t->all, t,
-						    1, __ATOMIC_RELEASE,
-						    __ATOMIC_RELAXED))
-			;
-	}
-	t->next = NULL;
-	/* Stored under the key by the slow path, once the key exists. */
-	t->keyed = 0;
-	/* Blocks this thread adds are marked with its id. */
-	t->tid = (uint32_t)syscall(SYS_gettid);
-	return t;
-}
-
 /* Adds b to t's list of blocks, which a fork child rebuilds its index
  * from; with vgl_rt.lock held. */
 static int RT blocks_add(struct rt_thread *t, struct vgl_block *b)
@@ -966,97 +643,6 @@ static void RT count_lost(void)
 	}
 }
 
-/*
- * The runtime's lock, vgl_rt.lock: 0 free, 1 held, 2 held with a thread
- * waiting in the kernel (the futex mutex of Drepper's "Futexes Are
- * Tricky").  pthread_mutex_lock and _unlock cost 55 instructions per new
- * edge, this 8 when no other thread holds it.  Not recursive, as the
- * mutex it replaces was not: signals are blocked wherever it is held.  A
- * fork child sets it free (thread_after_fork_child).
- */
-static void RT lock_wait(int c)
-{
-	int saved_errno = errno;
-
-	if (c != 2)
-		c = __atomic_exchange_n(&vgl_rt.lock, 2, __ATOMIC_ACQUIRE);
-	while (c != 0) {
-		syscall(SYS_futex, &vgl_rt.lock, FUTEX_WAIT_PRIVATE, 2, NULL,
-			NULL, 0);
-		c = __atomic_exchange_n(&vgl_rt.lock, 2, __ATOMIC_ACQUIRE);
-	}
-	errno = saved_errno;
-}
-
-static inline void RT lock_take(void)
-{
-	int c = 0;
-
-	if (!__atomic_compare_exchange_n(&vgl_rt.lock, &c, 1, 0,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-		lock_wait(c);
-}
-
-static inline void RT lock_drop(void)
-{
-	if (__atomic_exchange_n(&vgl_rt.lock, 0, __ATOMIC_RELEASE) == 2) {
-		int saved_errno = errno;
-
-		syscall(SYS_futex, &vgl_rt.lock, FUTEX_WAKE_PRIVATE, 1, NULL,
-			NULL, 0);
-		errno = saved_errno;
-	}
-}
-
-/* Blocks every signal; returns the mask to restore, in the kernel's
- * form.  Raw system calls: glibc's wrappers keep its own internal signals
- * unblocked, and those are never sent to a thread inside the runtime. */
-void RT rt_block_signals(uint64_t *old)
-{
-	uint64_t all = ~0ull;
-
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, old, sizeof(all));
-}
-
-void RT rt_restore_signals(const uint64_t *old)
-{
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, old, NULL, sizeof(*old));
-}
-
-/*
- * Takes the runtime's lock outside the slow path (fork, vigil_reset,
- * vigil_set_file, the exit handler), with every signal blocked so that no
- * handler on this thread runs while it is held.
- */
-void RT rt_lock(uint64_t *old)
-{
-	rt_block_signals(old);
-	vgl_in_slow = 1;
-	lock_take();
-}
-
-void RT rt_unlock(const uint64_t *old)
-{
-	lock_drop();
-	vgl_in_slow = 0;
-	rt_restore_signals(old);
-}
-
-/* In a fork child: the thread that forked is the only one, holding the
- * lock as its parent took it; its state goes on being its own. */
-void RT thread_after_fork_child(void)
-{
-	__atomic_store_n(&vgl_rt.lock, 0, __ATOMIC_RELAXED);
-	vgl_in_slow = 0;
-	vgl_rt.pid = (uint32_t)syscall(SYS_getpid);
-	if (vgl_self)
-		vgl_self->tid = (uint32_t)syscall(SYS_gettid);
-	/* Wiped by the copy: this process's own vfork children read 1. */
-	if (vm_probe)
-		*vm_probe = 1;
-	unload_after_fork_child();
-}
-
 /* Deaths of loaded objects whose edges the indexes still hold; with
  * vgl_rt.lock held. */
 static uint64_t purged_deaths;
@@ -1094,7 +680,7 @@ static void RT purge_unloaded(void)
 
 	if (deaths == purged_deaths)
 		return;
-	for (t = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); t;
+	for (t = __atomic_load_n(&thread_all, __ATOMIC_ACQUIRE); t;
 	     t = t->all)
 		if (t->pid == vgl_rt.pid) {
 			index_purge(t->slots);
@@ -1152,13 +738,6 @@ static int RT index_own(struct rt_thread *t)
 	return 0;
 }
 
-/* Points this thread's hooks at the empty index, so that its next call
- * takes the slow path (a fork child that has no file of its own yet). */
-void RT thread_detach_index(void)
-{
-	__atomic_store_n(&vgl_slots, EMPTY_SLOTS, __ATOMIC_RELEASE);
-}
-
 /* Notes in the file which hook counted (VGL_META_MODE_*); with
  * vgl_rt.lock held.  A new file (fork, vigil_set_file) starts with the
  * modes of vgl_rt.modes. */
@@ -1203,7 +782,7 @@ static void RT slow_count(uintptr_t fn, uintptr_t site, uintptr_t ret)
 	 * does a fork child (which knows it is one).  A new thread's state,
 	 * or no wiping at all, leaves only asking. */
 	if (!t || !index_kept(t->slots) ||
-	    __atomic_load_n(&wipe_fails, __ATOMIC_RELAXED))
+	    __atomic_load_n(&thread_wipe_fails, __ATOMIC_RELAXED))
 		rt_check_fork();
 	if (!t)
 		t = thread_new();
@@ -1254,7 +833,7 @@ out:
 
 /* Not inlined into enter_hot: its tail jump names this function, which
  * tests/lit/guest.test looks for. */
-__attribute__((noinline)) void RT thread_slow_enter(uintptr_t fn,
+__attribute__((noinline)) void RT hook_slow_enter(uintptr_t fn,
 						   uintptr_t site)
 {
 	slow_count(fn, site, 0);
@@ -1263,8 +842,8 @@ __attribute__((noinline)) void RT thread_slow_enter(uintptr_t fn,
 /* fentry.S's slow path: (ret, site) is not in this thread's table.  Also
  * where a dynamic program's own calls go before the loader initialised
  * TLS (all zero, see struct rt_ent_tls): skipped and tallied, as at
- * thread_fentry_early, which they never pass. */
-void RT thread_slow_fentry(uintptr_t ret, uintptr_t site)
+ * hook_fentry_early, which they never pass. */
+void RT hook_slow_fentry(uintptr_t ret, uintptr_t site)
 {
 	if (__builtin_expect(!vgl_slots, 0)) {
 		count_skipped();
@@ -1276,14 +855,14 @@ void RT thread_slow_fentry(uintptr_t ret, uintptr_t site)
 /* fentry.S's save_call, for a call made on a signal stack with too little
  * room for it: lost, and said so.  Runs on what room there is: a leaf, no
  * stack of its own. */
-void RT thread_short_stack(void)
+void RT hook_short_stack(void)
 {
 	count_lost();
 }
 
 /* fentry.S's first target: until TLS is usable (see enter_early), calls
  * are skipped and tallied; then the hook goes to the fast path. */
-void RT thread_fentry_early(uintptr_t ret, uintptr_t site)
+void RT hook_fentry_early(uintptr_t ret, uintptr_t site)
 {
 	void *early = vgl_fentry_early;
 
@@ -1300,11 +879,11 @@ void RT thread_fentry_early(uintptr_t ret, uintptr_t site)
  * and around a dlclose (dlclose.c, unload.c): drops the edges of unloaded
  * objects (from every index and table), then counts this call as the fast
  * path would. */
-void RT thread_fentry_check(uintptr_t ret, uintptr_t site)
+void RT hook_fentry_check(uintptr_t ret, uintptr_t site)
 {
 	struct rt_ent *en = NULL;
 
-	thread_check_unloads();
+	hook_check_unloads();
 	if (vgl_ent_tls.mask) {
 		struct rt_ent *t = ent_table(vgl_ent_tls.base);
 
@@ -1324,7 +903,7 @@ void RT thread_fentry_check(uintptr_t ret, uintptr_t site)
  * dlclose is under way.  Like the slow path, with every signal blocked,
  * the loader asked before the lock is taken.
  */
-void RT thread_check_unloads(void)
+void RT hook_check_unloads(void)
 {
 	void (*check)(uintptr_t, uintptr_t) = enter_check;
 	int saved_errno = errno;
@@ -1376,7 +955,7 @@ void RT thread_check_unloads(void)
 		 * exchanges just undid that: put them back. */
 		if (seen != __atomic_load_n(&binds, __ATOMIC_SEQ_CST) ||
 		    unload_busy())
-			thread_loader_changed();
+			hook_loader_changed();
 	}
 	vgl_in_slow = 0;
 	rt_restore_signals(&old);

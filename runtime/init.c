@@ -22,55 +22,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "duration.h"
-#include "rt.h"
+#include "init.h"
+#include "interval.h"
+#include "lock.h"
+#include "module.h"
+#include "state.h"
+#include "store.h"
+#include "text.h"
+#include "thread.h"
 #include "vigil.h"
 
 #define API __attribute__((no_instrument_function, visibility("default")))
 
 #define DEFAULT_PATTERN "vigil.%e.%p.vgl"
-
-struct rt vgl_rt = {
-	.fd = -1,
-};
-
-uint64_t RT rt_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* The executable's path, looked up once (module.c may ask before the
- * runtime is set up: the first call asks the loader before the lock). */
-void RT rt_find_exe(void)
-{
-	static int found;
-	struct rt *rt = &vgl_rt;
-	char buf[RT_PATH_MAX];
-	ssize_t n;
-	const char *fn;
-	size_t len;
-
-	if (__atomic_load_n(&found, __ATOMIC_ACQUIRE))
-		return;
-	n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-	if (n > 0) {
-		buf[n] = 0;
-	} else {
-		/* No /proc: the name exec was given is the best there is. */
-		fn = (const char *)getauxval(AT_EXECFN);
-		if (!fn)
-			fn = "unknown";
-		len = strnlen(fn, sizeof(buf) - 1);
-		memcpy(buf, fn, len);
-		buf[len] = 0;
-	}
-	/* Two first calls may race here; both write the same bytes. */
-	memcpy(rt->exe, buf, strlen(buf) + 1);
-	__atomic_store_n(&found, 1, __ATOMIC_RELEASE);
-}
 
 /*
  * The end of the program: the last window and the "finished" state are
@@ -208,7 +174,7 @@ void RT rt_check_fork(void)
 {
 	struct rt *rt = &vgl_rt;
 
-	/* A vfork child shares the runtime with its parent (hooks.c). */
+	/* A vfork child shares the runtime with its parent (thread.c). */
 	if (__atomic_load_n(&rt->state, __ATOMIC_ACQUIRE) != RT_READY ||
 	    rt->fork_pending || (uint32_t)syscall(SYS_getpid) == rt->pid ||
 	    thread_shares_parent_vm())
@@ -279,7 +245,7 @@ int RT rt_ensure_init(void)
 		return -1;
 	rt->start_ns = rt_now_ns();
 	rt->pid = (uint32_t)getpid();
-	rt_find_exe();
+	module_find_exe();
 	if (gethostname(rt->host, sizeof(rt->host) - 1) < 0)
 		strcpy(rt->host, "unknown");
 

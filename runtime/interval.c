@@ -41,8 +41,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "crc32.h"
-#include "rt.h"
+#include "interval.h"
+#include "lock.h"
+#include "state.h"
+#include "store.h"
+#include "text.h"
 
 #define SHADOW_RESERVE (1ull << 26)  /* one u64 per 32-byte record of a
                                       * 256 MiB arena (store.c RESERVE) */

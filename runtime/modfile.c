@@ -22,7 +22,8 @@
 #include <sys/stat.h>
 
 #include "crc32.h"
-#include "rt.h"
+#include "modfile.h"
+#include "state.h"
 
 #define CRC_MAX (16u << 20)
 

@@ -37,7 +37,11 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "rt.h"
+#include "modfile.h"
+#include "module.h"
+#include "state.h"
+#include "store.h"
+#include "text.h"
 
 #define MAX_MODULES 1024
 
@@ -148,6 +152,36 @@ static struct mod *RT known(uintptr_t lo, uintptr_t bias, uint64_t name)
 			    VGL_NO_MODULE)
 			return &mods[i];
 	return NULL;
+}
+
+/* The executable's path, looked up once (prepare_ask may ask before the
+ * runtime is set up: the first call asks the loader before the lock). */
+void RT module_find_exe(void)
+{
+	static int found;
+	struct rt *rt = &vgl_rt;
+	char buf[RT_PATH_MAX];
+	ssize_t n;
+	const char *fn;
+	size_t len;
+
+	if (__atomic_load_n(&found, __ATOMIC_ACQUIRE))
+		return;
+	n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	if (n > 0) {
+		buf[n] = 0;
+	} else {
+		/* No /proc: the name exec was given is the best there is. */
+		fn = (const char *)getauxval(AT_EXECFN);
+		if (!fn)
+			fn = "unknown";
+		len = strnlen(fn, sizeof(buf) - 1);
+		memcpy(buf, fn, len);
+		buf[len] = 0;
+	}
+	/* Two first calls may race here; both write the same bytes. */
+	memcpy(rt->exe, buf, strlen(buf) + 1);
+	__atomic_store_n(&found, 1, __ATOMIC_RELEASE);
 }
 
 /* Says once that an object could not be given an entry. */
@@ -456,7 +490,7 @@ static __attribute__((noinline)) void RT prepare_ask(uintptr_t fn,
 {
 	unsigned long long subs;
 
-	rt_find_exe();
+	module_find_exe();
 	if (ids) {
 		ids->stamp = table_stamp();
 		ids->fn = lookup(fn);

@@ -43,10 +43,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "crc32.h"
 #include "pattern.h"
 #include "procid.h"
-#include "rt.h"
+#include "state.h"
+#include "store.h"
+#include "text.h"
+#include "thread.h"
 
 #define RESERVE (1ull << 28)        /* 8M edge records; address space only */
 #define RESERVE_MIN (1ull << 20)    /* under a tight RLIMIT_AS, down to this */

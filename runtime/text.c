@@ -9,7 +9,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "rt.h"
+#include "state.h"
+#include "text.h"
 
 void RT rt_text_init(struct rt_text *t, char *buf, size_t size)
 {

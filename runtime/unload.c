@@ -3,16 +3,19 @@
  * unload_begin and unload_end around the loader's dlclose).
  *
  * From unload_begin until unload_end, both hooks go through their check
- * stubs (thread_loader_changed): each call of each thread looks at the
- * loader's list of objects first, and drops the edges of the objects it
- * finds unloaded; and no check points the hooks back at their fast paths
- * (unload_busy), since the object may be unmapped after its look.
- * unload_end switches them to the checks again, after the unmap: the
- * last look is always after it.  Only counters and the hooks' pointers
- * change here, atomically, without a lock: safe in a signal handler and
- * in any thread.
+ * stubs (dlclose.c points them there, with hook_loader_changed, after
+ * unload_begin and again before unload_end): each call of each thread
+ * looks at the loader's list of objects first, and drops the edges of the
+ * objects it finds unloaded; and no check points the hooks back at their
+ * fast paths while unload_busy says a dlclose is under way, since the
+ * object may be unmapped after its look.  Only counters change here,
+ * atomically, without a lock: safe in a signal handler and in any
+ * thread.  A floor of the runtime: it calls nothing, so that the hooks
+ * above it may ask it and a fork child's thread states (thread.c) may
+ * set it anew.
  */
-#include "rt.h"
+#include "state.h"
+#include "unload.h"
 
 /* dlcloses under way, in the process and in this thread (a fork child
  * has only the forking thread's). */
@@ -23,14 +26,10 @@ void RT unload_begin(void)
 {
 	busy_here++;
 	__atomic_add_fetch(&busy, 1, __ATOMIC_SEQ_CST);
-	thread_loader_changed();
 }
 
 void RT unload_end(void)
 {
-	/* After the unmap: a check that looked at the loader before it must
-	 * not be the last one. */
-	thread_loader_changed();
 	__atomic_sub_fetch(&busy, 1, __ATOMIC_SEQ_CST);
 	busy_here--;
 }

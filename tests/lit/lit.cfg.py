@@ -124,7 +124,7 @@ if mode == "entry":
 else:
     hook = ("__wrap___cyg_profile_func_enter",
             "__wrap___cyg_profile_func_enter", "enter_hot",
-            "thread_slow_enter", "__cyg_profile_func_enter")
+            "hook_slow_enter", "__cyg_profile_func_enter")
 config.substitutions += [("%hook-wrap", hook[0]), ("%hook-static", hook[1]),
                          ("%hook-hot", hook[2]), ("%hook-slow", hook[3]),
                          ("%hook-call", hook[4])]
