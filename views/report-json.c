@@ -93,7 +93,7 @@ int report_json(const struct vgl_profile *p, const char *path, FILE *f)
 
 	vgl_json_init(&j, f);
 	vgl_json_begin_object(&j, NULL);
-	vgl_json_u64(&j, "schema_version", 3);
+	vgl_json_u64(&j, "schema_version", 4);
 	vgl_json_str(&j, "file", path);
 	vgl_json_str(&j, "state", vgl_liveness_name(r->liveness));
 	if (r->liveness == VGL_LIVENESS_FINISHED)

@@ -43,6 +43,13 @@ struct summary {
 	uint64_t ended_user_us, ended_sys_us;
 };
 
+/* A merge of sampled files: their stacks, none of their readings (each
+ * process's time series stays in its own file). */
+static int not_kept(const struct vgl_reader *r)
+{
+	return r->has_processes && r->processes && !r->nsamples;
+}
+
 static const char *const mem_names[4] = {
 	"rss", "anon", "file", "swap",
 };
@@ -186,7 +193,7 @@ void report_sampled_text(const struct vgl_reader *r, struct vgl_symbolizer *sym,
 	summarize(r, sym, &s);
 	if (!top)
 		top = TOP_DEFAULT;
-	if (r->has_processes && r->processes && !r->nsamples)
+	if (not_kept(r))
 		/* A merge keeps the processes' stacks, not their sample
 		 * records (one process's time series each): "0 over
 		 * 0.000s" read as if nothing had been sampled. */
@@ -441,10 +448,18 @@ void report_sampled_json(struct vgl_json *j, const struct vgl_reader *r,
 
 	summarize(r, sym, &s);
 	vgl_json_begin_object(j, "sampled");
-	vgl_json_u64(j, "samples", r->nsamples);
-	vgl_json_u64(j, "duration_ns", s.duration_ns);
-	vgl_json_begin_array(j, "threads");
-	for (i = 0; i < s.nt; i++) {
+	/* A merge keeps its processes' stacks, not their readings: null,
+	 * not 0 readings over 0 ns of no thread (as report's text says). */
+	if (not_kept(r)) {
+		vgl_json_null(j, "samples");
+		vgl_json_null(j, "duration_ns");
+		vgl_json_null(j, "threads");
+	} else {
+		vgl_json_u64(j, "samples", r->nsamples);
+		vgl_json_u64(j, "duration_ns", s.duration_ns);
+		vgl_json_begin_array(j, "threads");
+	}
+	for (i = 0; i < s.nt && !not_kept(r); i++) {
 		vgl_json_begin_object(j, NULL);
 		vgl_json_u64(j, "tid", s.t[i].tid);
 		vgl_json_str(j, "name", s.t[i].name);
@@ -453,7 +468,8 @@ void report_sampled_json(struct vgl_json *j, const struct vgl_reader *r,
 		vgl_json_u64(j, "cpu_sys_us", s.t[i].sys_us);
 		vgl_json_end_object(j);
 	}
-	vgl_json_end_array(j);
+	if (!not_kept(r))
+		vgl_json_end_array(j);
 	if (s.has_ended) {
 		vgl_json_begin_object(j, "ended_threads");
 		vgl_json_u64(j, "cpu_user_us", s.ended_user_us);

@@ -35,7 +35,7 @@ SCHEMA = {
     "cycles": {"id": (INT,), "label": (STR,), "calls": (INT,),
                "calls_from_outside": (INT,), "members": (LIST,)},
     "cycles.members": {"function_id": (INT,), "calls": (INT,)},
-    "sampled": {"samples": (INT,), "duration_ns": (INT,), "threads": (LIST,),
+    "sampled": {"samples": (INT, NULL), "duration_ns": (INT, NULL), "threads": (LIST, NULL),
                 "ended_threads": (dict, NULL), "memory": (dict, NULL), "stack_samples": (INT,),
                 "stack_lost": (INT,), "frequency_hz": (INT,),
                 "functions": (LIST,)},
@@ -97,8 +97,8 @@ def main():
         check(merged, "merged", "$.merged")
         for i, o in enumerate(merged.get("exit_statuses") or []):
             check(o, "merged.exit_statuses", "$.merged.exit_statuses[%d]" % i)
-    if doc.get("schema_version") != 3:
-        problems.append("$.schema_version: %r, want 3"
+    if doc.get("schema_version") != 4:
+        problems.append("$.schema_version: %r, want 4"
                         % doc.get("schema_version"))
     for kind in ("modules", "threads", "functions", "edges", "cycles"):
         for i, o in enumerate(doc.get(kind) or []):
