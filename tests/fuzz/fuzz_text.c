@@ -4,7 +4,8 @@
  * output must be valid UTF-8, hold nothing its format forbids raw, and
  * decode back (escapes and entities undone) to exactly the input's
  * characters, each byte that is not UTF-8 as U+FFFD; JSON and lines
- * hold no control character raw (C1 ones included).  The expected
+ * hold no control character raw (C1 ones included), JSON for a <script>
+ * no < > & U+2028 U+2029 either.  The expected
  * characters come from a decoder written here another way (decode any
  * lead byte's length, then reject overlong forms, surrogates and values
  * above U+10FFFF), so the writer's table is checked, not trusted.  Built
@@ -78,11 +79,18 @@ static int hexval(int c)
 static size_t unescape(enum vgl_text_kind kind, const long *o, size_t n,
 		       long *out)
 {
+	/* JSON inside <script> is JSON with more escaped: < > & and
+	 * U+2028, U+2029 never raw. */
+	int json = kind == VGL_TEXT_JSON || kind == VGL_TEXT_JSON_SCRIPT;
 	size_t i = 0, m = 0;
 
 	while (i < n) {
 		long c = o[i++];
 
+		if (kind == VGL_TEXT_JSON_SCRIPT &&
+		    (c == '<' || c == '>' || c == '&' || c == 0x2028 ||
+		     c == 0x2029))
+			FAIL();
 		if (kind == VGL_TEXT_XML) {
 			static const char *ent[] = { "amp;", "lt;", "gt;",
 						     "quot;", "#39;" };
@@ -110,7 +118,7 @@ static size_t unescape(enum vgl_text_kind kind, const long *o, size_t n,
 			continue;
 		}
 		if (c < 0x20 || (c >= 0x7f && c <= 0x9f) ||
-		    (kind == VGL_TEXT_JSON && c == '"'))
+		    (json && c == '"'))
 			FAIL();
 		if (c != '\\') {
 			out[m++] = c;
@@ -124,15 +132,15 @@ static size_t unescape(enum vgl_text_kind kind, const long *o, size_t n,
 		case 'n': out[m++] = '\n'; break;
 		case 'r': out[m++] = '\r'; break;
 		case 't': out[m++] = '\t'; break;
-		case '"': if (kind != VGL_TEXT_JSON) FAIL(); out[m++] = '"'; break;
-		case 'b': if (kind != VGL_TEXT_JSON) FAIL(); out[m++] = '\b'; break;
-		case 'f': if (kind != VGL_TEXT_JSON) FAIL(); out[m++] = '\f'; break;
+		case '"': if (!json) FAIL(); out[m++] = '"'; break;
+		case 'b': if (!json) FAIL(); out[m++] = '\b'; break;
+		case 'f': if (!json) FAIL(); out[m++] = '\f'; break;
 		case 'u':
 		case 'x': {
 			size_t d = c == 'u' ? 4 : 2, j;
 			long v = 0;
 
-			if ((c == 'u') != (kind == VGL_TEXT_JSON) || i + d > n)
+			if ((c == 'u') != json || i + d > n)
 				FAIL();
 			for (j = 0; j < d; j++) {
 				int h = o[i + j] < 128 ? hexval((int)o[i + j]) : -1;
