@@ -20,36 +20,36 @@ LINK = re.compile(r"\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^(```|~~~)")
 
 
-def anchors(path):
-    """The anchors GitHub gives the headings of the page at path."""
-    seen = {}
-    out = set()
+def unfenced(path):
+    """The lines of the page at path outside its fenced blocks."""
     in_fence = False
     with open(path, encoding="utf-8") as f:
         for line in f:
             if FENCE.match(line):
                 in_fence = not in_fence
-                continue
-            if in_fence or not line.startswith("#"):
-                continue
-            text = line.lstrip("#").strip()
-            slug = re.sub(r"[^\w\- ]", "", text.lower()).replace(" ", "-")
-            n = seen.get(slug, 0)
-            seen[slug] = n + 1
-            out.add(slug if n == 0 else "%s-%d" % (slug, n))
+            elif not in_fence:
+                yield line
+
+
+def anchors(path):
+    """The anchors GitHub gives the headings of the page at path."""
+    seen = {}
+    out = set()
+    for line in unfenced(path):
+        if not line.startswith("#"):
+            continue
+        text = line.lstrip("#").strip()
+        slug = re.sub(r"[^\w\- ]", "", text.lower()).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        out.add(slug if n == 0 else "%s-%d" % (slug, n))
     return out
 
 
 def links(path):
     """The links of the page at path, outside fenced blocks."""
-    in_fence = False
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if FENCE.match(line):
-                in_fence = not in_fence
-                continue
-            if not in_fence:
-                yield from LINK.findall(line)
+    for line in unfenced(path):
+        yield from LINK.findall(line)
 
 
 def main():
