@@ -626,18 +626,231 @@ static const char *series_label(struct tstate *const *rank, size_t i,
 	return buf;
 }
 
-static int cpu_panel(const struct plot *pl)
+/*
+ * Every distinct tid of the thread records of the samples in b, sorted
+ * for a binary search per record, into *tids (malloc'd, the caller
+ * frees it; set even on failure) and their count into *nt; *use_run
+ * says whether any record has a run time.  0, or -ENOMEM.
+ */
+static int thread_tids(const struct plot *pl, const struct buckets *b,
+		       uint32_t **tids, size_t *nt, int *use_run)
 {
 	const struct vgl_reader *r = pl->r;
+	uint32_t *id;
+	size_t i, k, n = 0;
+
+	*tids = id = malloc((r->nsample_threads + 1) * sizeof(*id));
+	if (!id)
+		return -ENOMEM;
+	for (i = 0; i < b->n; i++)
+		for (k = 0; k < r->samples[b->idx[i]].nthreads; k++) {
+			const struct vgl_sample_thread *th =
+				&r->sample_threads[r->sample_first[b->idx[i]] + k];
+
+			id[n++] = th->tid;
+			/* A kernel without schedstats gives no run time:
+			 * then user + system time, for every thread alike. */
+			if (th->run_ns)
+				*use_run = 1;
+		}
+	qsort(id, n, sizeof(*id), cmp_tid);
+	for (i = k = 0; i < n; i++)
+		if (!k || id[i] != id[k - 1])
+			id[k++] = id[i];
+	*nt = k;
+	return 0;
+}
+
+/*
+ * Turns the ns each of nseries series gained per bucket of b, in
+ * vals[series * nb + bucket], into % of one CPU over the bucket's span,
+ * in place; raises *max to the highest sum of a bucket's series.
+ */
+static void cpu_percent(const struct buckets *b, double *vals,
+			size_t nseries, double *max)
+{
+	size_t i, k;
+
+	/* ns gained -> % of one CPU over the bucket's span. */
+	for (k = 0; k < b->nb; k++) {
+		double dt = b->times[k + 1] - b->times[k], sum = 0;
+
+		for (i = 0; i < nseries; i++) {
+			double *v = &vals[i * b->nb + k];
+
+			*v = dt > 0 ? *v / (dt * 1e9) * 100 : 0;
+			sum += *v;
+		}
+		if (sum > *max)
+			*max = sum;
+	}
+}
+
+/*
+ * Writes the nseries thread series (rank: the nt threads, most CPU
+ * first; vals as cpu_percent leaves them) as areas stacked in bucket
+ * order, scaled to ymax.  lo and hi are the caller's scratch of b->nb
+ * zeroed doubles: the bottom and top of the series being drawn.
+ */
+static void thread_areas(const struct plot *pl, const struct buckets *b,
+			 struct tstate *const *rank, size_t nseries, size_t nt,
+			 const double *vals, double *lo, double *hi,
+			 double ymax)
+{
+	FILE *f = pl->f;
+	char label[64];
+	size_t i, k;
+
+	for (i = 0; i < nseries && b->nb; i++) {
+		int other = is_other(i, nseries, nt);
+		uint64_t total;
+		const char *name = series_label(rank, i, nseries, nt, label,
+						sizeof(label), &total);
+
+		for (k = 0; k < b->nb; k++) {
+			lo[k] = hi[k];
+			hi[k] += vals[i * b->nb + k];
+		}
+		fputs("<path class=\"series\" data-name=\"", f);
+		out_xml_text(f, name);
+		if (other)
+			fputs("\" data-tid=\"\"", f);
+		else
+			fprintf(f, "\" data-tid=\"%" PRIu32 "\"", rank[i]->tid);
+		fprintf(f, " data-cpu-ns=\"%" PRIu64 "\" fill=\"%s\"", total,
+			other ? OTHER_COLOR : palette[i]);
+		values_attr(f, &vals[i * b->nb], b->nb);
+		area_path(pl, b->times, lo, hi, b->nb, CPU_TOP, CPU_H, ymax);
+		fputs("><title>", f);
+		out_xml_text(f, name);
+		if (!other)
+			fprintf(f, " (tid %" PRIu32 ")", rank[i]->tid);
+		fprintf(f, ": %.1f ms of CPU over the run</title></path>\n",
+			(double)total / 1e6);
+	}
+}
+
+#define Y(v) (CPU_TOP + CPU_H - CPU_H * ((v) > ymax ? ymax : (v)) / ymax)
+
+/*
+ * Writes the process's line (pr, as process_cpu fills it; nothing when
+ * it has no bucket), scaled to ymax: from clock ticks, with the band of
+ * their error around it first.
+ */
+static void process_path(const struct plot *pl, const struct process_line *pr,
+			 double ymax)
+{
+	FILE *f = pl->f;
+	size_t k;
+
+	if (pr->b.nb && !pr->clock) {
+		/* The error of the clock ticks, as a band around the line. */
+		fputs("<path class=\"band\" fill=\"#000\" fill-opacity=\"0.08\" d=\"", f);
+		for (k = 0; k < pr->b.nb; k++)
+			fprintf(f, "%s%.1f,%.1f L%.1f,%.1f ", k ? "L" : "M",
+				xpos(pl, pr->b.times[k]), Y(pr->v[k] + pr->err[k]),
+				xpos(pl, pr->b.times[k + 1]), Y(pr->v[k] + pr->err[k]));
+		for (k = pr->b.nb; k-- > 0;)
+			fprintf(f, "L%.1f,%.1f L%.1f,%.1f ",
+				xpos(pl, pr->b.times[k + 1]),
+				Y(pr->v[k] > pr->err[k] ? pr->v[k] - pr->err[k] : 0),
+				xpos(pl, pr->b.times[k]),
+				Y(pr->v[k] > pr->err[k] ? pr->v[k] - pr->err[k] : 0));
+		fprintf(f, "Z\"><title>the process from clock ticks: within %.3g %% of a CPU</title></path>\n",
+			pr->max_err);
+	}
+	if (pr->b.nb) {
+		fprintf(f, "<path class=\"series\" data-name=\"process\" data-source=\"%s\"",
+			pr->clock ? "cpu clock" : "clock ticks");
+		if (!pr->clock) {
+			fputs(" data-error=\"", f);
+			for (k = 0; k < pr->b.nb; k++)
+				fprintf(f, "%s%.4g", k ? "," : "", pr->err[k]);
+			fputc('"', f);
+		}
+		fputs(" data-times=\"", f);
+		for (k = 0; k <= pr->b.nb; k++)
+			fprintf(f, "%s%.9g", k ? "," : "", pr->b.times[k]);
+		fputc('"', f);
+		values_attr(f, pr->v, pr->b.nb);
+		fputs(" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"5,3\" d=\"", f);
+		for (k = 0; k < pr->b.nb; k++)
+			fprintf(f, "%s%.1f,%.1f L%.1f,%.1f ", k ? "L" : "M",
+				xpos(pl, pr->b.times[k]), Y(pr->v[k]),
+				xpos(pl, pr->b.times[k + 1]), Y(pr->v[k]));
+		if (pr->clock)
+			fputs("\"><title>the process: all its threads, ended ones too (its CPU clock)</title></path>\n", f);
+		else
+			fprintf(f, "\"><title>the process: all its threads, ended ones too (clock ticks: within %.3g %% of a CPU)</title></path>\n",
+				pr->max_err);
+	}
+}
+
+#undef Y
+
+/*
+ * Writes the legend beside the plot (not zoomed): the nseries thread
+ * series of rank (nt threads, most CPU first) when b has buckets, then
+ * the process's line of pr when it has any.
+ */
+static void cpu_legend(const struct plot *pl, const struct buckets *b,
+		       struct tstate *const *rank, size_t nseries, size_t nt,
+		       const struct process_line *pr)
+{
+	FILE *f = pl->f;
+	char label[64];
+	size_t i;
+
+	/* The legend, most CPU first, beside the plot (not zoomed).  A
+	 * thread's entry has its series' name and tid, for the search. */
+	for (i = 0; i < nseries && b->nb; i++) {
+		int other = is_other(i, nseries, nt);
+		uint64_t total;
+		const char *name = series_label(rank, i, nseries, nt, label,
+						sizeof(label), &total);
+
+		fputs("<g class=\"legend\" data-name=\"", f);
+		out_xml_text(f, name);
+		if (other)
+			fputs("\" data-tid=\"\">", f);
+		else
+			fprintf(f, "\" data-tid=\"%" PRIu32 "\">", rank[i]->tid);
+		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+			"<text x=\"%d\" y=\"%.1f\">", LEGEND_X, CPU_TOP + 14.0 * (double)i,
+			other ? OTHER_COLOR : palette[i], LEGEND_X + 18,
+			CPU_TOP + 14.0 * (double)i + 10);
+		out_xml_text(f, name);
+		if (!other)
+			fprintf(f, " (tid %" PRIu32 ")", rank[i]->tid);
+		fprintf(f, " %.1f ms</text></g>\n", (double)total / 1e6);
+	}
+	if (pr->b.nb) {
+		double y = CPU_TOP + 14.0 * (double)(b->nb ? nseries : 0) + 6;
+
+		fprintf(f, "<g class=\"legend\"><line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+			"stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"5,3\"/>"
+			"<text x=\"%d\" y=\"%.1f\">process (all threads",
+			LEGEND_X, y, LEGEND_X + 12, y, LEGEND_X + 18, y + 4);
+		if (!pr->clock)
+			fprintf(f, "; ticks, \xc2\xb1%.3g %%", pr->max_err);
+		fputs(")</text></g>\n", f);
+	}
+}
+
+/*
+ * The "CPU per thread" panel: each thread's CPU as stacked areas (the
+ * MAX_THREAD_SERIES - 1 busiest, the rest as one "other threads"), the
+ * process's own line over them, and the legend.  0, or a negative errno.
+ */
+static int cpu_panel(const struct plot *pl)
+{
 	struct buckets b;
 	struct process_line pr;
 	struct tstate *t = NULL, **rank = NULL;
 	uint32_t *tids = NULL;
 	double *vals = NULL, *lo = NULL, *hi = NULL, ymax, max = 0;
-	size_t i, k, nt = 0, ns, nseries = 0;
+	size_t i, nt = 0, ns, nseries = 0;
 	int use_run = 0, err;
-	char label[64];
-	FILE *f = pl->f;
 
 	memset(&pr, 0, sizeof(pr));
 	err = buckets_make(&b, pl, VGL_SAMPLE_THREADS);
@@ -648,27 +861,10 @@ static int cpu_panel(const struct plot *pl)
 	for (i = 0; i < pr.b.nb; i++)
 		if (pr.v[i] > max)
 			max = pr.v[i];
-	/* Every distinct tid, sorted, for a binary search per record. */
-	err = -ENOMEM;
-	tids = malloc((r->nsample_threads + 1) * sizeof(*tids));
-	if (!tids)
+	err = thread_tids(pl, &b, &tids, &nt, &use_run);
+	if (err)
 		goto out;
-	for (i = 0; i < b.n; i++)
-		for (k = 0; k < r->samples[b.idx[i]].nthreads; k++) {
-			const struct vgl_sample_thread *th =
-				&r->sample_threads[r->sample_first[b.idx[i]] + k];
-
-			tids[nt++] = th->tid;
-			/* A kernel without schedstats gives no run time:
-			 * then user + system time, for every thread alike. */
-			if (th->run_ns)
-				use_run = 1;
-		}
-	qsort(tids, nt, sizeof(*tids), cmp_tid);
-	for (i = k = 0; i < nt; i++)
-		if (!k || tids[i] != tids[k - 1])
-			tids[k++] = tids[i];
-	nt = k;
+	err = -ENOMEM;
 	t = calloc(nt + 1, sizeof(*t));
 	rank = calloc(nt + 1, sizeof(*rank));
 	if (!t || !rank)
@@ -691,19 +887,7 @@ static int cpu_panel(const struct plot *pl)
 	for (i = 0; i < nt; i++)
 		t[i].total = 0;
 	thread_pass(pl, &b, t, nt, use_run, vals);
-	/* ns gained -> % of one CPU over the bucket's span. */
-	for (k = 0; k < b.nb; k++) {
-		double dt = b.times[k + 1] - b.times[k], sum = 0;
-
-		for (i = 0; i < nseries; i++) {
-			double *v = &vals[i * b.nb + k];
-
-			*v = dt > 0 ? *v / (dt * 1e9) * 100 : 0;
-			sum += *v;
-		}
-		if (sum > max)
-			max = sum;
-	}
+	cpu_percent(&b, vals, nseries, &max);
 
 	panel_begin(pl, "cpu", "CPU per thread", "steps", "% of a CPU",
 		    b.times, b.nb ? b.nb + 1 : 0, CPU_TOP, CPU_H);
@@ -714,114 +898,13 @@ static int cpu_panel(const struct plot *pl)
 				"one reading of the threads: no interval to draw" :
 				"no thread readings (add threads to the --scan of vigil attach or vigil run)");
 	zoom_begin(pl, CPU_TOP, CPU_H);
-	for (i = 0; i < nseries && b.nb; i++) {
-		int other = is_other(i, nseries, nt);
-		uint64_t total;
-		const char *name = series_label(rank, i, nseries, nt, label,
-						sizeof(label), &total);
-
-		for (k = 0; k < b.nb; k++) {
-			lo[k] = hi[k];
-			hi[k] += vals[i * b.nb + k];
-		}
-		fputs("<path class=\"series\" data-name=\"", f);
-		out_xml_text(f, name);
-		if (other)
-			fputs("\" data-tid=\"\"", f);
-		else
-			fprintf(f, "\" data-tid=\"%" PRIu32 "\"", rank[i]->tid);
-		fprintf(f, " data-cpu-ns=\"%" PRIu64 "\" fill=\"%s\"", total,
-			other ? OTHER_COLOR : palette[i]);
-		values_attr(f, &vals[i * b.nb], b.nb);
-		area_path(pl, b.times, lo, hi, b.nb, CPU_TOP, CPU_H, ymax);
-		fputs("><title>", f);
-		out_xml_text(f, name);
-		if (!other)
-			fprintf(f, " (tid %" PRIu32 ")", rank[i]->tid);
-		fprintf(f, ": %.1f ms of CPU over the run</title></path>\n",
-			(double)total / 1e6);
-	}
-#define Y(v) (CPU_TOP + CPU_H - CPU_H * ((v) > ymax ? ymax : (v)) / ymax)
-	if (pr.b.nb && !pr.clock) {
-		/* The error of the clock ticks, as a band around the line. */
-		fputs("<path class=\"band\" fill=\"#000\" fill-opacity=\"0.08\" d=\"", f);
-		for (k = 0; k < pr.b.nb; k++)
-			fprintf(f, "%s%.1f,%.1f L%.1f,%.1f ", k ? "L" : "M",
-				xpos(pl, pr.b.times[k]), Y(pr.v[k] + pr.err[k]),
-				xpos(pl, pr.b.times[k + 1]), Y(pr.v[k] + pr.err[k]));
-		for (k = pr.b.nb; k-- > 0;)
-			fprintf(f, "L%.1f,%.1f L%.1f,%.1f ",
-				xpos(pl, pr.b.times[k + 1]),
-				Y(pr.v[k] > pr.err[k] ? pr.v[k] - pr.err[k] : 0),
-				xpos(pl, pr.b.times[k]),
-				Y(pr.v[k] > pr.err[k] ? pr.v[k] - pr.err[k] : 0));
-		fprintf(f, "Z\"><title>the process from clock ticks: within %.3g %% of a CPU</title></path>\n",
-			pr.max_err);
-	}
-	if (pr.b.nb) {
-		fprintf(f, "<path class=\"series\" data-name=\"process\" data-source=\"%s\"",
-			pr.clock ? "cpu clock" : "clock ticks");
-		if (!pr.clock) {
-			fputs(" data-error=\"", f);
-			for (k = 0; k < pr.b.nb; k++)
-				fprintf(f, "%s%.4g", k ? "," : "", pr.err[k]);
-			fputc('"', f);
-		}
-		fputs(" data-times=\"", f);
-		for (k = 0; k <= pr.b.nb; k++)
-			fprintf(f, "%s%.9g", k ? "," : "", pr.b.times[k]);
-		fputc('"', f);
-		values_attr(f, pr.v, pr.b.nb);
-		fputs(" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"5,3\" d=\"", f);
-		for (k = 0; k < pr.b.nb; k++)
-			fprintf(f, "%s%.1f,%.1f L%.1f,%.1f ", k ? "L" : "M",
-				xpos(pl, pr.b.times[k]), Y(pr.v[k]),
-				xpos(pl, pr.b.times[k + 1]), Y(pr.v[k]));
-		if (pr.clock)
-			fputs("\"><title>the process: all its threads, ended ones too (its CPU clock)</title></path>\n", f);
-		else
-			fprintf(f, "\"><title>the process: all its threads, ended ones too (clock ticks: within %.3g %% of a CPU)</title></path>\n",
-				pr.max_err);
-	}
-#undef Y
+	thread_areas(pl, &b, rank, nseries, nt, vals, lo, hi, ymax);
+	process_path(pl, &pr, ymax);
 	interval_lines(pl, CPU_TOP, CPU_H);
 	zoom_end(pl);
 	interval_labels(pl, CPU_TOP);
-	/* The legend, most CPU first, beside the plot (not zoomed).  A
-	 * thread's entry has its series' name and tid, for the search. */
-	for (i = 0; i < nseries && b.nb; i++) {
-		int other = is_other(i, nseries, nt);
-		uint64_t total;
-		const char *name = series_label(rank, i, nseries, nt, label,
-						sizeof(label), &total);
-
-		fputs("<g class=\"legend\" data-name=\"", f);
-		out_xml_text(f, name);
-		if (other)
-			fputs("\" data-tid=\"\">", f);
-		else
-			fprintf(f, "\" data-tid=\"%" PRIu32 "\">", rank[i]->tid);
-		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-			"<text x=\"%d\" y=\"%.1f\">", LEGEND_X, CPU_TOP + 14.0 * (double)i,
-			other ? OTHER_COLOR : palette[i], LEGEND_X + 18,
-			CPU_TOP + 14.0 * (double)i + 10);
-		out_xml_text(f, name);
-		if (!other)
-			fprintf(f, " (tid %" PRIu32 ")", rank[i]->tid);
-		fprintf(f, " %.1f ms</text></g>\n", (double)total / 1e6);
-	}
-	if (pr.b.nb) {
-		double y = CPU_TOP + 14.0 * (double)(b.nb ? nseries : 0) + 6;
-
-		fprintf(f, "<g class=\"legend\"><line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-			"stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"5,3\"/>"
-			"<text x=\"%d\" y=\"%.1f\">process (all threads",
-			LEGEND_X, y, LEGEND_X + 12, y, LEGEND_X + 18, y + 4);
-		if (!pr.clock)
-			fprintf(f, "; ticks, \xc2\xb1%.3g %%", pr.max_err);
-		fputs(")</text></g>\n", f);
-	}
-	fputs("</g>\n", f);
+	cpu_legend(pl, &b, rank, nseries, nt, &pr);
+	fputs("</g>\n", pl->f);
 	err = 0;
 out:
 	process_line_release(&pr);
