@@ -623,9 +623,17 @@ def cmd_stacks(target):
     if late_count < 50:
         fail("%s: the thread started after the sampler has %d samples"
              % (what, late_count))
-    tops = [r["top"][0]["function"] for r in samples[1:] if r["top"]]
-    if not tops or any(t != "hot" for t in tops):
-        fail("%s: per-sample top functions %s" % (what, tops))
+    # Each full interval's top is hot.  A short one (the last, cut by the
+    # stop) may hold a handful of samples, and a sample the clock takes
+    # while the thread is in the kernel (being scheduled in, under load)
+    # can then come first: seen in CI as the last of five tops, [kernel].
+    tops = [(r["top"][0]["function"], r["stack_samples"])
+            for r in samples[1:] if r["top"]]
+    full = [t for t, n in tops if n >= 20]
+    print("stacks: interval tops %s" % tops, file=sys.stderr)
+    if len(full) < 3 or any(t != "hot" for t in full):
+        fail("%s: per-sample top functions (with their stack samples) %s"
+             % (what, tops))
     # Each record's top is the tally of its own stacks (lib/tally.c):
     # self, the samples where a function is frame 0; total, the samples
     # whose stack holds it, once per stack; the 10 first by self, total,
