@@ -2094,8 +2094,7 @@ have:
 
 /* ---- /proc/PID/maps ------------------------------------------------------ */
 
-/* The load bias of the ELF file at path mapped at start from offset 0. */
-static int bias_of(const char *path, uint64_t start, uint64_t *bias)
+int vgl_elf_load_bias(const char *path, uint64_t start, uint64_t *bias)
 {
 	GElf_Phdr ph;
 	size_t n, i;
@@ -2151,7 +2150,7 @@ int vgl_symbolizer_from_pid(struct vgl_symbolizer **out, pid_t pid)
 			mods = g;
 		}
 		memset(&mods[n], 0, sizeof(mods[n]));
-		if (bias_of(file, m.lo, &mods[n].bias) < 0)
+		if (vgl_elf_load_bias(file, m.lo, &mods[n].bias) < 0)
 			continue;
 		mods[n].path = strdup(file);
 		if (!mods[n].path) {

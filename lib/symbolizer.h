@@ -217,6 +217,10 @@ int vgl_symbolizer_inlines(struct vgl_symbolizer *s, size_t mod,
  * errno. */
 int vgl_elf_file_build_id(const char *path, uint8_t *out, size_t cap);
 
+/* The load bias of the ELF file at path whose file offset 0 is mapped at
+ * start: 0, or a negative errno (-ENOEXEC: not ELF, or no PT_LOAD). */
+int vgl_elf_load_bias(const char *path, uint64_t start, uint64_t *bias);
+
 /* The module path a sampled profile gives the kernel's vDSO. */
 #define VGL_VDSO_PATH "[vdso]"
 

@@ -3,16 +3,17 @@
  *
  * A stack's addresses are only worth keeping with the modules they fall
  * in, and the process may be gone when the file is written, so modules
- * are read from /proc/PID/maps while it runs: at the first sample, and
- * again (at most once per sample) when an address falls outside every
- * module known, as after a dlopen.  An address that no module holds even
- * then (a broken frame-pointer chain) is remembered, so that junk does
- * not make every sample re-read the maps and ELF headers.  After an exec the old modules stay
- * in the file (ids are never reused) but no longer take addresses, except
- * those of the stacks taken before it (before_exec), which are placed
- * first, without a re-read.  With stacks, the maps are read at the first
- * sample too (taken as the sampler starts), so that the image before an
- * exec is known even when no stack came before it.
+ * are taken from the process's image (image.h, which reads its maps)
+ * while it runs: at the first sample, and again (at most once per
+ * sample) when an address falls outside every module known, as after a
+ * dlopen.  An address that no module holds even then (a broken
+ * frame-pointer chain) is remembered, so that junk is not looked up at
+ * every sample.  After an exec the old modules stay in the file (ids are
+ * never reused) but no longer take addresses, except those of the stacks
+ * taken before it (before_exec), which are placed first, without a
+ * re-read.  With stacks, the modules are taken at the first sample too
+ * (taken as the sampler starts), so that the image before an exec is
+ * known even when no stack came before it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +29,7 @@
 
 #include "attach-vgl.h"
 #include "clock.h"
-#include "maps.h"
+#include "image.h"
 #include "outfile.h"
 #include "procid.h"
 #include "symbolizer.h"
@@ -172,12 +173,13 @@ static void keep_private(struct attach_vgl *av, int fd)
 		av->private = 1;
 }
 
-int attach_vgl_init(struct attach_vgl *av, pid_t pid)
+int attach_vgl_init(struct attach_vgl *av, pid_t pid, struct proc_image *image)
 {
 	int tries;
 
 	memset(av, 0, sizeof(*av));
 	av->pid = pid;
+	av->image = image;
 	av->start_ns = vgl_clock_ns(CLOCK_REALTIME);
 	av->start_mono = vgl_clock_ns(CLOCK_MONOTONIC);
 	av->cmdline_mono = av->start_mono;
@@ -224,32 +226,7 @@ static struct attach_vgl_module *module_at(struct attach_vgl *av,
 	return NULL;
 }
 
-/* Whether path is a file of data the maps showed before (not ELF). */
-static int is_data_file(const struct attach_vgl *av, const char *path)
-{
-	size_t i;
-
-	for (i = 0; i < av->ndata; i++)
-		if (!strcmp(av->data_files[i], path))
-			return 1;
-	return 0;
-}
-
-/* Remembers one, so that it is not opened again at the next re-read (a
- * failure to remember only costs that). */
-static void note_data_file(struct attach_vgl *av, const char *path)
-{
-	char **grown = realloc(av->data_files,
-			       (av->ndata + 1) * sizeof(*grown));
-
-	if (!grown)
-		return;
-	av->data_files = grown;
-	if ((grown[av->ndata] = strdup(path)))
-		av->ndata++;
-}
-
-static void read_modules(struct attach_vgl *av);
+static void read_modules(struct attach_vgl *av, const struct image_view *v);
 
 /* The live module of the exe's file, or NULL: not mapped (yet). */
 static struct attach_vgl_module *exe_module(struct attach_vgl *av)
@@ -283,130 +260,88 @@ static struct attach_vgl_module *new_module(struct attach_vgl *av,
 }
 
 /*
- * Reads the modules of the process's maps (read_modules), and its exe
- * before and after.  One that differs from the exe the file names is an
- * exec since the sample that last read it: these maps are the new
- * program's, and the file becomes the new program's now, as at a sample
- * that sees the exec (attach_vgl_sample), for a process may end before
- * such a sample: under `vigil run --scan stacks` of xz-utils' make check,
- * 9 of 210 files held xz's modules and stacks under the name and command
- * of the shell (a libtool wrapper script) that exec'd it.  An exec while
- * the maps are read (the two reads of the exe differ) may leave modules
- * of either image: they are read again.
+ * Takes the modules of the process's image now (read_modules), whose exe
+ * was read before and after its maps (image.h).  One that differs from
+ * the exe the file names is an exec since the sample that last read it:
+ * these maps are the new program's, and the file becomes the new
+ * program's now, as at a sample that sees the exec (attach_vgl_sample),
+ * for a process may end before such a sample: under `vigil run --scan
+ * stacks` of xz-utils' make check, 9 of 210 files held xz's modules and
+ * stacks under the name and command of the shell (a libtool wrapper
+ * script) that exec'd it.  Maps read while the exe kept changing may mix
+ * both images: none of their modules are taken.
  */
 static void refresh_modules(struct attach_vgl *av)
 {
-	int tries;
+	const struct image_view *v;
 
-	for (tries = 0; tries < 3 && !av->exec_split; tries++) {
-		char *exe = proc_exe(av->pid), *after;
-		int same;
+	if (av->exec_split || !av->image ||
+	    !(v = proc_image_now(av->image)) || v->exe_moved ||
+	    !proc_image_fresh(av->image))
+		return;
+	if (v->exe && av->exe && strcmp(v->exe, av->exe)) {
+		char *exe = strdup(v->exe);
 
+		if (!exe)
+			return;
 		/* One image per file, and this one has stacks: the maps are
 		 * the next image's, for the next file (exec_split). */
-		if (exe && av->exe && strcmp(exe, av->exe) &&
-		    av->split_exec && av->rec.stack_samples) {
+		if (av->split_exec && av->rec.stack_samples) {
 			free(av->pending_exe);
 			av->pending_exe = exe;
 			av->exec_split = ATTACH_VGL_SPLIT_DONE;
 			return;
 		}
-		if (exe && av->exe && strcmp(exe, av->exe)) {
-			take_exe(av, exe, vgl_clock_ns(CLOCK_MONOTONIC));
-			retire_modules(av);
-			av->exec_early = 1;
-		} else {
-			free(exe);
-		}
-		read_modules(av);
-		after = proc_exe(av->pid);
-		same = !after || !av->exe || !strcmp(after, av->exe);
-		free(after);
-		if (same)
-			break;
+		take_exe(av, exe, vgl_clock_ns(CLOCK_MONOTONIC));
+		retire_modules(av);
+		av->exec_early = 1;
 	}
+	read_modules(av, v);
 }
 
 /*
- * Reads the file mappings of /proc/PID/maps, one module per ELF file (its
- * lowest to highest address), and adds the ones not known yet, with the
- * load bias the symbolizer computes from their ELF headers.
+ * Adds the modules of view v not known yet, one per ELF file (its lowest
+ * to highest address), with what the image probed of each: build-id
+ * (read while it is mapped: a reader then knows a rebuilt file from the
+ * one that ran, issue 16) and load bias.  Files of data (the locale, the
+ * C library's caches, the counting profile the runtime maps), where no
+ * sample can be, are left out.
  */
-static void read_modules(struct attach_vgl *av)
+static void read_modules(struct attach_vgl *av, const struct image_view *v)
 {
-	struct vgl_symbolizer *sym = NULL;
-	struct vgl_maps maps;
-	struct vgl_map mp;
 	size_t i, k;
 
-	if (vgl_maps_open(&maps, av->pid))
-		return;
-	if (vgl_symbolizer_from_pid(&sym, av->pid))
-		sym = NULL;
-	while (vgl_maps_next(&maps, &mp)) {
-		uint64_t lo = mp.lo, hi = mp.hi;
+	for (k = 0; k < v->nmods; k++) {
+		const struct image_module *im = &v->mods[k];
 		struct attach_vgl_module *m = NULL;
-		const char *file = mp.path;
 
-		int vdso = !strcmp(file, VGL_VDSO_PATH);
-		uint8_t bid[sizeof(m->build_id)];
-		char mf[96];
-		int n;
-
-		if ((file[0] != '/' && !vdso) || is_data_file(av, file))
-			continue;
 		for (i = 0; i < av->nmods; i++)
-			if (!av->mods[i].retired && !strcmp(av->mods[i].path, file))
+			if (!av->mods[i].retired &&
+			    !strcmp(av->mods[i].path, im->path))
 				m = &av->mods[i];
 		if (m) {
-			if (lo < m->lo)
-				m->lo = lo;
-			if (hi > m->hi)
-				m->hi = hi;
+			if (im->lo < m->lo)
+				m->lo = im->lo;
+			if (im->hi > m->hi)
+				m->hi = im->hi;
 			continue;
 		}
-		/* The mapped file itself, which a rebuild on disk does not
-		 * replace; else its path.  The vDSO: vigil's own is the
-		 * target's (one kernel). */
-		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx",
-			 (int)av->pid, (unsigned long long)lo,
-			 (unsigned long long)hi);
-		if (vdso)
-			n = vgl_vdso_build_id(bid, sizeof(bid));
-		else
-			n = vgl_elf_file_build_id(mf, bid, sizeof(bid));
-		if (n < 0 && !vdso)
-			n = vgl_elf_file_build_id(file, bid, sizeof(bid));
-		/* Not ELF: a file of data (the locale, the C library's
-		 * caches, the counting profile the runtime maps), where no
-		 * sample can be.  Told by its contents, not by how it is
-		 * mapped now: the loader maps a library read-only before it
-		 * maps its code. */
-		if (n == -ENOEXEC) {
-			note_data_file(av, file);
+		image_module_probe(av->image, v, k);
+		if (im->data)
 			continue;
-		}
-		if (!(m = new_module(av, file)))
+		if (!(m = new_module(av, im->path)))
 			break;
-		m->lo = lo;
-		m->hi = hi;
+		m->lo = im->lo;
+		m->hi = im->hi;
 		/* Without its ELF headers the first mapping is the best
 		 * guess of where the file starts (right for PIE and
 		 * shared libraries); the vDSO is linked at 0, so its
 		 * mapping's start is the bias. */
-		m->bias = lo;
-		if (n > 0)
-			memcpy(m->build_id, bid, (size_t)n);
-		m->build_id_len = n > 0 ? (uint32_t)n : 0;
-		for (k = 0; sym && k < vgl_symbolizer_count(sym); k++)
-			if (!strcmp(vgl_symbolizer_module_path(sym, k), file)) {
-				m->bias = vgl_symbolizer_module_bias(sym, k);
-				break;
-			}
+		m->bias = im->bias_ok ? im->bias : im->first_lo;
+		memcpy(m->build_id, im->build_id, im->build_id_len);
+		m->build_id_len = im->build_id_len;
 		av->nmods++;
 	}
-	vgl_maps_close(&maps);
-	vgl_symbolizer_free(sym);
 }
 
 /* The frame of address addr (a return address when caller); old: of the
@@ -425,6 +360,10 @@ static struct vgl_frame frame_of(struct attach_vgl *av, uint64_t addr,
 	}
 	if (!m && !old && *miss != look && av->refreshed_seq != seq) {
 		av->refreshed_seq = seq;
+		/* Read again if the image has no code there either (a
+		 * dlopen no record told of), at most ten times a second. */
+		if (av->image)
+			proc_image_at(av->image, look);
 		refresh_modules(av);
 		m = module_at(av, look);
 		if (!m)
@@ -850,7 +789,7 @@ int attach_vgl_split_init(struct attach_vgl *next, struct attach_vgl *av,
 
 	if (s && s->exe && !s->exe_stale)
 		exe = s->exe;
-	err = attach_vgl_init(next, av->pid);
+	err = attach_vgl_init(next, av->pid, av->image);
 	if (err)
 		return err;
 	/* Gone already, or read mid-exec: the exe the exec named. */
@@ -887,9 +826,6 @@ void attach_vgl_release(struct attach_vgl *av)
 	for (i = 0; i < av->nmods; i++)
 		free(av->mods[i].path);
 	free(av->mods);
-	for (i = 0; i < av->ndata; i++)
-		free(av->data_files[i]);
-	free(av->data_files);
 	free_cmdline(av);
 	free(av->exe);
 	vgl_sampled_release(&av->rec);

@@ -15,8 +15,11 @@
 
 struct attach_vgl_module;
 
+struct proc_image;
+
 struct attach_vgl {
 	pid_t pid;
+	struct proc_image *image;   /* its maps (image.h), the caller's */
 	uint64_t start_ns;          /* CLOCK_REALTIME at the attach */
 	uint64_t start_mono;        /* CLOCK_MONOTONIC at the attach */
 	char *exe;                  /* the latest exe read (at the attach,
@@ -28,9 +31,6 @@ struct attach_vgl {
 	struct vgl_sampled rec;
 	struct attach_vgl_module *mods;
 	size_t nmods;
-	char **data_files;          /* mapped files that are not ELF: never
-	                             * modules, not opened again */
-	size_t ndata;
 	uint64_t proc_start;        /* its start time, read at the attach */
 	uint64_t refreshed_seq;     /* sample that last re-read the maps */
 	int modules_read;           /* at the first sample with stacks */
@@ -67,9 +67,10 @@ struct attach_vgl {
 
 enum { ATTACH_VGL_SPLIT_SAMPLE = 1, ATTACH_VGL_SPLIT_DONE = 2 };
 
-/* Starts recording pid's run; times are taken now.  Returns 0 or
- * -ENOMEM. */
-int attach_vgl_init(struct attach_vgl *av, pid_t pid);
+/* Starts recording pid's run; times are taken now.  image: the process's
+ * (image.h), shared with its sampler, from which the modules are taken;
+ * NULL: none are.  Returns 0 or -ENOMEM. */
+int attach_vgl_init(struct attach_vgl *av, pid_t pid, struct proc_image *image);
 
 /* Keeps one sample (kind SAMPLER_SAMPLE).  Called from the sampler's
  * callback; never fails, but remembers a failure for attach_vgl_write. */

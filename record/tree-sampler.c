@@ -38,6 +38,7 @@
 
 #include "message.h"
 #include "attach-vgl.h"
+#include "image.h"
 #include "procid.h"
 #include "sampler.h"
 #include "tree-sampler.h"
@@ -45,6 +46,8 @@
 struct member {
 	pid_t pid;
 	struct sampler *s;
+	struct proc_image *image; /* its maps (image.h): the sampler's and
+	                           * av's */
 	struct attach_vgl av;   /* its samples and stacks so far */
 	pthread_mutex_t av_lock; /* av: the callback's, and the caller's
 	                          * while it starts the file */
@@ -267,6 +270,15 @@ static void write_image(struct tree_sampler *t, struct member *m, int ended)
 	m->name = NULL;
 }
 
+/* Frees m, whose sampler is stopped or was never started. */
+static void drop(struct member *m)
+{
+	attach_vgl_release(&m->av);
+	proc_image_close(m->image);
+	pthread_mutex_destroy(&m->av_lock);
+	free(m);
+}
+
 /*
  * Stops m's sampler (its last sample delivered), makes its file final
  * (write_image) and frees m.  ended: the process ended; else it runs on
@@ -280,9 +292,7 @@ static void finish(struct tree_sampler *t, struct member *m, int ended)
 	ended |= m->ended;
 	pthread_mutex_unlock(&t->lock);
 	write_image(t, m, ended);
-	attach_vgl_release(&m->av);
-	pthread_mutex_destroy(&m->av_lock);
-	free(m);
+	drop(m);
 }
 
 /* Whether pid is gone, or a zombie: its exe cannot be read for want of
@@ -340,13 +350,6 @@ static void split(struct tree_sampler *t, struct member *m,
 }
 
 /* Frees m, whose sampler never started. */
-static void drop(struct member *m)
-{
-	attach_vgl_release(&m->av);
-	pthread_mutex_destroy(&m->av_lock);
-	free(m);
-}
-
 void tree_sampler_update(struct tree_sampler *t, const pid_t *pids,
 			 size_t n)
 {
@@ -374,7 +377,9 @@ void tree_sampler_update(struct tree_sampler *t, const pid_t *pids,
 		t->m = grown;
 		m->pid = pids[i];
 		m->t = t;
-		if (attach_vgl_init(&m->av, pids[i]) < 0) {
+		m->image = proc_image_open(pids[i]);
+		if (!m->image || attach_vgl_init(&m->av, pids[i], m->image) < 0) {
+			proc_image_close(m->image);
 			free(m);
 			return;
 		}
@@ -387,6 +392,7 @@ void tree_sampler_update(struct tree_sampler *t, const pid_t *pids,
 		}
 		cfg = t->tmpl;
 		cfg.pid = pids[i];
+		cfg.image = m->image;
 		cfg.fn = on_sample;
 		cfg.arg = m;
 		if ((e = sampler_start(&m->s, &cfg, err, sizeof(err)))) {

@@ -134,16 +134,14 @@ void counts_release(struct counts_state *c);
 /* ---- stacks.c: CPU stack samples with perf_event_open ------------------ */
 struct stacks_state;
 
-/* Opens a sampling event per thread of pid per CPU (with inherit, so
+/* Opens a sampling event per thread of img's process per CPU (with inherit, so
  * threads created later are covered), one ring buffer per CPU.  Returns
  * 0 with *out set, or a negative errno with err naming the cause (and the
  * sysctl, for perf_event_paranoid). */
-int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
+struct proc_image;
+int stacks_open(struct stacks_state **out, struct proc_image *img, int taskfd,
 		unsigned frequency, enum sampler_unwind unwind,
 		unsigned stack_copy, char *err, size_t errlen);
-/* The target exec'd: its mappings are all new (when the exec was not
- * seen in the rings, where it is placed among the samples). */
-void stacks_forget_maps(struct stacks_state *st);
 /* The ring buffers' descriptors, to poll (readable when a sixteenth
  * full). */
 size_t stacks_fds(struct stacks_state *st, int *fds, size_t max);

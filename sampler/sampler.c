@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "image.h"
 #include "internal.h"
 
 #define MAX_RINGS 256
@@ -54,6 +55,8 @@ static const struct {
 
 struct sampler {
 	pid_t pid;
+	struct proc_image *image;     /* its maps and exe (image.h) */
+	int own_image;                /* opened here (cfg->image NULL) */
 	int pidfd, evfd, tfd;
 	uint64_t maps_ns;       /* the last SAMPLER_MAPS call (CLOCK_MONOTONIC) */
 	pthread_t thread;
@@ -282,8 +285,7 @@ static void take_sample(struct sampler *s, int final)
 	process_scan_exe(&s->proc, &smp);
 	if (smp.exe_changed) {
 		counts_forget_file(&s->counts);
-		if (s->stacks)
-			stacks_forget_maps(s->stacks);
+		proc_image_forget(s->image);
 	}
 	if ((scan & SAMPLER_SCAN_MEMORY) && process_scan_memory(&s->proc, &smp))
 		scan &= ~(unsigned)SAMPLER_SCAN_MEMORY;
@@ -394,6 +396,8 @@ static void report_maps(struct sampler *s)
 		return;
 	stacks_maps_changed(s->stacks, 1);
 	s->maps_ns = now;
+	/* Read for every user of the image at once. */
+	proc_image_refresh(s->image);
 	memset(&smp, 0, sizeof(smp));
 	smp.kind = SAMPLER_MAPS;
 	smp.time_ns = vgl_clock_ns(CLOCK_REALTIME);
@@ -517,6 +521,8 @@ static void *run(void *arg)
 static void release(struct sampler *s)
 {
 	stacks_close(s->stacks);
+	if (s->own_image)
+		proc_image_close(s->image);
 	threads_release(&s->threads);
 	counts_release(&s->counts);
 	process_release(&s->proc);
@@ -555,6 +561,16 @@ static int open_sampler(struct sampler **out, const struct sampler_config *cfg,
 	s->counts.mapsfd = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	s->pid = cfg->pid;
+	s->image = cfg->image;
+	if (!s->image) {
+		s->image = proc_image_open(cfg->pid);
+		s->own_image = 1;
+		if (!s->image) {
+			release(s);
+			return sampler_err(err, errlen, -ENOMEM,
+					   "out of memory");
+		}
+	}
 	s->interval_ns = cfg->interval_ns;
 	s->scan = cfg->scan;
 	s->frequency = cfg->frequency ? cfg->frequency : SAMPLER_FREQ_DEFAULT;
@@ -616,7 +632,7 @@ static int open_sampler(struct sampler **out, const struct sampler_config *cfg,
 		goto fail;
 	}
 	if (s->scan & SAMPLER_SCAN_STACKS) {
-		ret = stacks_open(&s->stacks, s->pid, s->threads.taskfd,
+		ret = stacks_open(&s->stacks, s->image, s->threads.taskfd,
 				  s->frequency, s->unwind, s->stack_copy, err,
 				  errlen);
 		if (ret)
@@ -705,7 +721,7 @@ int sampler_set_scan(struct sampler *s, unsigned scan, unsigned frequency,
 	 * ones close after the switch. */
 	if ((scan & SAMPLER_SCAN_STACKS) &&
 	    (!s->stacks || frequency != s->frequency)) {
-		ret = stacks_open(&st, s->pid, s->threads.taskfd, frequency,
+		ret = stacks_open(&st, s->image, s->threads.taskfd, frequency,
 				  s->unwind, s->stack_copy, err, errlen);
 		if (ret)
 			goto out;

@@ -272,6 +272,8 @@ struct sampler_sample {
 
 typedef void (*sampler_fn)(const struct sampler_sample *s, void *arg);
 
+struct proc_image;
+
 struct sampler_config {
 	pid_t pid;
 	uint64_t interval_ns;      /* SAMPLER_INTERVAL_MIN_NS .. _MAX_NS */
@@ -279,6 +281,9 @@ struct sampler_config {
 	unsigned frequency;        /* stacks, Hz; 0 = SAMPLER_FREQ_DEFAULT */
 	enum sampler_unwind unwind;
 	unsigned stack_copy;       /* DWARF: bytes per sample; 0 = default */
+	/* The process's image (image.h), shared with the caller's namer and
+	 * writer and outliving the sampler; NULL: the sampler's own. */
+	struct proc_image *image;
 	sampler_fn fn;
 	void *arg;
 };

@@ -35,6 +35,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "image.h"
 #include "internal.h"
 #include "stacktab.h"
 #include "unwind.h"
@@ -67,6 +68,7 @@ struct ring {
 };
 
 struct stacks_state {
+	struct proc_image *img;    /* the process's (image.h), not owned */
 	pid_t pid;              /* the target: samples of others are dropped */
 	struct ring *rings;     /* one per CPU that has events */
 	size_t nrings;
@@ -295,7 +297,7 @@ static unsigned dwarf_ring_pages(unsigned copy)
 	return pages;
 }
 
-int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
+int stacks_open(struct stacks_state **out, struct proc_image *img, int taskfd,
 		unsigned frequency, enum sampler_unwind unwind,
 		unsigned stack_copy, char *err, size_t errlen)
 {
@@ -305,6 +307,7 @@ int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
 	long maxrate;
 	int ncpus, i, ret = 0, fd;
 	DIR *d = NULL;
+	pid_t pid = proc_image_pid(img);
 
 	maxrate = read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate");
 	if (maxrate > 0 && frequency > (unsigned long)maxrate)
@@ -319,6 +322,7 @@ int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
 		return -ENOMEM;
 	st->frequency = frequency;
 	st->pid = pid;
+	st->img = img;
 #if !defined(__x86_64__)
 	/* The registers are numbered for x86-64 only. */
 	if (unwind == SAMPLER_UNWIND_DWARF) {
@@ -333,7 +337,7 @@ int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
 	st->ring_pages = st->unwind == SAMPLER_UNWIND_DWARF ?
 			 dwarf_ring_pages(stack_copy) : RING_PAGES;
 	st->rec = malloc(65536);
-	if (!st->rec || unwind_open(&st->unwinder, pid,
+	if (!st->rec || unwind_open(&st->unwinder, img,
 				    st->unwind == SAMPLER_UNWIND_DWARF)) {
 		ret = -ENOMEM;
 		goto out;
@@ -415,7 +419,7 @@ int stacks_open(struct stacks_state **out, pid_t pid, int taskfd,
 			st->unwind = SAMPLER_UNWIND_FP;
 			unwind_close(st->unwinder);
 			st->unwinder = NULL;
-			if (unwind_open(&st->unwinder, pid, 0)) {
+			if (unwind_open(&st->unwinder, img, 0)) {
 				ret = -ENOMEM;
 				goto out;
 			}
@@ -662,7 +666,7 @@ static void exec_seen(struct stacks_state *st, uint64_t t)
 	st->exec_time = t;
 	st->exec_file_wanted = 1;
 	st->exec_file[0] = 0;
-	unwind_forget(st->unwinder);
+	proc_image_exec(st->img);
 }
 
 /*
@@ -795,7 +799,7 @@ void stacks_drain(struct stacks_state *st)
 	 * read.  Samples from before it unwind as well against them. */
 	t = scan_waiting(st, &mmap);
 	if (mmap) {
-		unwind_stale(st->unwinder);
+		proc_image_mapped(st->img);
 		st->maps_changed = 1;
 	}
 
@@ -803,11 +807,11 @@ void stacks_drain(struct stacks_state *st)
 	 * it first, unwound against the old mappings, then the new image
 	 * starts.  (A few rounds at most: execs are rare.) */
 	for (k = 0; k < 4 && t; k++, t = scan_waiting(st, NULL)) {
-		unwind_hold(st->unwinder, 1);
+		proc_image_hold(st->img, 1);
 		for (i = 0; i < st->nrings; i++)
 			if (st->rings[i].base)
 				drain_ring(st, &st->rings[i], t);
-		unwind_hold(st->unwinder, 0);
+		proc_image_hold(st->img, 0);
 		exec_seen(st, t);
 	}
 	for (i = 0; i < st->nrings; i++)
@@ -850,7 +854,7 @@ int stacks_take(struct stacks_state *st, struct sampler_sample *s)
 
 	/* The first sample comes as sampling starts: the image's maps now,
 	 * before any exec. */
-	unwind_ready(st->unwinder);
+	proc_image_now(st->img);
 	stacks_drain(st);
 	/* The round's stacks are handed out, and the table of the round
 	 * before, emptied, takes the next one. */
@@ -903,11 +907,6 @@ void stacks_adopt(struct stacks_state *st, struct stacks_state *old)
 	}
 	st->lost += old->lost;
 	old->samples = old->lost = 0;
-}
-
-void stacks_forget_maps(struct stacks_state *st)
-{
-	unwind_forget(st->unwinder);
 }
 
 void stacks_close(struct stacks_state *st)

@@ -11,42 +11,34 @@
 
 struct sampler_symbols;
 
-/* Prepares to name addresses of pid's mappings (read from /proc/PID/maps
- * at the first name or sampler_symbols_ready, and again when an address
- * falls outside them, e.g. after dlopen or exec).  Returns NULL when out
- * of memory. */
-struct sampler_symbols *sampler_symbols_open(pid_t pid);
+struct proc_image;
 
-/* Reads the maps now if they are not read yet: at the first sample, so
- * that addresses taken before an exec can be named after it. */
-void sampler_symbols_ready(struct sampler_symbols *sy);
-
-/* The process has exec'd since: sy names the old image's addresses only,
- * and never reads the (new) maps again. */
-void sampler_symbols_hold(struct sampler_symbols *sy);
-
-/* Reads the maps again now (new code was mapped), unless held or never
- * read yet; what was read before stands if they cannot be read. */
-void sampler_symbols_refresh(struct sampler_symbols *sy);
+/* Prepares to name addresses of img's process (image.h: where its modules
+ * are mapped, read again when an address falls outside them, after a
+ * dlopen or an exec).  Returns NULL when out of memory. */
+struct sampler_symbols *sampler_symbols_open(struct proc_image *img);
 
 /*
  * Writes the name of the function containing addr into buf: "name",
  * "module+0xOFF" when the module has no symbol there, "0xADDR" when no
  * module maps it.  caller is nonzero for a return address (looked up at
- * addr - 1, inside the call instruction).  Returns buf.
+ * addr - 1, inside the call instruction); old for an address of the
+ * image before the latest exec (a stack taken before it).  Returns buf.
  */
 const char *sampler_symbols_name(struct sampler_symbols *sy, uint64_t addr,
-				 int caller, char *buf, size_t len);
+				 int caller, int old, char *buf, size_t len);
 
 /*
- * The functions inlined where addr is (caller as for sampler_symbols_name),
+ * The functions inlined where addr is (caller and old as for
+ * sampler_symbols_name),
  * from the module's DWARF inline scopes: names[0] the innermost, the last
  * the one inlined straight into the function sampler_symbols_name names.
  * Plain names, valid until the next call of either function.  Returns
  * how many, at most max (0: no inlined copy there, or no DWARF).
  */
 size_t sampler_symbols_inlined(struct sampler_symbols *sy, uint64_t addr,
-			       int caller, const char **names, size_t max);
+			       int caller, int old, const char **names,
+			       size_t max);
 
 void sampler_symbols_close(struct sampler_symbols *sy);
 

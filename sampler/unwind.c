@@ -2,8 +2,9 @@
  * unwind.c - see unwind.h.
  *
  * elfutils' libdwfl does the unwinding, as in perf's util/unwind-libdw.c:
- * the process's modules are reported once from /proc/PID/maps (again
- * after a dlopen or an exec), and one thread state is attached whose
+ * the process's modules are reported once from its image (image.h; again
+ * when the image is read anew, after a dlopen or an exec), and one thread
+ * state is attached whose
  * callbacks answer from the sample being unwound - its registers, and its
  * copy of the stack for memory.  libdwfl keeps each module's ELF and CFI
  * (.eh_frame with its binary-search header, or .debug_frame) between
@@ -22,32 +23,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "maps.h"
+#include <stdio.h>
+
+#include "image.h"
+#include "symbolizer.h"
 #include "unwind.h"
 
-/* After new code was mapped (unwind_stale), the maps are read again
- * before the next sample is unwound, but at most this often: a program
- * that dlopens in a loop made every wake-up read them (vigil's CPU at
- * 999 Hz: 0.64 s in 5 s, against 0.20 s before the re-reads). */
-#define STALE_NS 50000000ull
-#define RELOAD_NS 100000000ull   /* at most one re-read of the maps per */
-
-struct xmap {
-	uint64_t lo, hi;
-};
-
 struct unwinder {
-	pid_t pid;
+	struct proc_image *img;
 	int dwarf;               /* 0: the executable mappings only */
 	Dwfl *dwfl;
-	int attached;
-	struct xmap *x;          /* executable mappings, sorted */
-	size_t nx, capx;
-	uint64_t loaded_ns;      /* 0: read at the next sample */
-	int stale;               /* new code mapped since (unwind_stale) */
-	int hold;                /* samples of a replaced image: no re-read */
-	/* The sample being unwound. */
+	uint64_t dwfl_seq;       /* the view it reports; 0: none */
+	/* The sample being unwound, and the view it is unwound against. */
+	const struct image_view *v;
 	const uint64_t *regs;    /* DWARF order, UNWIND_NREGS */
 	uint64_t sp;
 	const unsigned char *stack;
@@ -121,146 +109,83 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.set_initial_registers = set_initial_registers,
 };
 
-static int cmp_xmap(const void *a, const void *b)
+/* The view's executable mappings, with the same one when the image
+ * cannot be read now: samples are often unwound after the process has
+ * ended (a short one ends before the first interval), and an empty map
+ * would make every sample unwind to nothing (Debian's python3 kept 0 to
+ * 35 of 38 samples). */
+static int in_x(const struct unwinder *u, uint64_t addr)
 {
-	const struct xmap *x = a, *y = b;
-
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-/* Reads the executable mappings of the process (lib/maps.c, the one
- * reader of /proc/PID/maps); -1, with the ones read before kept, when
- * they cannot be read: the process is gone. */
-static int read_xmaps(struct unwinder *u)
-{
-	struct vgl_maps maps;
-	struct vgl_map m;
-	struct xmap *x = NULL;
-	size_t nx = 0, capx = 0;
-
-	if (vgl_maps_open(&maps, u->pid))
-		return -1;
-	while (vgl_maps_next(&maps, &m)) {
-		if (m.perms[2] != 'x')
-			continue;
-		if (nx == capx) {
-			size_t cap = capx ? capx * 2 : 64;
-			struct xmap *p = realloc(x, cap * sizeof(*p));
-
-			if (!p)
-				break;
-			x = p;
-			capx = cap;
-		}
-		x[nx++] = (struct xmap){ m.lo, m.hi };
-	}
-	vgl_maps_close(&maps);
-	/* An exited process reads as no mappings at all. */
-	if (!nx) {
-		free(x);
-		return -1;
-	}
-	qsort(x, nx, sizeof(*x), cmp_xmap);
-	free(u->x);
-	u->x = x;
-	u->nx = nx;
-	u->capx = capx;
-	return 0;
-}
-
-static int in_xmap(const struct unwinder *u, uint64_t addr)
-{
-	size_t lo = 0, hi = u->nx;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (addr < u->x[mid].lo)
-			hi = mid;
-		else if (addr >= u->x[mid].hi)
-			lo = mid + 1;
-		else
-			return 1;
-	}
-	return 0;
+	return u->v && image_view_in_x(u->v, addr);
 }
 
 /*
- * (Re)reads the process's modules and executable mappings.  Samples are
- * often unwound after the process has ended (a short one ends before the
- * first interval): then nothing can be read, and what was read before
- * stands, not an empty map that would make every sample unwind to
- * nothing (Debian's python3 kept 0 to 35 of 38 samples).
+ * The modules of the view, reported to libdwfl from its text (no second
+ * read of the maps), when the view is not the one reported already.  The
+ * vDSO is reported by hand under the name libdwfl's own report gives it,
+ * "[vdso: PID]", by which its ELF is read from the process's memory.
+ * When that fails, the modules reported before stand.
  */
-static void load(struct unwinder *u)
+static void report(struct unwinder *u)
 {
+	const struct image_view *v = u->v;
+	char name[40];
+	FILE *f;
 	Dwfl *d;
+	size_t i;
+	int bad;
 
-	u->loaded_ns = vgl_clock_ns(CLOCK_MONOTONIC);
-	u->stale = 0;
-	if (read_xmaps(u) < 0 || !u->dwarf)
+	if (!u->dwarf || !v || v->seq == u->dwfl_seq)
 		return;
+	u->dwfl_seq = v->seq;
 	d = dwfl_begin(&proc_callbacks);
 	if (!d)
 		return;
+	f = fmemopen(v->text, v->len ? v->len : 1, "r");
 	dwfl_report_begin(d);
-	if (dwfl_linux_proc_report(d, u->pid) ||
-	    dwfl_report_end(d, NULL, NULL) ||
-	    !dwfl_attach_state(d, NULL, u->pid, &thread_callbacks, u)) {
+	bad = !f || dwfl_linux_proc_maps_report(d, f);
+	if (f)
+		fclose(f);
+	snprintf(name, sizeof(name), "[vdso: %d]", (int)proc_image_pid(u->img));
+	for (i = 0; !bad && i < v->nmaps; i++)
+		if (v->maps[i].mod >= 0 &&
+		    !strcmp(v->mods[v->maps[i].mod].path, VGL_VDSO_PATH) &&
+		    v->maps[i].perms[2] == 'x') {
+			if (!dwfl_report_module(d, name, v->maps[i].lo,
+						v->maps[i].hi))
+				bad = 1;
+			break;
+		}
+	if (bad || dwfl_report_end(d, NULL, NULL) ||
+	    !dwfl_attach_state(d, NULL, proc_image_pid(u->img),
+			       &thread_callbacks, u)) {
 		dwfl_end(d);
 		return;
 	}
 	if (u->dwfl)
 		dwfl_end(u->dwfl);
 	u->dwfl = d;
-	u->attached = 1;
 }
 
-int unwind_open(struct unwinder **out, pid_t pid, int dwarf)
+/* The view to unwind against (see in_x). */
+static void view_for(struct unwinder *u, uint64_t addr)
+{
+	const struct image_view *v = proc_image_at(u->img, addr);
+
+	u->v = v ? v : proc_image_old(u->img);
+	report(u);
+}
+
+int unwind_open(struct unwinder **out, struct proc_image *img, int dwarf)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		return -ENOMEM;
-	u->pid = pid;
+	u->img = img;
 	u->dwarf = dwarf;
 	*out = u;
 	return 0;
-}
-
-void unwind_ready(struct unwinder *u)
-{
-	if (u && !u->loaded_ns && !u->hold)
-		load(u);
-}
-
-void unwind_forget(struct unwinder *u)
-{
-	if (u)
-		u->loaded_ns = 0;
-}
-
-void unwind_stale(struct unwinder *u)
-{
-	if (u)
-		u->stale = 1;
-}
-
-/* Whether the maps are to be read before a sample is unwound: never
- * read, or new code mapped since and the last read long enough ago. */
-static int due(const struct unwinder *u)
-{
-	if (u->hold)
-		return 0;
-	return !u->loaded_ns ||
-	       (u->stale &&
-		vgl_clock_ns(CLOCK_MONOTONIC) - u->loaded_ns > STALE_NS);
-}
-
-void unwind_hold(struct unwinder *u, int hold)
-{
-	if (u)
-		u->hold = hold;
 }
 
 static int frame_cb(Dwfl_Frame *frame, void *arg)
@@ -274,7 +199,7 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 		return DWARF_CB_ABORT;
 	}
 	/* A return address is looked up inside its call instruction. */
-	if (!in_xmap(u, activation || !pc ? pc : pc - 1)) {
+	if (!in_x(u, activation || !pc ? pc : pc - 1)) {
 		u->truncated = 1;
 		return DWARF_CB_ABORT;
 	}
@@ -290,18 +215,14 @@ uint32_t unwind_sample(struct unwinder *u, pid_t tid, const uint64_t *regs,
 		       const unsigned char *stack, size_t stack_len,
 		       uint64_t *ips, uint32_t max, int *truncated)
 {
-	uint64_t ip = regs[UNWIND_REG_IP], t;
+	uint64_t ip = regs[UNWIND_REG_IP];
 	int ret;
 
-	if (due(u))
-		load(u);
-	if (!in_xmap(u, ip) && !u->hold &&
-	    (t = vgl_clock_ns(CLOCK_MONOTONIC)) - u->loaded_ns > RELOAD_NS)
-		load(u);    /* a mapping new since we read them: dlopen */
+	view_for(u, ip);
 	*truncated = 1;
-	if (!in_xmap(u, ip) || !max)
+	if (!in_x(u, ip) || !max)
 		return 0;
-	if (!u->attached) {
+	if (!u->dwfl) {
 		/* No modules to unwind with: the place alone. */
 		ips[0] = ip;
 		return 1;
@@ -327,12 +248,9 @@ uint32_t unwind_check(struct unwinder *u, const uint64_t *ips, uint32_t n,
 {
 	uint32_t i;
 
-	if (due(u) ||
-	    (!u->hold && n && !in_xmap(u, ips[0]) &&
-	     vgl_clock_ns(CLOCK_MONOTONIC) - u->loaded_ns > RELOAD_NS))
-		load(u);
+	view_for(u, n ? ips[0] : 0);
 	for (i = 0; i < n; i++)
-		if (!in_xmap(u, i && ips[i] ? ips[i] - 1 : ips[i]))
+		if (!in_x(u, i && ips[i] ? ips[i] - 1 : ips[i]))
 			break;
 	*truncated = i < n;
 	return i;
@@ -344,6 +262,5 @@ void unwind_close(struct unwinder *u)
 		return;
 	if (u->dwfl)
 		dwfl_end(u->dwfl);
-	free(u->x);
 	free(u);
 }

@@ -21,29 +21,13 @@
 
 struct unwinder;
 
-/* Prepares to unwind pid's samples (its maps are read at the first
- * sample, or unwind_ready);
+struct proc_image;
+
+/* Prepares to unwind the samples of img's process, against its views
+ * (image.h, which says when they are read again);
  * dwarf 0: only to check chains walked otherwise (unwind_check).
  * Returns 0 or -ENOMEM. */
-int unwind_open(struct unwinder **out, pid_t pid, int dwarf);
-
-/* The process's mappings changed wholesale (an exec): read them again at
- * the next sample. */
-void unwind_forget(struct unwinder *u);
-
-/* New code was mapped (a dlopen seen among the samples): the maps are
- * read again before a later sample is unwound, at most every 50 ms. */
-void unwind_stale(struct unwinder *u);
-
-/* hold 1: the samples to come are from before an exec that has happened
- * since; the mappings must not be read again (they would be the new
- * image's) until hold 0. */
-void unwind_hold(struct unwinder *u, int hold);
-
-/* Reads the maps now if they are not read: called as sampling starts, so
- * that samples taken before an exec that comes before the first of them
- * is unwound can still be unwound against the old image. */
-void unwind_ready(struct unwinder *u);
+int unwind_open(struct unwinder **out, struct proc_image *img, int dwarf);
 
 /*
  * Unwinds one sample of thread tid: regs (UNWIND_NREGS, DWARF order),

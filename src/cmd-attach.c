@@ -34,6 +34,7 @@
 
 #include "message.h"
 #include "attach-vgl.h"
+#include "image.h"
 #include "duration.h"
 #include "json.h"
 #include "out-queue.h"
@@ -149,10 +150,8 @@ struct attach {
 	enum format format;
 	pid_t pid;
 	struct sampler *sampler;
+	struct proc_image *image;     /* the target's maps (image.h) */
 	struct sampler_symbols *syms;
-	/* The image's before the exec of this sample: for its stacks taken
-	 * before it (before_exec); NULL otherwise. */
-	struct sampler_symbols *old_syms;
 	unsigned scan, frequency;
 	uint64_t count_max, nsamples;
 	uint64_t end_missed;     /* intervals after the last sample with none */
@@ -264,8 +263,8 @@ static void fold_stacks(struct attach *a, const struct sampler_sample *s,
 		fputs(",\"stacks\":[", f);
 	for (i = 0; i < s->nstacks; i++) {
 		const struct sampler_stack *st = &s->stacks[i];
-		struct sampler_symbols *sy = st->before_exec && a->old_syms ?
-					     a->old_syms : a->syms;
+		struct sampler_symbols *sy = a->syms;
+		int old = st->before_exec;
 		int ok = 1, cut = 0;
 
 		/* A chain cut at MAX_FRAMES_OUT is truncated too: its outer
@@ -275,7 +274,7 @@ static void fold_stacks(struct attach *a, const struct sampler_sample *s,
 
 			for (j = 0, nf = 0; j < st->nips; j++)
 				nf += 1 + sampler_symbols_inlined(sy, st->ips[j],
-						j > 0, inl, MAX_INLINED);
+						j > 0, old, inl, MAX_INLINED);
 			cut = nf > MAX_FRAMES_OUT;
 			fprintf(f, "%s{\"tid\":%d,\"count\":%" PRIu64
 				",\"truncated\":%s,\"frames\":[", i ? "," : "",
@@ -289,10 +288,10 @@ static void fold_stacks(struct attach *a, const struct sampler_sample *s,
 			const char *inl[MAX_INLINED];
 			size_t k, ni;
 
-			sampler_symbols_name(sy, st->ips[j], j > 0, name,
+			sampler_symbols_name(sy, st->ips[j], j > 0, old, name,
 					     sizeof(name));
-			ni = sampler_symbols_inlined(sy, st->ips[j], j > 0, inl,
-						     MAX_INLINED);
+			ni = sampler_symbols_inlined(sy, st->ips[j], j > 0, old,
+						     inl, MAX_INLINED);
 			for (k = 0; k <= ni; k++) {
 				char both[512 + 16];
 				const char *fn = name;
@@ -366,10 +365,10 @@ static void write_json_counts(struct attach *a, const struct sampler_sample *s)
 		const struct sampler_edge *e = &s->edges[i];
 
 		fputs(i ? ",{\"caller\":" : "{\"caller\":", f);
-		vgl_json_string(f, sampler_symbols_name(a->syms, e->site, 1, name,
-							sizeof(name)));
+		vgl_json_string(f, sampler_symbols_name(a->syms, e->site, 1, 0,
+							name, sizeof(name)));
 		fputs(",\"callee\":", f);
-		vgl_json_string(f, sampler_symbols_name(a->syms, e->callee, 0,
+		vgl_json_string(f, sampler_symbols_name(a->syms, e->callee, 0, 0,
 							name, sizeof(name)));
 		fprintf(f, ",\"site\":\"0x%" PRIx64 "\",\"delta\":%" PRIu64
 			",\"total\":%" PRIu64 "}", e->site, e->delta, e->total);
@@ -403,10 +402,10 @@ static void write_text_counts(struct attach *a, const struct sampler_sample *s)
 	qsort(e, s->nedges, sizeof(*e), cmp_edge_delta);
 	for (i = 0; i < s->nedges && i < TOP_N; i++) {
 		fprintf(f, "  %12" PRIu64 "  ", e[i].delta);
-		vgl_text_line(f, sampler_symbols_name(a->syms, e[i].site, 1,
+		vgl_text_line(f, sampler_symbols_name(a->syms, e[i].site, 1, 0,
 						      caller, sizeof(caller)));
 		fputs(" -> ", f);
-		vgl_text_line(f, sampler_symbols_name(a->syms, e[i].callee, 0,
+		vgl_text_line(f, sampler_symbols_name(a->syms, e[i].callee, 0, 0,
 						      callee, sizeof(callee)));
 		fputc('\n', f);
 	}
@@ -693,8 +692,8 @@ static void on_sample(const struct sampler_sample *s, void *arg)
 
 	pthread_mutex_lock(&a->out_lock);
 	if (s->kind == SAMPLER_MAPS) {
-		/* Names read now, while the target lives; no record. */
-		sampler_symbols_refresh(a->syms);
+		/* The sampler read the maps again: the modules now, while
+		 * the target lives; no record. */
 		if (a->vgl)
 			attach_vgl_maps(a->vgl);
 		goto out;
@@ -711,22 +710,11 @@ static void on_sample(const struct sampler_sample *s, void *arg)
 	/* Past --count, the run is ending: no more samples. */
 	if (a->cb_reason != REASON_NONE)
 		goto out;
-	if (s->exe_changed && a->syms) {
-		/* A new image: the old names are for the stacks taken before
-		 * the exec only, and its maps are gone (no re-read). */
-		a->old_syms = a->syms;
-		sampler_symbols_hold(a->old_syms);
-		a->syms = sampler_symbols_open(a->pid);
-	}
 	if (s->stack_kernel_off && !a->kernel_said) {
 		a->kernel_said = 1;
 		vgl_warning("stack sampling: %s",
 			s->stack_kernel_off);
 	}
-	/* The maps now (the first sample comes as sampling starts), so
-	 * that stacks taken before an exec can be named after it. */
-	if (s->scan & SAMPLER_SCAN_STACKS)
-		sampler_symbols_ready(a->syms);
 	if (a->vgl)
 		attach_vgl_sample(a->vgl, s);
 	if (!rec_begin(a)) {
@@ -737,9 +725,6 @@ static void on_sample(const struct sampler_sample *s, void *arg)
 	}
 	rec_end(a, 1);
 	a->prev_mono = s->mono_ns;
-	/* The stacks taken before an exec are written: their names go. */
-	sampler_symbols_close(a->old_syms);
-	a->old_syms = NULL;
 	if (++a->nsamples == a->count_max) {
 		a->cb_reason = REASON_COUNT;
 		signal_end(a);
@@ -1242,9 +1227,16 @@ int cmd_attach(int argc, char **argv)
 	queued = 1;
 	a.pid = cfg.pid;
 	a.start_mono = a.prev_mono = vgl_clock_ns(CLOCK_MONOTONIC);
-	a.syms = sampler_symbols_open(cfg.pid);
+	a.image = proc_image_open(cfg.pid);
+	a.syms = a.image ? sampler_symbols_open(a.image) : NULL;
+	if (!a.syms) {
+		vgl_error("attach: %s", strerror(ENOMEM));
+		ret = EXIT_BAD_FILE;
+		goto out;
+	}
+	cfg.image = a.image;
 	if (a.vgl_path) {
-		attach_vgl_init(&vgl, cfg.pid);
+		attach_vgl_init(&vgl, cfg.pid, a.image);
 		a.vgl = &vgl;
 	}
 	cfg.fn = on_sample;
@@ -1311,6 +1303,7 @@ out:
 	if (a.vgl)
 		attach_vgl_release(a.vgl);
 	sampler_symbols_close(a.syms);
+	proc_image_close(a.image);
 	if (durfd >= 0)
 		close(durfd);
 	if (a.endfd >= 0)
