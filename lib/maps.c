@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "maps.h"
+#include "procid.h"
 
 int vgl_maps_read_fd(struct vgl_maps *m, int fd)
 {
@@ -140,4 +141,17 @@ void vgl_maps_close(struct vgl_maps *m)
 	free(m->buf);
 	m->buf = NULL;
 	m->len = m->pos = 0;
+}
+
+char *vgl_proc_exe(pid_t pid)
+{
+	char path[64], exe[4096];
+	ssize_t n;
+
+	vgl_proc_path(path, (uint64_t)pid, "exe");
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = 0;
+	return strdup(exe);
 }

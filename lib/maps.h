@@ -45,6 +45,10 @@ int vgl_maps_next(struct vgl_maps *m, struct vgl_map *out);
 
 void vgl_maps_close(struct vgl_maps *m);
 
+/* /proc/PID/exe, the program the maps are of, malloc'd; NULL when it
+ * cannot be read. */
+char *vgl_proc_exe(pid_t pid);
+
 /* Parses one line (without its newline; the path is left in place).
  * Returns 0 or -EINVAL. */
 int vgl_maps_parse_line(char *line, struct vgl_map *out);

@@ -30,6 +30,7 @@
 #include "attach-vgl.h"
 #include "clock.h"
 #include "image.h"
+#include "maps.h"
 #include "outfile.h"
 #include "procid.h"
 #include "symbolizer.h"
@@ -116,20 +117,6 @@ static void free_cmdline(struct attach_vgl *av)
 
 static void refresh_modules(struct attach_vgl *av);
 
-/* /proc/PID/exe, malloc'd; NULL when it cannot be read. */
-static char *proc_exe(pid_t pid)
-{
-	char path[64], exe[4096];
-	ssize_t n;
-
-	vgl_proc_path(path, (uint64_t)pid, "exe");
-	n = readlink(path, exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return NULL;
-	exe[n] = 0;
-	return strdup(exe);
-}
-
 /* An exec: the file becomes the program exe's (taken, malloc'd), with
  * its command line read anew (the old one's argv would sit beside the
  * new exe), at mono. */
@@ -193,13 +180,13 @@ int attach_vgl_init(struct attach_vgl *av, pid_t pid, struct proc_image *image)
 	 * (run/exec-command.test, once under load).
 	 */
 	for (tries = 0; tries < 3; tries++) {
-		char *before = proc_exe(pid);
+		char *before = vgl_proc_exe(pid);
 		int same;
 
 		free_cmdline(av);
 		read_cmdline_settled(av);
 		free(av->exe);
-		av->exe = proc_exe(pid);
+		av->exe = vgl_proc_exe(pid);
 		same = !before || !av->exe || !strcmp(before, av->exe);
 		free(before);
 		if (same)

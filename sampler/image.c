@@ -13,12 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "clock.h"
 #include "image.h"
 #include "maps.h"
-#include "procid.h"
 #include "symbolizer.h"
 
 /* See proc_image_now and proc_image_at: after new code was mapped, the
@@ -56,20 +54,6 @@ static void view_free(struct image_view *v)
 	free(v->sym_of);
 	vgl_symbolizer_free(v->sym);
 	free(v);
-}
-
-/* /proc/PID/exe, malloc'd; NULL when it cannot be read. */
-static char *read_exe(pid_t pid)
-{
-	char path[64], exe[4096];
-	ssize_t n;
-
-	vgl_proc_path(path, (uint64_t)pid, "exe");
-	n = readlink(path, exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return NULL;
-	exe[n] = 0;
-	return strdup(exe);
 }
 
 /* The module of v named path, or -1. */
@@ -223,9 +207,9 @@ static void read_image(struct proc_image *img)
 
 		view_free(v);
 		free(exe);
-		exe = read_exe(img->pid);
+		exe = vgl_proc_exe(img->pid);
 		v = read_maps(img->pid);
-		after = read_exe(img->pid);
+		after = vgl_proc_exe(img->pid);
 		moved = exe && after && strcmp(exe, after);
 		free(after);
 	}
