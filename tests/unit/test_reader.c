@@ -285,6 +285,35 @@ static void test_sampled(void)
 	vgl_reader_close(&r);
 }
 
+/* good/sampled-readings.vgl: sampled.vgl with its stacks' readings. */
+static void test_readings(void)
+{
+	char path[PATH_MAX + 64];
+	const struct vgl_stack_reading *e;
+	struct vgl_reader r;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/good/sampled-readings.vgl", corpus);
+	err = vgl_reader_open(&r, path);
+	CHECK("readings open", err == 0, "err %d: %s", err, r.err);
+	if (err)
+		return;
+	e = r.readings;
+	CHECK("readings", r.has_readings && r.nreadings == 4 &&
+	      e[0].reading == 0 && e[0].stack == 1 && e[0].count == 6 &&
+	      e[1].stack == 2 && e[1].count == 1 &&
+	      e[2].reading == 1 && e[2].stack == 0 && e[2].count == 900 &&
+	      e[3].reading == 1 && e[3].stack == 1 && e[3].count == 93,
+	      "%d %zu", r.has_readings, r.nreadings);
+	vgl_reader_close(&r);
+	/* The file without them has none. */
+	snprintf(path, sizeof(path), "%s/good/sampled.vgl", corpus);
+	err = vgl_reader_open(&r, path);
+	CHECK("no readings", err == 0 && !r.has_readings && !r.nreadings,
+	      "err %d: %s", err, r.err);
+	vgl_reader_close(&r);
+}
+
 /* vgl_sampled + vgl_writer read back by the reader, stacks added up. */
 static void test_sampled_roundtrip(void)
 {
@@ -476,6 +505,7 @@ int main(void)
 	test_basic();
 	test_others();
 	test_sampled();
+	test_readings();
 	test_sampled_roundtrip();
 	test_liveness();
 	test_buffer();
