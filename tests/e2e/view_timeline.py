@@ -27,6 +27,7 @@ import os
 import sys
 
 from headless import Browser  # noqa: E402
+from view_page import choose_thread, finish  # noqa: E402
 import readings  # noqa: E402
 
 ROWS = """(function () {
@@ -127,23 +128,11 @@ def main():
         if again != whole:
             bad.append("clearing the selection did not give the whole run's rows back")
     if tl and a.thread:
-        ok = tab.eval("""(function (tid) { var s = document.getElementById('thread');
-          for (var i = 0; i < s.options.length; i++)
-            if (s.options[i].textContent.split(' ')[1] === tid) {
-              s.value = s.options[i].value; s.dispatchEvent(new Event('change')); return true; }
-          return false; })(%s)""" % json.dumps(a.thread))
-        if not ok:
-            bad.append("no thread %s to choose" % a.thread)
+        choose_thread(tab, a.thread, bad)
         print("thread %s: lines %s" % (a.thread, ", ".join(tab.eval(
             "Array.prototype.map.call(document.querySelectorAll('#timeline polyline'),"
             " function (p) { return p.getAttribute('data-line') + ' ' + p.getAttribute('points').trim().split(' ').length; })"))))
-    errors = [m for m in b.events if m.get("method") == "Runtime.exceptionThrown"]
-    if errors:
-        bad.append("the page threw: %s" % errors[0]["params"]["exceptionDetails"])
-    b.close()
-    for x in bad:
-        print("problem: " + x)
-    sys.exit(1 if bad else 0)
+    finish(b, bad)
 
 
 main()
