@@ -127,9 +127,8 @@ static void count_reading(struct vgl_sampled *s, size_t k, uint64_t count)
 	struct vgl_stack_reading *e;
 
 	if (s->at[k] > s->last_first) {
-		e = &s->readings[s->at[k] - 1];
-		e->count = e->count + count < e->count ? UINT64_MAX :
-			   e->count + count;
+		/* Added up as the stack's own count is. */
+		s->readings[s->at[k] - 1].count += count;
 		return;
 	}
 	e = &s->readings[s->nreadings++];
