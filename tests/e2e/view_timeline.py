@@ -6,6 +6,7 @@ against the counts of the sampled profile's own readings, read without
 vigil (tests/e2e/readings.py):
 
   timeline: N points, N readings in the file   (or "timeline: none")
+  readings: N whose stacks add up to their stack_samples   (of the file)
   drag I..J: LABEL          (the readings a drag over their points
                              selected, and the label the page shows)
   calls head: TEXT          (the calls column's head then)
@@ -79,6 +80,11 @@ def main():
         print("timeline: %d points, %d readings in the file" % (circles, len(prof["samples"])))
         if circles != len(prof["samples"]) or len(tl["x"]) != circles:
             bad.append("%d points, %d x, %d readings" % (circles, len(tl["x"]), len(prof["samples"])))
+        sums = [0] * len(prof["samples"])
+        for r, _, c in prof["readings"] or []:
+            sums[r] += c
+        print("readings: %d whose stacks add up to their stack_samples" % sum(
+            1 for s, n in zip(prof["samples"], sums) if s[2] == n))
     whole = tab.eval(ROWS)
     calls_head = lambda: tab.eval("document.querySelector('#flat th[data-key=calls]').textContent")
     if a.report:
