@@ -96,6 +96,15 @@ static uint64_t *take_words(struct vgl_stacktab *t, uint32_t n)
 int vgl_stacktab_add(struct vgl_stacktab *t, uint32_t tid, uint64_t tag,
 		     const uint64_t *words, uint32_t n, uint64_t count)
 {
+	size_t at;
+
+	return vgl_stacktab_add_at(t, tid, tag, words, n, count, &at);
+}
+
+int vgl_stacktab_add_at(struct vgl_stacktab *t, uint32_t tid, uint64_t tag,
+			const uint64_t *words, uint32_t n, uint64_t count,
+			size_t *at)
+{
 	uint64_t h = vgl_stacktab_hash(tid, tag, words, n);
 	struct vgl_stack_entry *e;
 	uint64_t *w;
@@ -114,6 +123,7 @@ int vgl_stacktab_add(struct vgl_stacktab *t, uint32_t tid, uint64_t tag,
 		    e->tag == tag &&
 		    (!n || !memcmp(e->words, words, n * sizeof(*words)))) {
 			e->count += count;
+			*at = t->slots[j];
 			return 0;
 		}
 	}
@@ -138,6 +148,7 @@ int vgl_stacktab_add(struct vgl_stacktab *t, uint32_t tid, uint64_t tag,
 	e->words = w;
 	if (n)
 		memcpy(w, words, n * sizeof(*words));
+	*at = t->n;
 	t->slots[j] = (uint32_t)t->n++;
 	return 0;
 }

@@ -60,6 +60,11 @@ void vgl_stacktab_init(struct vgl_stacktab *t);
 int vgl_stacktab_add(struct vgl_stacktab *t, uint32_t tid, uint64_t tag,
 		     const uint64_t *words, uint32_t n, uint64_t count);
 
+/* The same, and *at is then the stack's index in t->e. */
+int vgl_stacktab_add_at(struct vgl_stacktab *t, uint32_t tid, uint64_t tag,
+			const uint64_t *words, uint32_t n, uint64_t count,
+			size_t *at);
+
 /* Empties t and keeps its memory for the next stacks. */
 void vgl_stacktab_clear(struct vgl_stacktab *t);
 

@@ -25,6 +25,8 @@
  *                sampled run: process and per-thread CPU, memory, host CPU
  *     STACKS     (optional) struct vgl_stacks, then CPU stack samples,
  *                their frames named by module id + runtime address
+ *     STACK_READINGS (optional) struct vgl_stack_readings, then which
+ *                reading of SAMPLES each stack's samples came in
  *
  * The header checksum covers the header and the section table, which the
  * writer never changes after creating the file.  Everything that changes
@@ -67,6 +69,9 @@ enum vgl_section_kind {
 	VGL_SEC_STACKS = 5,    /* optional; any file kind may hold it */
 	VGL_SEC_PROCESSES = 6, /* optional; a merge's processes and how they
 	                        * ended (struct vgl_processes) */
+	VGL_SEC_STACK_READINGS = 7, /* optional, with SAMPLES and STACKS: how
+	                             * many samples of each stack each
+	                             * sample record (reading) got */
 };
 
 struct vgl_section {
@@ -376,6 +381,33 @@ struct vgl_frame {
 	uint64_t addr;              /* VGL_KERNEL_ADDR: in the kernel */
 	uint32_t module;
 	uint32_t reserved;
+};
+
+/*
+ * STACK_READINGS: struct vgl_stack_readings, then `count` entries, one
+ * per (reading, stack) that got samples: a reading is a record of
+ * SAMPLES (its index in file order), a stack a record of STACKS.  Sorted
+ * by reading then stack, each pair once, every count at least 1; each
+ * stack's entries add up to its count, so the stacks of any set of
+ * readings are a part of STACKS, exactly.  A reading's entries add up
+ * to its stack_samples, within what the writer could not place: a
+ * sample without a frame is in no stack, and the stacks of the image
+ * before an exec, which the writer learns of only after that image's
+ * last reading, go to that reading (the last of its file, under `vigil
+ * run`, which gives each image a file).  Readers do not require it.
+ * Written only beside SAMPLES and STACKS of the same run: a merge,
+ * which keeps no readings, has none.  Readers that do not know it skip it, and read
+ * the stacks as of the whole run, which they are.
+ */
+struct vgl_stack_readings {
+	uint64_t count;           /* entries that follow */
+	uint64_t reserved;        /* 0 */
+};
+
+struct vgl_stack_reading {
+	uint32_t reading;         /* a SAMPLES record, 0 .. count - 1 */
+	uint32_t stack;           /* a STACKS record, 0 .. count - 1 */
+	uint64_t count;           /* samples of that stack in that reading */
 };
 
 /* The address of frame 0 of a sample taken while the thread ran in the

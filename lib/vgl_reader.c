@@ -786,6 +786,92 @@ static int parse_sampled(struct vgl_reader *r, const struct vgl_header *h,
 	return err;
 }
 
+/*
+ * The optional STACK_READINGS section, at most once, beside SAMPLES and
+ * STACKS (read before it): every entry names a sample record and a
+ * stack the file has, entries are sorted by (reading, stack) with no
+ * pair twice, every count is at least 1, and each stack's entries add up
+ * to its count, so that the stacks of any readings are a part of the
+ * run's, exactly.
+ */
+static int parse_stack_readings(struct vgl_reader *r,
+				const struct vgl_header *h,
+				const struct vgl_section *sec)
+{
+	const struct vgl_section *s = NULL;
+	struct vgl_stack_readings rh;
+	uint64_t *sum, i;
+	uint32_t k;
+
+	for (k = 0; k < h->nsections; k++) {
+		if (sec[k].kind != VGL_SEC_STACK_READINGS)
+			continue;
+		if (s)
+			return fail(r, -EINVAL, "more than one STACK_READINGS section");
+		s = &sec[k];
+	}
+	if (!s)
+		return 0;
+	if (!r->has_samples || !r->has_stacks)
+		return fail(r, -EINVAL, "STACK_READINGS without SAMPLES and STACKS");
+	if (s->size < sizeof(rh))
+		return fail(r, -EINVAL, "STACK_READINGS section is %llu bytes, needs %zu",
+			    (unsigned long long)s->size, sizeof(rh));
+	memcpy(&rh, r->data + s->offset, sizeof(rh));
+	if (rh.count > (s->size - sizeof(rh)) / sizeof(struct vgl_stack_reading))
+		return fail(r, -EINVAL,
+			    "STACK_READINGS claims %llu entries, more than its %llu bytes hold",
+			    (unsigned long long)rh.count,
+			    (unsigned long long)s->size);
+	/* Both bounded by the section's size and the file's. */
+	r->readings = malloc((rh.count ? rh.count : 1) * sizeof(*r->readings));
+	sum = calloc(r->nstacks + 1, sizeof(*sum));
+	if (!r->readings || !sum) {
+		free(sum);
+		return fail(r, -ENOMEM, "out of memory");
+	}
+	memcpy(r->readings, r->data + s->offset + sizeof(rh),
+	       rh.count * sizeof(*r->readings));
+	for (i = 0; i < rh.count; i++) {
+		const struct vgl_stack_reading *e = &r->readings[i], *p = e - 1;
+		int err = 0;
+
+		if (e->reading >= r->nsamples)
+			err = fail(r, -EINVAL, "STACK_READINGS: entry %llu names reading %u, the file has %zu",
+				   (unsigned long long)i, e->reading, r->nsamples);
+		else if (e->stack >= r->nstacks)
+			err = fail(r, -EINVAL, "STACK_READINGS: entry %llu names stack %u, the file has %zu",
+				   (unsigned long long)i, e->stack, r->nstacks);
+		else if (i && (e->reading < p->reading ||
+			       (e->reading == p->reading && e->stack <= p->stack)))
+			err = fail(r, -EINVAL, "STACK_READINGS: entry %llu (reading %u, stack %u) does not come after the one before it (reading %u, stack %u)",
+				   (unsigned long long)i, e->reading, e->stack,
+				   p->reading, p->stack);
+		else if (!e->count)
+			err = fail(r, -EINVAL, "STACK_READINGS: entry %llu has count 0",
+				   (unsigned long long)i);
+		if (err) {
+			free(sum);
+			return err;
+		}
+		sum[e->stack] = vgl_sat_add(sum[e->stack], e->count);
+	}
+	for (i = 0; i < r->nstacks; i++)
+		if (sum[i] != r->stacks[i].count) {
+			uint64_t got = sum[i];
+
+			free(sum);
+			return fail(r, -EINVAL, "STACK_READINGS: stack %llu's readings add up to %llu, its count is %llu",
+				    (unsigned long long)i,
+				    (unsigned long long)got,
+				    (unsigned long long)r->stacks[i].count);
+		}
+	free(sum);
+	r->nreadings = rh.count;
+	r->has_readings = 1;
+	return 0;
+}
+
 /* The optional PROCESSES section, at most once: its header and entries
  * inside it, each state known, the entries adding up to its count. */
 static int parse_processes(struct vgl_reader *r, const struct vgl_header *h,
@@ -852,6 +938,8 @@ static int parse(struct vgl_reader *r)
 	if (!err)
 		err = parse_sampled(r, &h, sec);
 	if (!err)
+		err = parse_stack_readings(r, &h, sec);
+	if (!err)
 		err = parse_processes(r, &h, sec);
 	if (err)
 		return err;
@@ -881,6 +969,7 @@ static void reset_data(struct vgl_reader *r)
 	free(r->stacks);
 	free(r->frames);
 	free(r->endings);
+	free(r->readings);
 	memset(r, 0, offsetof(struct vgl_reader, flags));
 	r->name = name;
 	r->flags = flags;

@@ -117,6 +117,13 @@ struct vgl_reader {
 	struct vgl_frame *frames;         /* every stack's, back to back */
 	size_t nframes;
 
+	/* STACK_READINGS, when the file has it: which SAMPLES record
+	 * (reading) each stack's samples came in, sorted by reading then
+	 * stack; each stack's entries add up to its count. */
+	int has_readings;
+	struct vgl_stack_reading *readings;
+	size_t nreadings;
+
 	/* PROCESSES, when the file has it (a merge): copies. */
 	int has_processes;
 	uint64_t processes;

@@ -21,6 +21,9 @@ _Static_assert(sizeof(struct vgl_sample_thread) == 48, "thread record layout");
 _Static_assert(sizeof(struct vgl_stacks) == 32, "STACKS header layout");
 _Static_assert(sizeof(struct vgl_stack) == 16, "stack record layout");
 _Static_assert(sizeof(struct vgl_frame) == 16, "frame layout");
+_Static_assert(sizeof(struct vgl_stack_readings) == 16,
+	       "STACK_READINGS header layout");
+_Static_assert(sizeof(struct vgl_stack_reading) == 16, "reading entry layout");
 
 void vgl_sampled_init(struct vgl_sampled *s)
 {
@@ -44,6 +47,26 @@ static int grow(unsigned char **buf, size_t *cap, size_t want)
 	return 0;
 }
 
+static int cmp_reading(const void *a, const void *b)
+{
+	const struct vgl_stack_reading *x = a, *y = b;
+
+	return (x->stack > y->stack) - (x->stack < y->stack);
+}
+
+/* Sorts the last reading's entries by stack, and points at[] at them
+ * again. */
+static void sort_last_reading(struct vgl_sampled *s)
+{
+	size_t i, n = s->nreadings - s->last_first;
+
+	if (n > 1)
+		qsort(s->readings + s->last_first, n, sizeof(*s->readings),
+		      cmp_reading);
+	for (i = s->last_first; i < s->nreadings; i++)
+		s->at[s->readings[i].stack] = i + 1;
+}
+
 int vgl_sampled_add_sample(struct vgl_sampled *s, const struct vgl_sample *smp,
 			   const struct vgl_sample_thread *threads, size_t n)
 {
@@ -61,14 +84,65 @@ int vgl_sampled_add_sample(struct vgl_sampled *s, const struct vgl_sample *smp,
 		       n * sizeof(*threads));
 	s->samples_len += need;
 	s->nsamples++;
+	/* The reading before is complete: its entries in their order. */
+	sort_last_reading(s);
+	s->last_first = s->nreadings;
+	s->nsamples_all++;
 	return 0;
+}
+
+/* Room for one more reading entry and for stack index k + 1 in at[],
+ * before the stack is counted, so that nothing fails after it. */
+static int reading_room(struct vgl_sampled *s, size_t k)
+{
+	if (s->nreadings == s->readings_cap) {
+		size_t cap = s->readings_cap ? 2 * s->readings_cap : 256;
+		struct vgl_stack_reading *p = realloc(s->readings,
+						      cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->readings = p;
+		s->readings_cap = cap;
+	}
+	if (k >= s->at_cap) {
+		size_t cap = s->at_cap ? 2 * s->at_cap : 256, *p;
+
+		while (cap <= k)
+			cap *= 2;
+		p = realloc(s->at, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		memset(p + s->at_cap, 0, (cap - s->at_cap) * sizeof(*p));
+		s->at = p;
+		s->at_cap = cap;
+	}
+	return 0;
+}
+
+/* Counts count samples of stack k in the last reading. */
+static void count_reading(struct vgl_sampled *s, size_t k, uint64_t count)
+{
+	uint32_t reading = (uint32_t)(s->nsamples_all - 1);
+	struct vgl_stack_reading *e;
+
+	if (s->at[k] > s->last_first) {
+		/* Added up as the stack's own count is. */
+		s->readings[s->at[k] - 1].count += count;
+		return;
+	}
+	e = &s->readings[s->nreadings++];
+	e->reading = reading;
+	e->stack = (uint32_t)k;
+	e->count = count;
+	s->at[k] = s->nreadings;
 }
 
 int vgl_sampled_add_stack(struct vgl_sampled *s, uint32_t tid,
 			  const struct vgl_frame *frames, size_t nframes,
 			  uint64_t count)
 {
-	size_t i;
+	size_t i, k;
 
 	if (!nframes || !count)
 		return 0;
@@ -83,10 +157,47 @@ int vgl_sampled_add_stack(struct vgl_sampled *s, uint32_t tid,
 		s->key[2 * i] = frames[i].addr;
 		s->key[2 * i + 1] = frames[i].module;
 	}
-	if (vgl_stacktab_add(&s->stacks, tid, 0, s->key,
-			     (uint32_t)(2 * nframes), count))
+	/* Readings are numbered in 32 bits: past that, none is kept. */
+	if (!s->nsamples_all || s->nsamples_all > UINT32_MAX)
+		s->unplaced = 1;
+	/* A new stack's index is the table's size now. */
+	if (!s->unplaced && reading_room(s, s->stacks.n))
 		return -ENOMEM;
+	if (vgl_stacktab_add_at(&s->stacks, tid, 0, s->key,
+				(uint32_t)(2 * nframes), count, &k))
+		return -ENOMEM;
+	if (!s->unplaced)
+		count_reading(s, k, count);
 	s->stack_samples += count;
+	return 0;
+}
+
+/*
+ * Lays out STACK_READINGS into s->reading_bytes and out; 0 with out->kind
+ * 0 when the file is to have none (no reading, or stacks in none).
+ */
+static int readings_section(struct vgl_sampled *s,
+			    struct vgl_writer_section *out)
+{
+	struct vgl_stack_readings rh;
+	size_t size = sizeof(rh) + s->nreadings * sizeof(*s->readings);
+
+	memset(out, 0, sizeof(*out));
+	if (s->unplaced || !s->nreadings)
+		return 0;
+	sort_last_reading(s);
+	free(s->reading_bytes);
+	s->reading_bytes = malloc(size);
+	if (!s->reading_bytes)
+		return -ENOMEM;
+	memset(&rh, 0, sizeof(rh));
+	rh.count = s->nreadings;
+	memcpy(s->reading_bytes, &rh, sizeof(rh));
+	memcpy(s->reading_bytes + sizeof(rh), s->readings,
+	       s->nreadings * sizeof(*s->readings));
+	out->kind = VGL_SEC_STACK_READINGS;
+	out->data = s->reading_bytes;
+	out->size = size;
 	return 0;
 }
 
@@ -205,29 +316,36 @@ int vgl_sampled_stream_open(struct vgl_sampled_stream *st, int fd)
 /*
  * Writes the header and section table of the trailer t (a whole file laid
  * out by the writer, placed at offset at), with SAMPLES moved to where the
- * stream keeps it, holding `bytes` bytes.  One write of less than a page
- * at offset 0: a killed writer leaves the old table or the new one.
+ * stream keeps it, holding `bytes` bytes, and STACK_READINGS left out
+ * unless readings: its entries name samples that a table written before
+ * the samples and their count are in place would not hold yet.  One
+ * write of less than a page at offset 0: a killed writer leaves the old
+ * table or the new one.
  */
 static int commit_table(struct vgl_sampled_stream *st, const unsigned char *t,
-			uint64_t at, uint64_t bytes)
+			uint64_t at, uint64_t bytes, int readings)
 {
 	unsigned char buf[STREAM_SAMPLES_AT];
 	struct vgl_header h;
 	struct vgl_section sec;
-	uint32_t i;
+	uint32_t i, n = 0;
 
 	memcpy(&h, t, sizeof(h));
 	memset(buf, 0, sizeof(buf));
 	for (i = 0; i < h.nsections; i++) {
 		memcpy(&sec, t + sizeof(h) + i * sizeof(sec), sizeof(sec));
+		if (sec.kind == VGL_SEC_STACK_READINGS && !readings)
+			continue;
 		if (sec.kind == VGL_SEC_SAMPLES) {
 			sec.offset = STREAM_SAMPLES_AT;
 			sec.size = bytes;
 		} else {
 			sec.offset += at;
 		}
-		memcpy(buf + sizeof(h) + i * sizeof(sec), &sec, sizeof(sec));
+		memcpy(buf + sizeof(h) + n++ * sizeof(sec), &sec, sizeof(sec));
 	}
+	h.nsections = n;
+	h.header_size = (uint32_t)(sizeof(h) + n * sizeof(sec));
 	h.checksum = 0;
 	memcpy(buf, &h, sizeof(h));
 	h.checksum = vgl_crc32(0, buf, h.header_size);
@@ -239,7 +357,7 @@ int vgl_sampled_stream_commit(struct vgl_sampled_stream *st,
 			      struct vgl_sampled *s, const struct vgl_writer *w,
 			      int final)
 {
-	struct vgl_writer_section extra[2];
+	struct vgl_writer_section extra[3];
 	struct vgl_writer tw = *w;
 	struct vgl_samples sh;
 	unsigned char *t = NULL;
@@ -253,10 +371,12 @@ int vgl_sampled_stream_commit(struct vgl_sampled_stream *st,
 	 * empty SAMPLES whose entry the table below points here. */
 	extra[0] = (struct vgl_writer_section){ VGL_SEC_SAMPLES, NULL, 0 };
 	err = stacks_section(s, &extra[1]);
+	if (!err)
+		err = readings_section(s, &extra[2]);
 	if (err)
 		goto out;
 	tw.extra = extra;
-	tw.nextra = 2;
+	tw.nextra = extra[2].kind ? 3 : 2;
 	err = vgl_writer_buffer(&tw, &t, &tlen);
 	if (err)
 		goto out;
@@ -267,9 +387,11 @@ int vgl_sampled_stream_commit(struct vgl_sampled_stream *st,
 	    at + tlen > st->trailer_at)
 		at = VGL_ALIGN(st->trailer_at + st->trailer_len);
 	err = pwrite_all(st->fd, t, tlen, at);
-	/* Then the table moves to it, the samples still as they were... */
+	/* Then the table moves to it, the samples still as they were
+	 * (and the readings with it if no sample is new)... */
 	if (!err)
-		err = commit_table(st, t, at, st->samples_end - STREAM_SAMPLES_AT);
+		err = commit_table(st, t, at, st->samples_end - STREAM_SAMPLES_AT,
+				   !s->samples_len);
 	/* ...the new samples go where the old trailer may have been... */
 	if (!err && s->samples_len)
 		err = pwrite_all(st->fd, s->samples, s->samples_len,
@@ -277,11 +399,14 @@ int vgl_sampled_stream_commit(struct vgl_sampled_stream *st,
 	/* ...and the table takes them in, then their count: a count
 	 * smaller than the records is read as that many. */
 	if (!err && s->samples_len)
-		err = commit_table(st, t, at, end - STREAM_SAMPLES_AT);
+		err = commit_table(st, t, at, end - STREAM_SAMPLES_AT, 0);
 	if (!err && s->samples_len) {
 		samples_header(&sh, st->nsamples + s->nsamples);
 		err = pwrite_all(st->fd, &sh, sizeof(sh), STREAM_SAMPLES_AT);
 	}
+	/* ...and, every sample they name in place, the readings. */
+	if (!err && s->samples_len && extra[2].kind)
+		err = commit_table(st, t, at, end - STREAM_SAMPLES_AT, 1);
 	if (!err && final && ftruncate(st->fd, (off_t)(at + tlen)))
 		err = -errno;
 	if (err)
@@ -296,6 +421,8 @@ out:
 	free(t);
 	free(s->stack_bytes);
 	s->stack_bytes = NULL;
+	free(s->reading_bytes);
+	s->reading_bytes = NULL;
 	if (err)
 		st->failed = err;
 	return err;
@@ -308,5 +435,8 @@ void vgl_sampled_release(struct vgl_sampled *s)
 	free(s->samples);
 	free(s->stack_bytes);
 	free(s->sample_bytes);
+	free(s->readings);
+	free(s->at);
+	free(s->reading_bytes);
 	vgl_sampled_init(s);
 }

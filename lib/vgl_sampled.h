@@ -9,6 +9,14 @@
  * chain) of the run, found through a hash table (stacktab.h, the one the
  * sampler uses too), so a long run at a high frequency costs memory for
  * its distinct stacks, not for its samples.
+ *
+ * Each stack's samples are also counted by reading (STACK_READINGS): a
+ * stack added belongs to the sample added last, the reading whose
+ * interval it was taken in (the sampler hands out a round's stacks with
+ * the sample that ends it).  That costs 16 bytes per (reading, stack)
+ * pair, at most one per stack sample.  Stacks added before any sample
+ * (a merge, which has none) are in no reading, and the file then has no
+ * STACK_READINGS.
  */
 #ifndef VGL_SAMPLED_H
 #define VGL_SAMPLED_H
@@ -33,8 +41,20 @@ struct vgl_sampled {
 	uint64_t stack_lost;        /* set by the caller */
 	uint32_t frequency;         /* set by the caller */
 
+	/* The readings of the stacks: entries in the order of their
+	 * readings, the ones before the last sorted by stack; at[k] - 1 is
+	 * stack k's entry in the last reading, if it has one there. */
+	struct vgl_stack_reading *readings;
+	size_t nreadings, readings_cap;
+	size_t last_first;          /* the last reading's first entry */
+	size_t *at;
+	size_t at_cap;
+	uint64_t nsamples_all;      /* samples added, committed ones too */
+	int unplaced;               /* stacks came before any sample */
+
 	unsigned char *sample_bytes; /* laid out by vgl_sampled_sections() */
 	unsigned char *stack_bytes;
+	unsigned char *reading_bytes;
 };
 
 /* An empty collection; nothing to release until something is added. */
@@ -59,7 +79,9 @@ int vgl_sampled_add_stack(struct vgl_sampled *s, uint32_t tid,
 
 /*
  * Lays out SAMPLES and STACKS into out[0] and out[1], which point into s
- * (valid until s changes or is released).  Returns 0 or -ENOMEM.
+ * (valid until s changes or is released).  Returns 0 or -ENOMEM.  A
+ * file written whole so (a merge; `vigil attach -o` to a FIFO) has no
+ * STACK_READINGS: only the stream below writes them.
  */
 int vgl_sampled_sections(struct vgl_sampled *s,
 			 struct vgl_writer_section out[2]);
@@ -72,8 +94,9 @@ void vgl_sampled_release(struct vgl_sampled *s);
  * killed.  The layout is the one vgl_format.h defines, read by every
  * reader as it is: the header and table at 0 (rewritten whole, in one
  * write, at each commit), SAMPLES at 4096 growing at its end, and the
- * other sections (META, STRINGS, ARENA, STACKS) after it, written anew
- * at each commit where they overwrite nothing the table names.
+ * other sections (META, STRINGS, ARENA, STACKS, STACK_READINGS) after
+ * it, written anew at each commit where they overwrite nothing the
+ * table names.
  */
 struct vgl_sampled_stream {
 	int fd;

@@ -68,6 +68,10 @@ struct view {
 		uint64_t weight;
 	} *stacks;
 	size_t nstacks, stackcap;
+	/* The sampled file's stack i is the page's (node, thread) pair
+	 * file_node[i], file_thread[i] (node UINT32_MAX: in no stack of
+	 * the page), so that its readings can be put on the page's. */
+	uint32_t *file_node, *file_thread;
 	size_t cycles, ncycles;            /* u of the first cycle, and
 	                                    * how many */
 	struct stacks st;                  /* the unfolded stacks of a
@@ -352,8 +356,14 @@ static int sampled_stacks(struct view *v)
 	size_t i, j, cap = 0;
 	int err = 0;
 
+	v->file_node = malloc((v->s->r.nstacks + 1) * sizeof(*v->file_node));
+	v->file_thread = malloc((v->s->r.nstacks + 1) *
+				sizeof(*v->file_thread));
+	if (!v->file_node || !v->file_thread)
+		return -ENOMEM;
 	for (i = 0; !err && i < v->s->r.nstacks; i++) {
 		const struct vgl_sstack *st = &sp->file_stacks[i];
+		size_t before = v->nstacks;
 
 		if (st->depth > cap) {
 			uint32_t *n = realloc(u, (st->depth + 64) * sizeof(*n));
@@ -369,6 +379,10 @@ static int sampled_stacks(struct view *v)
 			u[j] = v->of_sampled[sp->chain[st->first + j]];
 		err = add_stack(v, u, st->depth,
 				thread_index(v, v->s->r.stacks[i].tid), st->count);
+		v->file_node[i] = v->nstacks > before ?
+				  v->stacks[before].node : UINT32_MAX;
+		v->file_thread[i] = v->nstacks > before ?
+				    v->stacks[before].thread : UINT32_MAX;
 	}
 	free(u);
 	return err;
@@ -659,6 +673,8 @@ static void view_release(struct view *v)
 	free(v->func);
 	free(v->hash);
 	free(v->stacks);
+	free(v->file_node);
+	free(v->file_thread);
 	free(v->map);
 	free(v->extra);
 	free(v->extra_cycle);
@@ -952,6 +968,155 @@ static int write_base(struct view *v, struct view *base, FILE *f)
 	return err;
 }
 
+/* The CPU share of ns on a CPU in the wall time from a to b: "null"
+ * when it is not known (the first reading, a clock that went back). */
+static void put_share(FILE *f, uint64_t cpu0, uint64_t cpu1, uint64_t a,
+		      uint64_t b)
+{
+	if (b <= a || cpu1 < cpu0)
+		fputs("null", f);
+	else
+		fprintf(f, "%.1f", 100.0 * (double)(cpu1 - cpu0) /
+			(double)(b - a));
+}
+
+/* The page's records (v->stacks, merged) of the file's reading entries,
+ * sorted by reading then record, equal pairs added up. */
+struct rstack {
+	uint32_t reading, rec;
+	uint64_t count;
+};
+
+static int cmp_rstack(const void *a, const void *b)
+{
+	const struct rstack *x = a, *y = b;
+
+	if (x->reading != y->reading)
+		return x->reading < y->reading ? -1 : 1;
+	return (x->rec > y->rec) - (x->rec < y->rec);
+}
+
+/* "rs" of "timeline": each page record's samples in each reading. */
+static int write_reading_stacks(const struct view *v, FILE *f)
+{
+	const struct vgl_reader *r = &v->s->r;
+	struct rstack *rs = malloc((r->nreadings + 1) * sizeof(*rs));
+	size_t i, n = 0, k;
+	uint32_t last = 0;
+
+	if (!rs)
+		return -ENOMEM;
+	for (i = 0; i < r->nreadings; i++) {
+		const struct vgl_stack_reading *e = &r->readings[i];
+		struct vstack key = { v->file_node[e->stack],
+				      v->file_thread[e->stack], 0 };
+		const struct vstack *hit;
+
+		if (key.node == UINT32_MAX)
+			continue;
+		hit = bsearch(&key, v->stacks, v->nstacks, sizeof(*v->stacks),
+			      cmp_vstack);
+		if (hit)
+			rs[n++] = (struct rstack){ e->reading,
+				(uint32_t)(hit - v->stacks), e->count };
+	}
+	if (n)
+		qsort(rs, n, sizeof(*rs), cmp_rstack);
+	fputs(",\"rs\":[", f);
+	for (i = 0, k = 0; i < n; i = k) {
+		uint64_t count = 0;
+
+		for (k = i; k < n && !cmp_rstack(&rs[i], &rs[k]); k++)
+			count = sat_add(count, rs[k].count);
+		/* Readings ascending: each as the step from the last. */
+		fprintf(f, "%s%" PRIu32 ",%" PRIu32 ",%" PRIu64, i ? "," : "",
+			rs[i].reading - last, rs[i].rec, count);
+		last = rs[i].reading;
+	}
+	putc(']', f);
+	free(rs);
+	return 0;
+}
+
+/*
+ * "timeline", for a sampled profile whose stacks have readings
+ * (STACK_READINGS): each reading's time since the start ("t", us), the
+ * process's CPU share since the reading before ("cpu", percent of one
+ * CPU), each page thread's ("threads": reading, thread, percent, for
+ * the shares above 0), and the readings' stacks ("rs").
+ */
+static int write_timeline(const struct view *v, FILE *f)
+{
+	const struct vgl_reader *r = &v->s->r;
+	uint64_t *last_cpu = NULL;
+	size_t *last_seen = NULL, i, t;
+	int first = 1, err;
+
+	if (!r->has_readings || !r->nsamples)
+		return 0;
+	fputs(",\n\"timeline\":{\"t\":[", f);
+	for (i = 0; i < r->nsamples; i++)
+		fprintf(f, "%s%" PRIu64, i ? "," : "",
+			r->samples[i].elapsed_ns / 1000);
+	fputs("],\"cpu\":[", f);
+	for (i = 0; i < r->nsamples; i++) {
+		const struct vgl_sample *a = &r->samples[i ? i - 1 : 0];
+		const struct vgl_sample *b = &r->samples[i];
+		/* The CPU clock where both readings have it (finer than
+		 * the clock ticks of user + system time). */
+		int fine = a->cpu_run_ns && b->cpu_run_ns;
+
+		if (i)
+			putc(',', f);
+		if (!i || (!fine && !(a->scan & b->scan & VGL_SAMPLE_CPU)))
+			fputs("null", f);
+		else if (fine)
+			put_share(f, a->cpu_run_ns, b->cpu_run_ns,
+				  a->elapsed_ns, b->elapsed_ns);
+		else
+			put_share(f, (a->cpu_user_us + a->cpu_sys_us) * 1000,
+				  (b->cpu_user_us + b->cpu_sys_us) * 1000,
+				  a->elapsed_ns, b->elapsed_ns);
+	}
+	/* A thread's share from the reading before, where it was too. */
+	last_cpu = calloc(r->nsample_tids + 1, sizeof(*last_cpu));
+	last_seen = calloc(r->nsample_tids + 1, sizeof(*last_seen));
+	if (!last_cpu || !last_seen) {
+		free(last_cpu);
+		free(last_seen);
+		return -ENOMEM;
+	}
+	fputs("],\"threads\":[", f);
+	for (i = 0; i < r->nsamples; i++)
+		for (t = r->sample_first[i];
+		     t < r->sample_first[i] + r->samples[i].nthreads; t++) {
+			const struct vgl_sample_thread *th = &r->sample_threads[t];
+			size_t k = r->sample_tid_index[t];
+			uint32_t page = thread_index(v, th->tid);
+			/* Its schedstat run time, else its clock ticks. */
+			uint64_t now = th->run_ns ? th->run_ns :
+				       (th->user_us + th->sys_us) * 1000;
+
+			if (last_seen[k] == i && i && page != UINT32_MAX &&
+			    now > last_cpu[k]) {
+				fprintf(f, "%s%zu,%" PRIu32 ",", first ? "" : ",",
+					i, page);
+				put_share(f, last_cpu[k], now,
+					  r->samples[i - 1].elapsed_ns,
+					  r->samples[i].elapsed_ns);
+				first = 0;
+			}
+			last_cpu[k] = now;
+			last_seen[k] = i + 1;
+		}
+	free(last_cpu);
+	free(last_seen);
+	putc(']', f);
+	err = write_reading_stacks(v, f);
+	putc('}', f);
+	return err;
+}
+
 /*
  * Writes the template up to its next marker (or its end) and returns the
  * marker, NULL at the end; *at moves past it.  The markers are
@@ -1038,7 +1203,11 @@ int out_view_html(const struct out_input *c, const struct out_input *s,
 	}
 	if (!err) {
 		write_tree(&v, f);
-		if (base)
+		/* A comparison has no timeline: a time of one run selects
+		 * nothing in the other. */
+		if (v.s && !base)
+			err = write_timeline(&v, f);
+		if (!err && base)
 			err = write_base(&v, &b, f);
 	}
 	if (!err) {

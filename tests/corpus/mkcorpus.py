@@ -20,6 +20,7 @@ VERSION = 1
 BYTE_ORDER = 0x01020304
 SEC_META, SEC_STRINGS, SEC_ARENA, SEC_SAMPLES, SEC_STACKS = 1, 2, 3, 4, 5
 SEC_PROCESSES = 6
+SEC_STACK_READINGS = 7
 KIND_LIVE, KIND_WINDOW, KIND_MERGED, KIND_SAMPLED = 1, 2, 3, 4
 RUNNING, FINISHED, CUT_SHORT = 1, 2, 3
 BLOCK_MODULE, BLOCK_EDGES = 1, 2
@@ -39,6 +40,8 @@ THREAD = "II16sQQQ"              # 48
 STACKS_HDR = "QQQII"             # 32
 STACK = "IIQ"                    # 16
 FRAME = "QII"                    # 16
+READINGS_HDR = "QQ"              # 16
+READING = "IIQ"                  # 16
 ARENA_SIZE = struct.calcsize("<" + ARENA)
 
 
@@ -196,6 +199,12 @@ def build(spec, e="<"):
         sections.append((SEC_SAMPLES, build_samples(spec["samples"], e)))
     if spec["stacks"] is not None:
         sections.append((SEC_STACKS, build_stacks(spec["stacks"], e)))
+    if spec.get("readings") is not None:
+        # [(reading, stack, count)]: which sample record each stack's
+        # samples came in.
+        sections.append((SEC_STACK_READINGS, b"".join(
+            [struct.pack(e + READINGS_HDR, len(spec["readings"]), 0)] +
+            [struct.pack(e + READING, *x) for x in spec["readings"]])))
     if spec.get("processes") is not None:
         # [(state, exit_status, processes)]: a merge's PROCESSES section.
         ends = spec["processes"]
@@ -279,6 +288,7 @@ def good_files():
     out["empty.vgl"] = build(s)[0]
 
     out["sampled.vgl"] = build(sampled_spec())[0]
+    out["sampled-readings.vgl"] = build(readings_spec())[0]
 
     s = default_spec()
     s.update(kind=KIND_MERGED, arena_reserve=0,
@@ -400,6 +410,47 @@ def bad_files():
     bad["module-duplicate-id.vgl"] = patch(good, m1 + 32, "I", 0,
                                            checksum=False)
     bad.update(bad_sampled())
+    bad.update(bad_readings())
+    return bad
+
+
+def readings_spec():
+    """sampled_spec() with the readings of its stacks: reading 0 (7 stack
+    samples) got 6 of stack 1 and the 1 of stack 2, reading 1 (993) the
+    900 of stack 0 and the other 93 of stack 1.  tests/unit/test_reader.c
+    expects these values."""
+    s = sampled_spec()
+    s["readings"] = [(0, 1, 6), (0, 2, 1), (1, 0, 900), (1, 1, 93)]
+    return s
+
+
+def bad_readings():
+    """Broken STACK_READINGS sections (not checksummed either)."""
+    good, lay = build(readings_spec())
+    good = bytes(good)
+    rd = lay["sec"][SEC_STACK_READINGS][1]
+    ent = rd + 16
+    bad = {}
+    bad["readings-count-huge.vgl"] = patch(good, rd, "Q", 1 << 60,
+                                           checksum=False)
+    bad["readings-too-small.vgl"] = patch(
+        good, sec_field(lay, SEC_STACK_READINGS, "size"), "Q", 8)
+    bad["readings-reading-out-of-range.vgl"] = patch(good, ent + 32, "I", 2,
+                                                     checksum=False)
+    bad["readings-stack-out-of-range.vgl"] = patch(good, ent + 4, "I", 3,
+                                                   checksum=False)
+    bad["readings-unsorted.vgl"] = patch(good, ent + 16 + 4, "I", 0,
+                                         checksum=False)
+    bad["readings-count-zero.vgl"] = patch(good, ent + 8, "Q", 0,
+                                           checksum=False)
+    bad["readings-sum-mismatch.vgl"] = patch(good, ent + 48 + 8, "Q", 94,
+                                             checksum=False)
+    bad["readings-duplicate.vgl"] = patch(
+        good, sec_field(lay, SEC_SAMPLES, "kind"), "I", SEC_STACK_READINGS)
+    # Readings of a file that has no STACKS to count.
+    s = readings_spec()
+    s["stacks"] = None
+    bad["readings-without-stacks.vgl"] = build(s)[0]
     return bad
 
 

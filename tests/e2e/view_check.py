@@ -45,6 +45,7 @@ import os
 import sys
 
 from headless import Browser, png_counts  # noqa: E402
+from view_page import choose_thread, finish  # noqa: E402
 
 TABLE = """(function () {
   var rows = document.querySelectorAll('#flat tbody tr'), out = [];
@@ -218,13 +219,7 @@ def main():
         else:
             print("zoom %s: no frame" % a.select)
     if a.thread:
-        ok = tab.eval("""(function (tid) { var s = document.getElementById('thread');
-          for (var i = 0; i < s.options.length; i++)
-            if (s.options[i].textContent.split(' ')[1] === tid) {
-              s.value = s.options[i].value; s.dispatchEvent(new Event('change')); return true; }
-          return false; })(%s)""" % json.dumps(a.thread))
-        if not ok:
-            bad.append("no thread %s to choose" % a.thread)
+        choose_thread(tab, a.thread, bad)
         print("thread %s: %s" % (a.thread, tab.eval("document.getElementById('note').textContent")))
         print(show("graph: " + ", ".join("%s %g" % (f["name"], f["weight"]) for f in
                                          sorted(tab.eval("vigilView.frames()"), key=lambda f: (f["row"], f["x"])))))
@@ -233,13 +228,7 @@ def main():
         if a.select:
             print("selected-stats: %s" % tab.eval("document.getElementById('selected-stats').textContent"))
             show_side()
-    errors = [m for m in b.events if m.get("method") == "Runtime.exceptionThrown"]
-    if errors:
-        bad.append("the page threw: %s" % errors[0]["params"]["exceptionDetails"])
-    b.close()
-    for x in bad:
-        print("problem: " + x)
-    sys.exit(1 if bad else 0)
+    finish(b, bad)
 
 
 main()

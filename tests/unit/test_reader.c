@@ -90,6 +90,15 @@ static const struct {
 	{ "processes-sum-mismatch.vgl", "PROCESSES: endings hold 5 processes, the header says 6" },
 	{ "processes-bad-state.vgl", "PROCESSES: ending 0 has unknown state 9" },
 	{ "processes-too-many.vgl", "PROCESSES: 4294967295 endings do not fit in the section (48 bytes)" },
+	{ "readings-count-huge.vgl", "STACK_READINGS claims 1152921504606846976 entries, more than its 80 bytes hold" },
+	{ "readings-too-small.vgl", "STACK_READINGS section is 8 bytes, needs 16" },
+	{ "readings-reading-out-of-range.vgl", "STACK_READINGS: entry 2 names reading 2, the file has 2" },
+	{ "readings-stack-out-of-range.vgl", "STACK_READINGS: entry 0 names stack 3, the file has 3" },
+	{ "readings-unsorted.vgl", "STACK_READINGS: entry 1 (reading 0, stack 0) does not come after the one before it (reading 0, stack 1)" },
+	{ "readings-count-zero.vgl", "STACK_READINGS: entry 0 has count 0" },
+	{ "readings-sum-mismatch.vgl", "STACK_READINGS: stack 1's readings add up to 100, its count is 99" },
+	{ "readings-duplicate.vgl", "more than one STACK_READINGS section" },
+	{ "readings-without-stacks.vgl", "STACK_READINGS without SAMPLES and STACKS" },
 	{ "block-size-zero.vgl", "has bad size 0" },
 	{ "block-size-unaligned.vgl", "has bad size 161" },
 	{ "block-size-past-end.vgl", "runs past the end of the arena" },
@@ -273,6 +282,35 @@ static void test_sampled(void)
 	      st->nframes == 2 && st->first_frame == 3 &&
 	      r.frames[3].addr == BIAS1 + 0x2000 && r.frames[3].module == 1 &&
 	      r.frames[4].module == VGL_NO_MODULE, "wrong stack");
+	vgl_reader_close(&r);
+}
+
+/* good/sampled-readings.vgl: sampled.vgl with its stacks' readings. */
+static void test_readings(void)
+{
+	char path[PATH_MAX + 64];
+	const struct vgl_stack_reading *e;
+	struct vgl_reader r;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/good/sampled-readings.vgl", corpus);
+	err = vgl_reader_open(&r, path);
+	CHECK("readings open", err == 0, "err %d: %s", err, r.err);
+	if (err)
+		return;
+	e = r.readings;
+	CHECK("readings", r.has_readings && r.nreadings == 4 &&
+	      e[0].reading == 0 && e[0].stack == 1 && e[0].count == 6 &&
+	      e[1].stack == 2 && e[1].count == 1 &&
+	      e[2].reading == 1 && e[2].stack == 0 && e[2].count == 900 &&
+	      e[3].reading == 1 && e[3].stack == 1 && e[3].count == 93,
+	      "%d %zu", r.has_readings, r.nreadings);
+	vgl_reader_close(&r);
+	/* The file without them has none. */
+	snprintf(path, sizeof(path), "%s/good/sampled.vgl", corpus);
+	err = vgl_reader_open(&r, path);
+	CHECK("no readings", err == 0 && !r.has_readings && !r.nreadings,
+	      "err %d: %s", err, r.err);
 	vgl_reader_close(&r);
 }
 
@@ -467,6 +505,7 @@ int main(void)
 	test_basic();
 	test_others();
 	test_sampled();
+	test_readings();
 	test_sampled_roundtrip();
 	test_liveness();
 	test_buffer();

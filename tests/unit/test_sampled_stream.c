@@ -3,7 +3,8 @@
  * -o) against the whole files written before there were streams: the
  * same run gives sections of the very same bytes (META, STRINGS, ARENA,
  * SAMPLES, STACKS), so every reader reports them alike; and the file is a
- * valid profile after each commit, holding the samples committed.
+ * valid profile after each commit, holding the samples committed and the
+ * reading of each stack sample (STACK_READINGS, which only streams have).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,26 @@ static void feed(struct vgl_sampled *s, int from, int to)
 	}
 	s->frequency = 999;
 	s->stack_lost = 2;
+}
+
+/* Sample i's one stack sample is in reading i, the stack feed() gave it
+ * (thread 100 + i % 3, frame 0 at 0x1100 + i % 5). */
+static int readings_ok(const struct vgl_reader *r)
+{
+	size_t i;
+
+	if (!r->has_readings || r->nreadings != r->nsamples)
+		return 0;
+	for (i = 0; i < r->nreadings; i++) {
+		const struct vgl_stack_reading *e = &r->readings[i];
+		const struct vgl_stack_info *st = &r->stacks[e->stack];
+
+		if (e->reading != i || e->count != 1 ||
+		    st->tid != 100u + i % 3 ||
+		    r->frames[st->first_frame].addr != 0x1100 + i % 5)
+			return 0;
+	}
+	return 1;
 }
 
 /* The bytes of the section of this kind in the file image b. */
@@ -136,6 +157,8 @@ int main(void)
 		CHECK("valid after each commit", ok && r.nsamples == (size_t)to,
 		      "commit %d: open %d, %zu samples, want %d", i, ok,
 		      ok ? (size_t)r.nsamples : 0, to);
+		CHECK("readings after each commit", ok && readings_ok(&r),
+		      "commit %d: %zu readings", i, ok ? r.nreadings : 0);
 		vgl_reader_close(&r);
 	}
 	w.meta.state = VGL_STATE_FINISHED;
@@ -161,9 +184,14 @@ int main(void)
 	}
 	ok = !vgl_reader_open(&r, path);
 	CHECK("final file valid", ok && r.nsamples == 1440 &&
-	      r.meta.state == VGL_STATE_FINISHED, "open %d", ok);
+	      r.meta.state == VGL_STATE_FINISHED && readings_ok(&r),
+	      "open %d", ok);
 	vgl_reader_close(&r);
-	CHECK("file cut to its end", sb && slen <= wlen + 4096 + 8 * 1440,
+	/* The whole file has no readings: 16 bytes each, and their header,
+	 * in the last trailer and in the one before, which the last may
+	 * have had to go past. */
+	CHECK("file cut to its end",
+	      sb && slen <= wlen + 4096 + 8 * 1440 + 2 * 16 * 1441,
 	      "%zu bytes, whole %zu", slen, wlen);
 	free(sb);
 	free(wb);
