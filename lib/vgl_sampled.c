@@ -172,12 +172,8 @@ int vgl_sampled_add_stack(struct vgl_sampled *s, uint32_t tid,
 	return 0;
 }
 
-/*
- * Lays out STACK_READINGS into s->reading_bytes and out; 0 with out->kind
- * 0 when the file is to have none (no reading, or stacks in none).
- */
-static int readings_section(struct vgl_sampled *s,
-			    struct vgl_writer_section *out)
+int vgl_sampled_readings(struct vgl_sampled *s,
+			 struct vgl_writer_section *out)
 {
 	struct vgl_stack_readings rh;
 	size_t size = sizeof(rh) + s->nreadings * sizeof(*s->readings);
@@ -372,7 +368,7 @@ int vgl_sampled_stream_commit(struct vgl_sampled_stream *st,
 	extra[0] = (struct vgl_writer_section){ VGL_SEC_SAMPLES, NULL, 0 };
 	err = stacks_section(s, &extra[1]);
 	if (!err)
-		err = readings_section(s, &extra[2]);
+		err = vgl_sampled_readings(s, &extra[2]);
 	if (err)
 		goto out;
 	tw.extra = extra;

@@ -79,12 +79,19 @@ int vgl_sampled_add_stack(struct vgl_sampled *s, uint32_t tid,
 
 /*
  * Lays out SAMPLES and STACKS into out[0] and out[1], which point into s
- * (valid until s changes or is released).  Returns 0 or -ENOMEM.  A
- * file written whole so (a merge; `vigil attach -o` to a FIFO) has no
- * STACK_READINGS: only the stream below writes them.
+ * (valid until s changes or is released).  Returns 0 or -ENOMEM.
  */
 int vgl_sampled_sections(struct vgl_sampled *s,
 			 struct vgl_writer_section out[2]);
+
+/*
+ * Lays out STACK_READINGS into out, as vgl_sampled_sections does; 0 with
+ * out->kind 0 when the file is to have none (no reading, or stacks in
+ * none: a merge).  A file written whole (`vigil attach -o` to a FIFO)
+ * adds it to the two; the stream below writes it itself.
+ */
+int vgl_sampled_readings(struct vgl_sampled *s,
+			 struct vgl_writer_section *out);
 
 void vgl_sampled_release(struct vgl_sampled *s);
 

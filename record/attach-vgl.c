@@ -733,7 +733,7 @@ int attach_vgl_write(struct attach_vgl *av, const char *path, int ended,
 	struct vgl_writer w;
 	struct vgl_writer_module *mods = NULL;
 	struct vgl_module_file *files = NULL;
-	struct vgl_writer_section extra[2];
+	struct vgl_writer_section extra[3];
 	char host[256];
 	int err;
 
@@ -758,9 +758,11 @@ int attach_vgl_write(struct attach_vgl *av, const char *path, int ended,
 	fill_writer(av, &w, mods, files, host, sizeof(host), 0, ended,
 		    exit_known, exit_status);
 	err = vgl_sampled_sections(&av->rec, extra);
+	if (!err)
+		err = vgl_sampled_readings(&av->rec, &extra[2]);
 	if (!err) {
 		w.extra = extra;
-		w.nextra = 2;
+		w.nextra = extra[2].kind ? 3 : 2;
 		err = vgl_writer_file(&w, path);
 	}
 	free(mods);
