@@ -85,7 +85,8 @@ static int cmp_fptr(const void *a, const void *b)
  * sampled profile's frames: a function is the same in both when its
  * module has the same base name and it starts at the same address.  An
  * inlined copy has no calls of its own: its tooltip names its hosts and
- * their calls (views/inlined.h), where it said "0 calls". */
+ * their calls (views/inlined.h), where it said "0 calls"; so does a
+ * function the counting profile has no calls of ("not counted"). */
 static int add_calls(struct flame *fl, const struct out_input *c,
 		     const struct out_input *s)
 {
@@ -119,6 +120,9 @@ static int add_calls(struct flame *fl, const struct out_input *c,
 
 		if (fn->inlined_copy && !calls[i])
 			note = inlined_note(&hosts, &s->sp, (uint32_t)i, calls);
+		else if (!calls[i])
+			/* Built without vigil's flags: unknown, not 0. */
+			note = strdup("not counted");
 		else if (asprintf(&note, "%llu calls",
 				  (unsigned long long)calls[i]) < 0)
 			note = NULL;

@@ -318,7 +318,9 @@ static int make_functions(struct view *v, size_t ncycles)
 	for (i = 0; p && i < p->nfuncs; i++) {
 		v->fn[v->nf] = &p->funcs[i];
 		v->calls[v->nf] = p->funcs[i].calls;
-		v->has_calls[v->nf++] = 1;
+		/* A caller never called itself was not counted (built
+		 * without vigil's flags): its calls are unknown, not 0. */
+		v->has_calls[v->nf++] = p->funcs[i].calls > 0;
 	}
 	v->ncounting = v->nf;
 	if (sp) {
@@ -333,9 +335,10 @@ static int make_functions(struct view *v, size_t ncycles)
 				u = (uint32_t)v->nf++;
 				v->fn[u] = &sp->funcs[i];
 				/* Beside a counting profile, a function it
-				 * never saw called has 0 calls, but an
-				 * inlined copy makes none of its own. */
-				v->has_calls[u] = p && !sp->funcs[i].inlined_copy;
+				 * has no calls of was not counted (built
+				 * without vigil's flags): unknown, not 0;
+				 * and an inlined copy makes none of its own. */
+				v->has_calls[u] = 0;
 			}
 			v->inlined[u] = sp->funcs[i].inlined_copy;
 			if (v->inlined[u] && !v->calls[u])

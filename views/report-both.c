@@ -129,6 +129,14 @@ static int is_copy(const struct both *b)
 	return b->sampled != SIZE_MAX && !b->calls && b->fn->inlined_copy;
 }
 
+/* A function that ran but that the counting profile has no calls of: it
+ * was built without vigil's flags (another library, a file compiled
+ * without them), so its calls are unknown, which is not 0. */
+static int not_counted(const struct both *b)
+{
+	return !b->calls && !is_copy(b);
+}
+
 static void print_json(const struct both_rows *b)
 {
 	const struct vgl_sprofile *sp = &b->s->sp;
@@ -139,7 +147,7 @@ static void print_json(const struct both_rows *b)
 
 	vgl_json_init(&j, stdout);
 	vgl_json_begin_object(&j, NULL);
-	vgl_json_u64(&j, "schema_version", 2);
+	vgl_json_u64(&j, "schema_version", 3);
 	vgl_json_str(&j, "counting_file", b->c->path);
 	vgl_json_str(&j, "sampled_file", b->s->path);
 	vgl_json_u64(&j, "total_calls", b->c->p.total_calls);
@@ -151,8 +159,9 @@ static void print_json(const struct both_rows *b)
 		vgl_json_str(&j, "label", v[i].fn->label);
 		vgl_json_str(&j, "module", v[i].fn->module_name);
 		vgl_json_hex(&j, "address", v[i].fn->addr);
-		/* An inlined copy's calls are not counted, which is not 0. */
-		if (is_copy(&v[i]))
+		/* An inlined copy's calls are not counted, which is not 0;
+		 * nor are an uncounted function's. */
+		if (is_copy(&v[i]) || not_counted(&v[i]))
 			vgl_json_null(&j, "calls");
 		else
 			vgl_json_u64(&j, "calls", v[i].calls);
@@ -193,7 +202,7 @@ static int print_text(const struct both_rows *b)
 {
 	const struct vgl_sprofile *sp = &b->s->sp;
 	uint64_t samples = sp->samples;
-	size_t i, copies = 0;
+	size_t i, copies = 0, uncounted = 0;
 
 	fputs("counting: ", stdout);
 	vgl_text_line(stdout, b->c->path);
@@ -210,6 +219,8 @@ static int print_text(const struct both_rows *b)
 		per_call(t, sizeof(t), r, b->period_ns);
 		if (is_copy(r))
 			printf("%12s", "inlined");
+		else if (not_counted(r))
+			printf("%12s", "not counted"), uncounted++;
 		else
 			printf("%12" PRIu64, r->calls);
 		printf("  %6.2f%%  %6.2f%%  %10s  ",
@@ -244,6 +255,9 @@ static int print_text(const struct both_rows *b)
 		       "entry mode counts real calls only)" :
 		       "the calls counted in its inlined copies are on\n"
 		       "the function's own row");
+	if (uncounted)
+		printf("not counted: built without vigil's flags (another library, or a\n"
+		       "file compiled without them): its calls are unknown, not 0.\n");
 	report_hook_share(sp, samples);
 	return 0;
 }
