@@ -222,31 +222,19 @@ static int label_clashes(struct vgl_sprofile *p, size_t *idx)
 	return 0;
 }
 
-int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
-		       struct vgl_symbolizer *sym)
+/*
+ * The key of each frame's function, after the keys of the functions
+ * inlined there, innermost first as in the file (perf's "NAME (inlined)"
+ * frames): stack i's are (*keys)[first[i] .. + depth[i]).  *keys is the
+ * caller's to free, whatever the result.
+ */
+static int frame_keys(const struct vgl_reader *r, struct vgl_symbolizer *sym,
+		      size_t *first, uint32_t *depth, struct skey **keys,
+		      size_t *nkeys)
 {
-	size_t nf = 0, cap = 0, ns = r->nstacks, i, j, n = 0, *first = NULL;
-	uint32_t *depth = NULL;
-	struct skey *keys = NULL, *uniq = NULL;
-	size_t *order = NULL;
-	struct vgl_tally tally;
-	uint32_t *remap = NULL;
-	struct vgl_pfunc *sorted = NULL;
-	uint64_t *s2 = NULL, *t2 = NULL;
-	int err = -ENOMEM;
+	size_t nf = 0, cap = 0, i, j;
 
-	memset(p, 0, sizeof(*p));
-	vgl_tally_init(&tally);
-	p->r = r;
-	p->sym = sym;
-	first = malloc((ns + 1) * sizeof(*first));
-	depth = malloc((ns + 1) * sizeof(*depth));
-	p->stacks = malloc((ns + 1) * sizeof(*p->stacks));
-	if (!first || !depth || !p->stacks)
-		goto out;
-	/* Each frame's function, after the functions inlined there,
-	 * innermost first as in the file (perf's "NAME (inlined)" frames). */
-	for (i = 0; i < ns; i++) {
+	for (i = 0; i < r->nstacks; i++) {
 		const struct vgl_stack_info *st = &r->stacks[i];
 
 		first[i] = nf;
@@ -265,26 +253,32 @@ int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
 				struct skey *g;
 
 				cap = (nf + m + 1) * 2;
-				g = realloc(keys, cap * sizeof(*g));
+				g = realloc(*keys, cap * sizeof(*g));
 				if (!g)
-					goto out;
-				keys = g;
+					return -ENOMEM;
+				*keys = g;
 			}
 			k.inl_file = NULL;
 			for (x = 0; x < m; x++) {
-				keys[nf] = k;
-				keys[nf].addr = 0;
-				keys[nf].inl_file = inl_file[x];
-				keys[nf++].place.inlined = inl[x];
+				(*keys)[nf] = k;
+				(*keys)[nf].addr = 0;
+				(*keys)[nf].inl_file = inl_file[x];
+				(*keys)[nf++].place.inlined = inl[x];
 			}
-			keys[nf++] = k;
+			(*keys)[nf++] = k;
 		}
 		depth[i] = (uint32_t)(nf - first[i]);
 	}
-	uniq = malloc((nf + 1) * sizeof(*uniq));
-	p->chain = malloc((nf + 1) * sizeof(*p->chain));
-	if (!uniq || !p->chain)
-		goto out;
+	*nkeys = nf;
+	return 0;
+}
+
+/* The nf keys sorted into uniq, each function once; returns how many. */
+static size_t unique_keys(const struct skey *keys, size_t nf,
+			  struct skey *uniq)
+{
+	size_t i, n = 0;
+
 	if (nf) {       /* no stacks: keys may be NULL */
 		memcpy(uniq, keys, nf * sizeof(*keys));
 		qsort(uniq, nf, sizeof(*uniq), cmp_skey);
@@ -305,40 +299,49 @@ int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
 			uniq[n - 1].inl_file = file;
 		}
 	}
-	p->funcs = calloc(n + 1, sizeof(*p->funcs));
-	p->owned = calloc(2 * n + 1, sizeof(*p->owned));
-	order = malloc((n + 1) * sizeof(*order));
-	remap = malloc((n + 1) * sizeof(*remap));
-	sorted = malloc((n + 1) * sizeof(*sorted));
-	s2 = malloc((n + 1) * sizeof(*s2));
-	t2 = malloc((n + 1) * sizeof(*t2));
-	if (!p->funcs || !p->owned || !order || !remap || !sorted || !s2 ||
-	    !t2 || vgl_tally_reserve(&tally, n))
-		goto out;
-	p->nfuncs = n;
-	for (i = 0; i < n; i++) {
-		err = make_func(p, &uniq[i], &p->funcs[i]);
-		if (err)
-			goto out;
-	}
-	/* Each frame's function, innermost first as in the file, and the
-	 * samples: self for frame 0, total once per stack however often a
-	 * recursive function is on it (tally.h). */
-	for (i = 0; i < ns; i++) {
-		const struct vgl_stack_info *st = &r->stacks[i];
+	return n;
+}
+
+/*
+ * Each frame's function, innermost first as in the file, as its index in
+ * uniq (p->nfuncs keys) into p->chain, and the samples: self for frame
+ * 0, total once per stack however often a recursive function is on it
+ * (tally.h).
+ */
+static void count_samples(struct vgl_sprofile *p, struct vgl_tally *tally,
+			  const struct skey *uniq, const struct skey *keys,
+			  const size_t *first, const uint32_t *depth)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->r->nstacks; i++) {
+		const struct vgl_stack_info *st = &p->r->stacks[i];
 
 		for (j = 0; j < depth[i]; j++)
-			p->chain[first[i] + j] = (uint32_t)find_key(uniq, n,
-						 &keys[first[i] + j]);
+			p->chain[first[i] + j] = (uint32_t)find_key(uniq,
+						 p->nfuncs, &keys[first[i] + j]);
 		/* Every function has room: no allocation, no failure. */
-		vgl_tally_add(&tally, p->chain + first[i], depth[i], st->count);
+		vgl_tally_add(tally, p->chain + first[i], depth[i], st->count);
 		p->samples = vgl_sat_add(p->samples, st->count);
 	}
-	/* The profile keeps the counts. */
-	p->self = tally.self;
-	p->total = tally.total;
-	tally.self = tally.total = NULL;
-	/* Functions in the order people read them; the chains follow. */
+}
+
+/*
+ * Puts p's functions in the order people read them (cmp_report), their
+ * counts with them; order[i] is the old index of the new function i, and
+ * remap[old] its new index.
+ */
+static int report_order(struct vgl_sprofile *p, size_t *order,
+			uint32_t *remap)
+{
+	size_t i, n = p->nfuncs;
+	struct vgl_pfunc *sorted = malloc((n + 1) * sizeof(*sorted));
+	uint64_t *s2 = malloc((n + 1) * sizeof(*s2));
+	uint64_t *t2 = malloc((n + 1) * sizeof(*t2));
+	int err = -ENOMEM;
+
+	if (!sorted || !s2 || !t2)
+		goto out;
 	for (i = 0; i < n; i++)
 		order[i] = i;
 	qsort_r(order, n, sizeof(*order), cmp_report, p);
@@ -351,12 +354,23 @@ int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
 	memcpy(p->funcs, sorted, n * sizeof(*sorted));
 	memcpy(p->self, s2, n * sizeof(*s2));
 	memcpy(p->total, t2, n * sizeof(*t2));
-	err = label_clashes(p, order);
-	if (err)
-		goto out;
-	/* Chains outermost first, then sorted and added up. */
-	for (i = 0; i < ns; i++) {
-		const struct vgl_stack_info *st = &r->stacks[i];
+	err = 0;
+out:
+	free(sorted);
+	free(s2);
+	free(t2);
+	return err;
+}
+
+/* Stack i's chain, renumbered by remap and turned outermost first, as
+ * p->stacks[i], one per stack of the file. */
+static void outer_first(struct vgl_sprofile *p, const size_t *first,
+			const uint32_t *depth, const uint32_t *remap)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->r->nstacks; i++) {
+		const struct vgl_stack_info *st = &p->r->stacks[i];
 		uint32_t *c = p->chain + first[i], d = depth[i];
 
 		for (j = 0; j < d; j++)
@@ -371,11 +385,17 @@ int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
 		p->stacks[i].depth = d;
 		p->stacks[i].count = st->count;
 	}
+}
+
+/* Keeps the stacks in file order as p->file_stacks, then sorts p->stacks
+ * by chain and adds up the equal ones. */
+static int merge_chains(struct vgl_sprofile *p)
+{
+	size_t i, ns = p->r->nstacks;
+
 	p->file_stacks = malloc((ns + 1) * sizeof(*p->file_stacks));
-	if (!p->file_stacks) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (!p->file_stacks)
+		return -ENOMEM;
 	memcpy(p->file_stacks, p->stacks, ns * sizeof(*p->stacks));
 	qsort_r(p->stacks, ns, sizeof(*p->stacks), cmp_chain, p);
 	for (i = 0; i < ns; i++) {
@@ -388,7 +408,64 @@ int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
 		}
 		p->stacks[p->nstacks++] = p->stacks[i];
 	}
-	err = 0;
+	return 0;
+}
+
+int vgl_sprofile_build(struct vgl_sprofile *p, const struct vgl_reader *r,
+		       struct vgl_symbolizer *sym)
+{
+	size_t nf = 0, ns = r->nstacks, i, n, *first = NULL;
+	uint32_t *depth = NULL;
+	struct skey *keys = NULL, *uniq = NULL;
+	size_t *order = NULL;
+	struct vgl_tally tally;
+	uint32_t *remap = NULL;
+	int err = -ENOMEM;
+
+	memset(p, 0, sizeof(*p));
+	vgl_tally_init(&tally);
+	p->r = r;
+	p->sym = sym;
+	first = malloc((ns + 1) * sizeof(*first));
+	depth = malloc((ns + 1) * sizeof(*depth));
+	p->stacks = malloc((ns + 1) * sizeof(*p->stacks));
+	if (!first || !depth || !p->stacks)
+		goto out;
+	err = frame_keys(r, sym, first, depth, &keys, &nf);
+	if (err)
+		goto out;
+	err = -ENOMEM;
+	uniq = malloc((nf + 1) * sizeof(*uniq));
+	p->chain = malloc((nf + 1) * sizeof(*p->chain));
+	if (!uniq || !p->chain)
+		goto out;
+	n = unique_keys(keys, nf, uniq);
+	p->funcs = calloc(n + 1, sizeof(*p->funcs));
+	p->owned = calloc(2 * n + 1, sizeof(*p->owned));
+	order = malloc((n + 1) * sizeof(*order));
+	remap = malloc((n + 1) * sizeof(*remap));
+	if (!p->funcs || !p->owned || !order || !remap ||
+	    vgl_tally_reserve(&tally, n))
+		goto out;
+	p->nfuncs = n;
+	for (i = 0; i < n; i++) {
+		err = make_func(p, &uniq[i], &p->funcs[i]);
+		if (err)
+			goto out;
+	}
+	count_samples(p, &tally, uniq, keys, first, depth);
+	/* The profile keeps the counts. */
+	p->self = tally.self;
+	p->total = tally.total;
+	tally.self = tally.total = NULL;
+	err = report_order(p, order, remap);
+	if (!err)
+		err = label_clashes(p, order);
+	if (err)
+		goto out;
+	/* Chains outermost first, then sorted and added up. */
+	outer_first(p, first, depth, remap);
+	err = merge_chains(p);
 out:
 	free(keys);
 	free(first);
@@ -397,9 +474,6 @@ out:
 	vgl_tally_release(&tally);
 	free(order);
 	free(remap);
-	free(sorted);
-	free(s2);
-	free(t2);
 	if (err)
 		vgl_sprofile_release(p);
 	return err;

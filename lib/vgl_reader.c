@@ -338,23 +338,27 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/*
- * Walks the blocks of the arena twice: once to check them and count the
- * edges, once to copy the edges out.  Then sorts the edges and adds up
- * first the ones one thread holds in several blocks, which gives the
- * per-thread counts, then the ones that several threads hold.
- */
-static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
-{
-	const unsigned char *base = r->data + sec->offset;
-	struct vgl_arena a;
-	uint64_t used, at, last = 0, nedges = 0, nblocks = 0, k;
-	uint32_t *owners = NULL;
-	struct raw_edge *raw = NULL;
-	size_t i, n, nraw = 0;
-	int pass, err = 0;
+/* One walk of the arena's blocks, and what it gathers from them. */
+struct arena_walk {
+	const unsigned char *base;  /* the arena, its header first */
+	uint64_t in_use;            /* the bytes its header says are in use */
+	uint64_t used;              /* as many of them as the file holds */
+	uint64_t nedges;            /* edges in EDGES blocks: the first walk */
+	uint64_t nblocks;           /* EDGES blocks */
+	uint32_t *owners;           /* [nblocks]: the second walk */
+	struct raw_edge *raw;       /* [nraw], edges counted at least once */
+	size_t nraw;
+};
 
-	memcpy(&a, base, sizeof(a));
+/* Checks the arena's header against its section, and bounds the walk to
+ * the bytes of the arena that the file holds. */
+static int arena_extent(struct vgl_reader *r, const struct vgl_section *sec,
+			struct arena_walk *w)
+{
+	struct vgl_arena a;
+
+	w->base = r->data + sec->offset;
+	memcpy(&a, w->base, sizeof(a));
 	if (a.used < sizeof(a))
 		return fail(r, -EINVAL, "arena uses %llu bytes, less than its header",
 			    (unsigned long long)a.used);
@@ -363,124 +367,159 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 			    "arena uses %llu bytes, more than its section (%llu)",
 			    (unsigned long long)a.used,
 			    (unsigned long long)sec->size);
+	w->in_use = a.used;
 	/* A live file is read while it grows: trust only bytes present. */
-	used = a.used;
-	if (used > r->size - sec->offset)
-		used = r->size - sec->offset;
+	w->used = a.used;
+	if (w->used > r->size - sec->offset)
+		w->used = r->size - sec->offset;
+	return 0;
+}
 
-	for (pass = 0; pass < 2; pass++) {
-		for (at = sizeof(a); at < used; ) {
-			struct vgl_block b;
-
-			if (used - at < sizeof(b)) {
-				if (used < a.used)
-					err = fail(r, -EINVAL,
-						   "truncated: the file ends at byte %zu, %llu bytes into the block header at arena offset %llu; the arena has %llu bytes in use",
-						   r->size,
-						   (unsigned long long)(used - at),
-						   (unsigned long long)at,
-						   (unsigned long long)a.used);
-				else
-					err = fail(r, -EINVAL,
-						   "truncated block header at arena offset %llu",
-						   (unsigned long long)at);
-				goto out;
-			}
-			memcpy(&b, base + at, sizeof(b));
-			if (b.size < sizeof(b) || b.size % 8) {
-				err = fail(r, -EINVAL,
-					   "block at arena offset %llu has bad size %llu",
-					   (unsigned long long)at,
-					   (unsigned long long)b.size);
-				goto out;
-			}
-			if (b.size > used - at && used < a.used) {
-				err = fail(r, -EINVAL,
-					   "truncated: the file ends at byte %zu, %llu bytes into the block at arena offset %llu (size %llu); the arena has %llu bytes in use",
-					   r->size,
-					   (unsigned long long)(used - at),
-					   (unsigned long long)at,
-					   (unsigned long long)b.size,
-					   (unsigned long long)a.used);
-				goto out;
-			}
-			if (b.size > used - at) {
-				err = fail(r, -EINVAL,
-					   "block at arena offset %llu (size %llu) runs past the end of the arena (%llu bytes)",
-					   (unsigned long long)at,
-					   (unsigned long long)b.size,
-					   (unsigned long long)used);
-				goto out;
-			}
-			if (b.kind == VGL_BLOCK_MODULE && pass == 0) {
-				err = add_module(r, base + at, b.size, at);
-				if (err)
-					goto out;
-			} else if (b.kind == VGL_BLOCK_EDGES) {
-				uint64_t cap = (b.size - sizeof(b)) /
-					       sizeof(struct vgl_edge);
-
-				if (b.count > cap) {
-					err = fail(r, -EINVAL,
-						   "edge block at arena offset %llu holds %llu edges but has room for %llu",
-						   (unsigned long long)at,
-						   (unsigned long long)b.count,
-						   (unsigned long long)cap);
-					goto out;
-				}
-				if (pass == 0) {
-					nedges += b.count;
-					nblocks++;
-				} else {
-					owners[nblocks++] = b.owner;
-					for (k = 0; k < b.count; k++) {
-						struct vgl_edge e;
-						struct raw_edge *ei;
-
-						memcpy(&e, base + at + sizeof(b) +
-							   k * sizeof(e), sizeof(e));
-						if (!e.count)
-							continue;
-						ei = &raw[nraw++];
-						ei->callee = e.callee;
-						ei->site = e.site;
-						ei->count = e.count;
-						ei->callee_mod = e.callee_mod;
-						ei->site_mod = e.site_mod;
-						ei->owner = b.owner;
-					}
-				}
-			}
-			last = at;
-			at += b.size;
-		}
-		/* The file ends where a block does, but the arena says more is
-		 * in use: blocks are missing, and their counts with them.  (A
-		 * live writer grows the file before it advances used, so this
-		 * is never a file being written.) */
-		if (used < a.used) {
-			if (at == sizeof(a))
-				err = fail(r, -EINVAL,
-					   "truncated: the file ends at byte %zu, where the arena's header ends; the arena has %llu bytes in use",
-					   r->size, (unsigned long long)a.used);
-			else
-				err = fail(r, -EINVAL,
-					   "truncated: the file ends at byte %zu, where the block at arena offset %llu ends; the arena has %llu bytes in use",
-					   r->size, (unsigned long long)last,
-					   (unsigned long long)a.used);
-			goto out;
-		}
-		if (pass == 0) {
-			/* nedges <= used / 32, so these sizes cannot overflow. */
-			raw = malloc((nedges ? nedges : 1) * sizeof(*raw));
-			owners = malloc((nblocks ? nblocks : 1) * sizeof(*owners));
-			if (!raw || !owners) {
-				err = fail(r, -ENOMEM, "out of memory");
-				goto out;
-			}
-			nblocks = 0;
-		}
+/* Copies out the header of the block at arena offset at and checks that
+ * it and the block it heads lie inside the bytes present; a file cut
+ * short is told apart from a block that overruns the arena. */
+static int read_block(struct vgl_reader *r, const struct arena_walk *w,
+		      uint64_t at, struct vgl_block *b)
+{
+	if (w->used - at < sizeof(*b)) {
+		if (w->used < w->in_use)
+			return fail(r, -EINVAL,
+				    "truncated: the file ends at byte %zu, %llu bytes into the block header at arena offset %llu; the arena has %llu bytes in use",
+				    r->size,
+				    (unsigned long long)(w->used - at),
+				    (unsigned long long)at,
+				    (unsigned long long)w->in_use);
+		return fail(r, -EINVAL,
+			    "truncated block header at arena offset %llu",
+			    (unsigned long long)at);
 	}
+	memcpy(b, w->base + at, sizeof(*b));
+	if (b->size < sizeof(*b) || b->size % 8)
+		return fail(r, -EINVAL,
+			    "block at arena offset %llu has bad size %llu",
+			    (unsigned long long)at,
+			    (unsigned long long)b->size);
+	if (b->size > w->used - at && w->used < w->in_use)
+		return fail(r, -EINVAL,
+			    "truncated: the file ends at byte %zu, %llu bytes into the block at arena offset %llu (size %llu); the arena has %llu bytes in use",
+			    r->size,
+			    (unsigned long long)(w->used - at),
+			    (unsigned long long)at,
+			    (unsigned long long)b->size,
+			    (unsigned long long)w->in_use);
+	if (b->size > w->used - at)
+		return fail(r, -EINVAL,
+			    "block at arena offset %llu (size %llu) runs past the end of the arena (%llu bytes)",
+			    (unsigned long long)at,
+			    (unsigned long long)b->size,
+			    (unsigned long long)w->used);
+	return 0;
+}
+
+/* Does the EDGES block at arena offset at have room for the edges it
+ * says it holds? */
+static int check_edge_block(struct vgl_reader *r, const struct vgl_block *b,
+			    uint64_t at)
+{
+	uint64_t cap = (b->size - sizeof(*b)) / sizeof(struct vgl_edge);
+
+	if (b->count > cap)
+		return fail(r, -EINVAL,
+			    "edge block at arena offset %llu holds %llu edges but has room for %llu",
+			    (unsigned long long)at,
+			    (unsigned long long)b->count,
+			    (unsigned long long)cap);
+	return 0;
+}
+
+/* Copies the edges of a checked EDGES block into w->raw, each with the
+ * block's owner, leaving out those with no calls (a count zeroed by a
+ * reset or a fork keeps its entry). */
+static void copy_edges(struct arena_walk *w, const struct vgl_block *b,
+		       uint64_t at)
+{
+	uint64_t k;
+
+	w->owners[w->nblocks++] = b->owner;
+	for (k = 0; k < b->count; k++) {
+		struct vgl_edge e;
+		struct raw_edge *ei;
+
+		memcpy(&e, w->base + at + sizeof(*b) + k * sizeof(e),
+		       sizeof(e));
+		if (!e.count)
+			continue;
+		ei = &w->raw[w->nraw++];
+		ei->callee = e.callee;
+		ei->site = e.site;
+		ei->count = e.count;
+		ei->callee_mod = e.callee_mod;
+		ei->site_mod = e.site_mod;
+		ei->owner = b->owner;
+	}
+}
+
+/*
+ * One walk of the blocks in file order.  The first (copy 0) checks them,
+ * adds the modules and counts the EDGES blocks and their edges; the
+ * second (copy 1), over blocks already checked, copies the edges into
+ * the arrays sized from those counts.
+ */
+static int walk_arena(struct vgl_reader *r, struct arena_walk *w, int copy)
+{
+	uint64_t at, last = 0;
+	int err;
+
+	for (at = sizeof(struct vgl_arena); at < w->used; ) {
+		struct vgl_block b;
+
+		err = read_block(r, w, at, &b);
+		if (err)
+			return err;
+		if (b.kind == VGL_BLOCK_MODULE && !copy) {
+			err = add_module(r, w->base + at, b.size, at);
+			if (err)
+				return err;
+		} else if (b.kind == VGL_BLOCK_EDGES) {
+			err = check_edge_block(r, &b, at);
+			if (err)
+				return err;
+			if (!copy) {
+				w->nedges += b.count;
+				w->nblocks++;
+			} else {
+				copy_edges(w, &b, at);
+			}
+		}
+		last = at;
+		at += b.size;
+	}
+	/* The file ends where a block does, but the arena says more is
+	 * in use: blocks are missing, and their counts with them.  (A
+	 * live writer grows the file before it advances used, so this
+	 * is never a file being written.) */
+	if (w->used < w->in_use) {
+		if (at == sizeof(struct vgl_arena))
+			return fail(r, -EINVAL,
+				    "truncated: the file ends at byte %zu, where the arena's header ends; the arena has %llu bytes in use",
+				    r->size, (unsigned long long)w->in_use);
+		return fail(r, -EINVAL,
+			    "truncated: the file ends at byte %zu, where the block at arena offset %llu ends; the arena has %llu bytes in use",
+			    r->size, (unsigned long long)last,
+			    (unsigned long long)w->in_use);
+	}
+	return 0;
+}
+
+/*
+ * Sorts the edges of all blocks and adds up first the ones one thread
+ * holds in several blocks, which gives r->thread_counts, then the ones
+ * that several threads hold, which gives r->edges and r->total_calls.
+ */
+static int merge_edges(struct vgl_reader *r, struct raw_edge *raw,
+		       size_t nraw)
+{
+	size_t i, n;
 
 	/* Unsorted, the loop below still makes whole edges (it merges only
 	 * neighbours); a key may then repeat, as VGL_READ_UNSORTED says. */
@@ -490,10 +529,8 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 				   offsetof(struct raw_edge, count), NULL);
 	r->edges = malloc((n ? n : 1) * sizeof(*r->edges));
 	r->thread_counts = malloc((n ? n : 1) * sizeof(*r->thread_counts));
-	if (!r->edges || !r->thread_counts) {
-		err = fail(r, -ENOMEM, "out of memory");
-		goto out;
-	}
+	if (!r->edges || !r->thread_counts)
+		return fail(r, -ENOMEM, "out of memory");
 	r->nthread_counts = n;
 	for (i = 0; i < n; i++) {
 		struct vgl_edge_info *ei = r->nedges ? &r->edges[r->nedges - 1] :
@@ -518,14 +555,55 @@ static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
 		ei->nthreads++;
 		r->total_calls = vgl_sat_add(r->total_calls, raw[i].count);
 	}
+	return 0;
+}
 
-	qsort(owners, nblocks, sizeof(*owners), cmp_u32);
-	for (i = 0; i < nblocks; i++)
+/* How many distinct tids owners[0 .. n) holds, sorting it to count them. */
+static size_t distinct_owners(uint32_t *owners, size_t n)
+{
+	size_t i, distinct = 0;
+
+	qsort(owners, n, sizeof(*owners), cmp_u32);
+	for (i = 0; i < n; i++)
 		if (i == 0 || owners[i] != owners[i - 1])
-			r->nthreads++;
+			distinct++;
+	return distinct;
+}
+
+/*
+ * Walks the blocks of the arena twice: once to check them and count the
+ * edges, once to copy the edges out.  Then merges the edges, and counts
+ * the threads that own blocks.
+ */
+static int parse_arena(struct vgl_reader *r, const struct vgl_section *sec)
+{
+	struct arena_walk w = { 0 };
+	int err;
+
+	err = arena_extent(r, sec, &w);
+	if (err)
+		return err;
+	err = walk_arena(r, &w, 0);
+	if (err)
+		return err;
+	/* nedges <= used / 32, so these sizes cannot overflow. */
+	w.raw = malloc((w.nedges ? w.nedges : 1) * sizeof(*w.raw));
+	w.owners = malloc((w.nblocks ? w.nblocks : 1) * sizeof(*w.owners));
+	if (!w.raw || !w.owners) {
+		err = fail(r, -ENOMEM, "out of memory");
+		goto out;
+	}
+	w.nblocks = 0;
+	err = walk_arena(r, &w, 1);
+	if (err)
+		goto out;
+	err = merge_edges(r, w.raw, w.nraw);
+	if (err)
+		goto out;
+	r->nthreads += distinct_owners(w.owners, w.nblocks);
 out:
-	free(raw);
-	free(owners);
+	free(w.raw);
+	free(w.owners);
 	return err;
 }
 

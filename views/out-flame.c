@@ -484,24 +484,23 @@ static void diff_color(double delta, double maxdelta, int *r, int *g, int *b)
 	}
 }
 
-int out_flame_svg(struct flame *fl, const char *title, const char *subtitle,
-		  const char *unit, int diff, FILE *f)
-{
-	double sum = fl->sum[1], scale, *cursor = NULL, *delta = NULL;
-	double norm = 0, maxdelta = 0;
-	uint32_t maxdepth = 0;
-	size_t i;
+/* The graph being drawn, as every frame of it needs to know it. */
+struct canvas {
+	FILE *f;
+	const char *unit;
+	double sum;              /* side 1's weight: the width of "all" */
+	double scale;            /* pixels per unit of weight */
+	double maxdelta;         /* the largest change of a drawn frame */
+	int diff;
 	int height;
+};
 
-	cursor = malloc(fl->n * sizeof(*cursor));
-	delta = calloc(fl->n, sizeof(*delta));
-	if (!cursor || !delta) {
-		free(cursor);
-		free(delta);
-		return -ENOMEM;
-	}
-	/* Children come after their parent: totals from the back,
-	 * positions (in the order children were met) from the front. */
+/* Every node's totals: its own weight and its children's, which come
+ * after their parent, so added up from the back. */
+static void add_totals(struct flame *fl)
+{
+	size_t i;
+
 	for (i = 0; i < fl->n; i++) {
 		fl->v[i].total[0] = fl->v[i].self[0];
 		fl->v[i].total[1] = fl->v[i].self[1];
@@ -512,11 +511,24 @@ int out_flame_svg(struct flame *fl, const char *title, const char *subtitle,
 		fl->v[nd->parent].total[0] += nd->total[0];
 		fl->v[nd->parent].total[1] += nd->total[1];
 	}
-	scale = sum > 0 ? (WIDTH - 2 * PAD) / sum : 0;
+}
+
+/*
+ * Every node's left edge, its children side by side in the order they
+ * were met, and, of the frames wide enough to draw, the deepest depth
+ * and each one's change of its own weight from side 0 (scaled by norm)
+ * to side 1: delta[i], the largest in *maxdelta.
+ */
+static int place_frames(struct flame *fl, double scale, double norm,
+			double *delta, uint32_t *maxdepth, double *maxdelta)
+{
+	double *cursor = malloc(fl->n * sizeof(*cursor));
+	size_t i;
+
+	if (!cursor)
+		return -ENOMEM;
 	fl->v[0].x = 0;
 	cursor[0] = 0;
-	if (diff && fl->sum[0] > 0)
-		norm = sum / fl->sum[0];
 	for (i = 1; i < fl->n; i++) {
 		struct fnode *nd = &fl->v[i];
 
@@ -525,20 +537,29 @@ int out_flame_svg(struct flame *fl, const char *title, const char *subtitle,
 		cursor[i] = nd->x;
 		if (nd->total[1] * scale < MIN_WIDTH)
 			continue;
-		if (nd->depth > maxdepth)
-			maxdepth = nd->depth;
+		if (nd->depth > *maxdepth)
+			*maxdepth = nd->depth;
 		delta[i] = nd->self[1] - nd->self[0] * norm;
-		if (fabs(delta[i]) > maxdelta)
-			maxdelta = fabs(delta[i]);
+		if (fabs(delta[i]) > *maxdelta)
+			*maxdelta = fabs(delta[i]);
 	}
-	height = (int)(maxdepth + 1) * ROW + (subtitle ? 108 : 90);
+	free(cursor);
+	return 0;
+}
+
+/* The svg element, its style, background, titles and controls. */
+static void svg_head(const struct canvas *c, const char *title,
+		     const char *subtitle)
+{
+	FILE *f = c->f;
+	int height = c->height;
 
 	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 		"xmlns=\"http://www.w3.org/2000/svg\" data-width=\"%d\" data-total=\"%.0f\" "
 		"data-unit=\"%s\"%s>\n",
-		(int)WIDTH, height, (int)WIDTH, height, (int)WIDTH, sum, unit,
-		diff ? " data-diff=\"1\"" : "");
+		(int)WIDTH, height, (int)WIDTH, height, (int)WIDTH, c->sum,
+		c->unit, c->diff ? " data-diff=\"1\"" : "");
 	fputs("<style>\n"
 	      "text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }\n"
 	      "g.f text { pointer-events: none; }\n"
@@ -567,6 +588,77 @@ int out_flame_svg(struct flame *fl, const char *title, const char *subtitle,
 		(int)WIDTH - 200, height - 12);
 	fprintf(f, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", (int)PAD,
 		height - 12);
+}
+
+/* One frame above "all": its group, with what the script reads, its
+ * tooltip, its box and its (empty, filled by the script) label.  delta is
+ * its change of its own weight, in a diff. */
+static void draw_frame(const struct canvas *c, const struct flame *fl,
+		       const struct fnode *nd, double delta)
+{
+	const char *note = note_of(fl, nd->name);
+	double sum = c->sum;
+	char change[64] = "";
+	FILE *f = c->f;
+	int r, g, b;
+
+	if (c->diff) {
+		diff_color(delta, c->maxdelta, &r, &g, &b);
+		/* The change of its own weight, in points of B's total. */
+		snprintf(change, sizeof(change), "%+.2f%%",
+			 sum > 0 ? 100.0 * delta / sum : 0.0);
+	} else {
+		color(nd->name, &r, &g, &b);
+	}
+	fputs("<g class=\"f\" data-name=\"", f);
+	out_xml_text(f, nd->name);
+	fprintf(f, "\" data-value=\"%.0f\" data-x=\"%.6f\" data-w=\"%.6f\" "
+		"data-depth=\"%u\" data-px=\"%.2f\" data-pw=\"%.2f\"",
+		floor(nd->total[1] + 0.5), nd->x, nd->total[1], nd->depth,
+		PAD + nd->x * c->scale, nd->total[1] * c->scale);
+	if (c->diff)
+		fprintf(f, " data-delta=\"%s\"", change);
+	if (note) {
+		fputs(" data-note=\"", f);
+		out_xml_text(f, note);
+		fputc('"', f);
+	}
+	fputs("><title>", f);
+	out_xml_text(f, nd->name);
+	fprintf(f, " (%.0f %s, %.2f%%%s%s%s", floor(nd->total[1] + 0.5),
+		c->unit, sum > 0 ? 100.0 * nd->total[1] / sum : 0.0,
+		c->diff ? "; " : "", change, note ? "; " : "");
+	if (note)
+		out_xml_text(f, note);
+	fprintf(f, ")</title>"
+		"<rect y=\"%d\" height=\"%d\" rx=\"2\" fill=\"rgb(%d,%d,%d)\"/>"
+		"<text y=\"%d\"></text></g>\n",
+		c->height - 50 - (int)(nd->depth + 1) * ROW, ROW - 1, r, g, b,
+		c->height - 50 - (int)nd->depth * ROW - 4);
+}
+
+int out_flame_svg(struct flame *fl, const char *title, const char *subtitle,
+		  const char *unit, int diff, FILE *f)
+{
+	struct canvas c = { .f = f, .unit = unit, .diff = diff };
+	double sum = fl->sum[1], *delta, norm = 0;
+	uint32_t maxdepth = 0;
+	size_t i;
+
+	delta = calloc(fl->n, sizeof(*delta));
+	if (!delta)
+		return -ENOMEM;
+	add_totals(fl);
+	c.sum = sum;
+	c.scale = sum > 0 ? (WIDTH - 2 * PAD) / sum : 0;
+	if (diff && fl->sum[0] > 0)
+		norm = sum / fl->sum[0];
+	if (place_frames(fl, c.scale, norm, delta, &maxdepth, &c.maxdelta)) {
+		free(delta);
+		return -ENOMEM;
+	}
+	c.height = (int)(maxdepth + 1) * ROW + (subtitle ? 108 : 90);
+	svg_head(&c, title, subtitle);
 
 	/* The bottom frame, everything; then every frame, bottom up. */
 	fprintf(f, "<g class=\"f\" data-name=\"all\" data-value=\"%.0f\" data-x=\"0\" "
@@ -575,51 +667,13 @@ int out_flame_svg(struct flame *fl, const char *title, const char *subtitle,
 		"<rect y=\"%d\" height=\"%d\" rx=\"2\" fill=\"rgb(200,200,200)\"/>"
 		"<text y=\"%d\"></text></g>\n",
 		sum, sum > 0 ? sum : 1, PAD, WIDTH - 2 * PAD, sum, unit,
-		height - 50 - ROW, ROW - 1, height - 50 - 4);
+		c.height - 50 - ROW, ROW - 1, c.height - 50 - 4);
 	for (i = 1; i < fl->n; i++) {
-		const struct fnode *nd = &fl->v[i];
-		const char *note = note_of(fl, nd->name);
-		char change[64] = "";
-		int r, g, b;
-
-		if (nd->total[1] * scale < MIN_WIDTH)
+		if (fl->v[i].total[1] * c.scale < MIN_WIDTH)
 			continue;
-		if (diff) {
-			diff_color(delta[i], maxdelta, &r, &g, &b);
-			/* The change of its own weight, in points of B's total. */
-			snprintf(change, sizeof(change), "%+.2f%%",
-				 sum > 0 ? 100.0 * delta[i] / sum : 0.0);
-		} else {
-			color(nd->name, &r, &g, &b);
-		}
-		fputs("<g class=\"f\" data-name=\"", f);
-		out_xml_text(f, nd->name);
-		fprintf(f, "\" data-value=\"%.0f\" data-x=\"%.6f\" data-w=\"%.6f\" "
-			"data-depth=\"%u\" data-px=\"%.2f\" data-pw=\"%.2f\"",
-			floor(nd->total[1] + 0.5), nd->x, nd->total[1], nd->depth,
-			PAD + nd->x * scale, nd->total[1] * scale);
-		if (diff)
-			fprintf(f, " data-delta=\"%s\"", change);
-		if (note) {
-			fputs(" data-note=\"", f);
-			out_xml_text(f, note);
-			fputc('"', f);
-		}
-		fputs("><title>", f);
-		out_xml_text(f, nd->name);
-		fprintf(f, " (%.0f %s, %.2f%%%s%s%s", floor(nd->total[1] + 0.5),
-			unit, sum > 0 ? 100.0 * nd->total[1] / sum : 0.0,
-			diff ? "; " : "", change, note ? "; " : "");
-		if (note)
-			out_xml_text(f, note);
-		fprintf(f, ")</title>"
-			"<rect y=\"%d\" height=\"%d\" rx=\"2\" fill=\"rgb(%d,%d,%d)\"/>"
-			"<text y=\"%d\"></text></g>\n",
-			height - 50 - (int)(nd->depth + 1) * ROW, ROW - 1, r, g, b,
-			height - 50 - (int)nd->depth * ROW - 4);
+		draw_frame(&c, fl, &fl->v[i], delta[i]);
 	}
 	fprintf(f, "<script type=\"text/ecmascript\">%s</script>\n</svg>\n", script);
-	free(cursor);
 	free(delta);
 	return ferror(f) ? -EIO : 0;
 }

@@ -345,6 +345,45 @@ static void nothing_to_draw(const struct plot *pl, double top, double h,
 		(X0 + X1) / 2, top + h / 2, why);
 }
 
+/* What sets one panel of steps apart from another. */
+struct steps_panel {
+	const char *id, *heading, *unit;    /* as panel_begin takes them */
+	const char *label;                  /* the value axis' */
+	const char *one, *none;             /* why nothing is drawn: one
+	                                     * reading, or none at all */
+	double top, h;
+};
+
+/*
+ * Opens a panel of steps over b's buckets, its value axis up to max
+ * (the axis' top is returned), its time axis, why nothing is drawn when
+ * there is no interval, and the zoomed viewport its series go in.
+ */
+static double steps_panel_begin(const struct plot *pl,
+				const struct steps_panel *sp,
+				const struct buckets *b, double max)
+{
+	double ymax;
+
+	panel_begin(pl, sp->id, sp->heading, "steps", sp->unit, b->times,
+		    b->nb ? b->nb + 1 : 0, sp->top, sp->h);
+	ymax = value_axis(pl, sp->top, sp->h, max, sp->label);
+	time_axis(pl, sp->top, sp->h);
+	if (!b->nb)
+		nothing_to_draw(pl, sp->top, sp->h, b->n ? sp->one : sp->none);
+	zoom_begin(pl, sp->top, sp->h);
+	return ymax;
+}
+
+/* Closes what steps_panel_begin opened: the sampling interval's lines in
+ * the zoomed viewport, then their labels above it. */
+static void steps_panel_end(const struct plot *pl, const struct steps_panel *sp)
+{
+	interval_lines(pl, sp->top, sp->h);
+	zoom_end(pl);
+	interval_labels(pl, sp->top);
+}
+
 /*
  * One stacked area between the cumulative values lo and hi (nb buckets
  * spanning times, on an axis up to ymax), as steps.
@@ -837,6 +876,14 @@ static void cpu_legend(const struct plot *pl, const struct buckets *b,
 	}
 }
 
+static const struct steps_panel cpu_steps = {
+	.id = "cpu", .heading = "CPU per thread", .unit = "% of a CPU",
+	.label = "CPU (% of one CPU)",
+	.one = "one reading of the threads: no interval to draw",
+	.none = "no thread readings (add threads to the --scan of vigil attach or vigil run)",
+	.top = CPU_TOP, .h = CPU_H,
+};
+
 /*
  * The "CPU per thread" panel: each thread's CPU as stacked areas (the
  * MAX_THREAD_SERIES - 1 busiest, the rest as one "other threads"), the
@@ -889,20 +936,10 @@ static int cpu_panel(const struct plot *pl)
 	thread_pass(pl, &b, t, nt, use_run, vals);
 	cpu_percent(&b, vals, nseries, &max);
 
-	panel_begin(pl, "cpu", "CPU per thread", "steps", "% of a CPU",
-		    b.times, b.nb ? b.nb + 1 : 0, CPU_TOP, CPU_H);
-	ymax = value_axis(pl, CPU_TOP, CPU_H, max, "CPU (% of one CPU)");
-	time_axis(pl, CPU_TOP, CPU_H);
-	if (!b.nb)
-		nothing_to_draw(pl, CPU_TOP, CPU_H, b.n ?
-				"one reading of the threads: no interval to draw" :
-				"no thread readings (add threads to the --scan of vigil attach or vigil run)");
-	zoom_begin(pl, CPU_TOP, CPU_H);
+	ymax = steps_panel_begin(pl, &cpu_steps, &b, max);
 	thread_areas(pl, &b, rank, nseries, nt, vals, lo, hi, ymax);
 	process_path(pl, &pr, ymax);
-	interval_lines(pl, CPU_TOP, CPU_H);
-	zoom_end(pl);
-	interval_labels(pl, CPU_TOP);
+	steps_panel_end(pl, &cpu_steps);
 	cpu_legend(pl, &b, rank, nseries, nt, &pr);
 	fputs("</g>\n", pl->f);
 	err = 0;
@@ -1000,6 +1037,14 @@ out:
 	return err;
 }
 
+static const struct steps_panel host_steps = {
+	.id = "host", .heading = "Host CPU (every CPU of the machine)",
+	.unit = "% of all CPUs", .label = "host CPU (% of all CPUs)",
+	.one = "one reading of the host: no interval to draw",
+	.none = "no host CPU readings (add host-cpu to the --scan of vigil attach or vigil run)",
+	.top = HOST_TOP, .h = HOST_H,
+};
+
 static int host_panel(const struct plot *pl)
 {
 	static const char *const names[3] = { "user", "system", "iowait" };
@@ -1043,17 +1088,7 @@ static int host_panel(const struct plot *pl)
 		if (busy > max)
 			max = busy;
 	}
-	panel_begin(pl, "host", "Host CPU (every CPU of the machine)", "steps",
-		    "% of all CPUs", b.times, b.nb ? b.nb + 1 : 0, HOST_TOP,
-		    HOST_H);
-	ymax = value_axis(pl, HOST_TOP, HOST_H, max > 0 ? max : 100,
-			  "host CPU (% of all CPUs)");
-	time_axis(pl, HOST_TOP, HOST_H);
-	if (!b.nb)
-		nothing_to_draw(pl, HOST_TOP, HOST_H, b.n ?
-				"one reading of the host: no interval to draw" :
-				"no host CPU readings (add host-cpu to the --scan of vigil attach or vigil run)");
-	zoom_begin(pl, HOST_TOP, HOST_H);
+	ymax = steps_panel_begin(pl, &host_steps, &b, max > 0 ? max : 100);
 	for (i = 0; i < 3 && b.nb; i++) {
 		for (k = 0; k < b.nb; k++) {
 			lo[k] = hi[k];
@@ -1065,9 +1100,7 @@ static int host_panel(const struct plot *pl)
 		area_path(pl, b.times, lo, hi, b.nb, HOST_TOP, HOST_H, ymax);
 		fprintf(f, "><title>host %s</title></path>\n", names[i]);
 	}
-	interval_lines(pl, HOST_TOP, HOST_H);
-	zoom_end(pl);
-	interval_labels(pl, HOST_TOP);
+	steps_panel_end(pl, &host_steps);
 	for (i = 0; i < 3 && b.nb; i++)
 		fprintf(f, "<g class=\"legend\"><rect x=\"%d\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			"<text x=\"%d\" y=\"%.1f\">host %s</text></g>\n",
