@@ -297,6 +297,60 @@ static unsigned dwarf_ring_pages(unsigned copy)
 	return pages;
 }
 
+/* The event each thread gets: the CPU clock at st's frequency, with
+ * what st's unwinding needs in each sample. */
+static void event_attr(const struct stacks_state *st, unsigned stack_copy,
+		       struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_CPU_CLOCK;
+	a->freq = 1;
+	a->sample_freq = st->frequency;
+	if (st->unwind == SAMPLER_UNWIND_DWARF) {
+		/* The registers and the top of the stack, unwound here
+		 * with the binaries' own tables (unwind.c). */
+		a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = REGS_MASK;
+		a->sample_stack_user = stack_copy;
+	} else {
+		a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				PERF_SAMPLE_CALLCHAIN;
+	}
+	/* Every new executable mapping (dlopen) among the samples: the
+	 * mappings are read again before the samples after it are unwound,
+	 * and the names while the process lives (stacks_maps_changed). */
+	a->mmap = 1;
+	/* The exec among the samples, with its time (sample_id_all). */
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->sample_id_all = 1;
+	a->inherit = 1;
+	/* Only the target's new threads, not its forked children (whose
+	 * samples would be reported as the target's): 100% of the samples
+	 * of a script attached to came from its child, measured for the
+	 * issue. */
+	a->inherit_thread = 1;
+	/*
+	 * Time in the kernel on the target's behalf (a read, a page fault)
+	 * is sampled too where the system allows it, and charged to the
+	 * user frames that entered it: the user registers of such a sample
+	 * are those at the entry (a system call's return address), and the
+	 * user stack is copied from there (issue 16: a program that spent
+	 * 10% in read showed 0.13%).  The kernel's own frames are not
+	 * walked: one [kernel] frame stands for them.
+	 */
+	a->exclude_kernel = 0;
+	a->exclude_hv = 1;
+	a->exclude_callchain_kernel = 1;
+	/* Woken at a sixteenth of the ring (wakeup_bytes); open_thread
+	 * lowers it with the ring's size. */
+	a->watermark = 1;
+	a->wakeup_watermark = wakeup_bytes(st->ring_pages);
+}
+
 int stacks_open(struct stacks_state **out, struct proc_image *img, int taskfd,
 		unsigned frequency, enum sampler_unwind unwind,
 		unsigned stack_copy, char *err, size_t errlen)
@@ -351,53 +405,7 @@ int stacks_open(struct stacks_state **out, struct proc_image *img, int taskfd,
 		st->rings[i].fd = st->rings[i].pollfd = -1;
 	st->nrings = (size_t)ncpus;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_CPU_CLOCK;
-	a.freq = 1;
-	a.sample_freq = frequency;
-	if (st->unwind == SAMPLER_UNWIND_DWARF) {
-		/* The registers and the top of the stack, unwound here
-		 * with the binaries' own tables (unwind.c). */
-		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-				PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		a.sample_regs_user = REGS_MASK;
-		a.sample_stack_user = stack_copy;
-	} else {
-		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-				PERF_SAMPLE_CALLCHAIN;
-	}
-	/* Every new executable mapping (dlopen) among the samples: the
-	 * mappings are read again before the samples after it are unwound,
-	 * and the names while the process lives (stacks_maps_changed). */
-	a.mmap = 1;
-	/* The exec among the samples, with its time (sample_id_all). */
-	a.comm = 1;
-	a.comm_exec = 1;
-	a.sample_id_all = 1;
-	a.inherit = 1;
-	/* Only the target's new threads, not its forked children (whose
-	 * samples would be reported as the target's): 100% of the samples
-	 * of a script attached to came from its child, measured for the
-	 * issue. */
-	a.inherit_thread = 1;
-	/*
-	 * Time in the kernel on the target's behalf (a read, a page fault)
-	 * is sampled too where the system allows it, and charged to the
-	 * user frames that entered it: the user registers of such a sample
-	 * are those at the entry (a system call's return address), and the
-	 * user stack is copied from there (issue 16: a program that spent
-	 * 10% in read showed 0.13%).  The kernel's own frames are not
-	 * walked: one [kernel] frame stands for them.
-	 */
-	a.exclude_kernel = 0;
-	a.exclude_hv = 1;
-	a.exclude_callchain_kernel = 1;
-	/* Woken at a sixteenth of the ring (wakeup_bytes); open_thread
-	 * lowers it with the ring's size. */
-	a.watermark = 1;
-	a.wakeup_watermark = wakeup_bytes(st->ring_pages);
+	event_attr(st, stack_copy, &a);
 
 	fd = openat(taskfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || !(d = fdopendir(fd))) {
