@@ -418,6 +418,32 @@ static int has_old_stacks(const struct sampler_sample *s)
 	return 0;
 }
 
+/* The file's record of sample s. */
+static void reading_of(const struct attach_vgl *av,
+		       const struct sampler_sample *s, struct vgl_sample *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->time_ns = s->time_ns;
+	rec->elapsed_ns = s->mono_ns > av->start_mono ?
+			  s->mono_ns - av->start_mono : 0;
+	rec->scan = s->scan & (VGL_SAMPLE_HOST_CPU | VGL_SAMPLE_CPU |
+			       VGL_SAMPLE_THREADS | VGL_SAMPLE_MEMORY |
+			       VGL_SAMPLE_STACKS);
+	rec->cpu_user_us = s->cpu_user_us;
+	rec->cpu_sys_us = s->cpu_sys_us;
+	rec->cpu_run_ns = s->cpu_run_ns;
+	rec->interval_ns = s->interval_ns;
+	rec->rss_bytes = s->rss_bytes;
+	rec->anon_bytes = s->anon_bytes;
+	rec->file_bytes = s->file_bytes;
+	rec->swap_bytes = s->swap_bytes;
+	rec->host_user_us = s->host_user_us;
+	rec->host_sys_us = s->host_sys_us;
+	rec->host_idle_us = s->host_idle_us;
+	rec->host_iowait_us = s->host_iowait_us;
+	rec->stack_samples = s->stack_samples;
+}
+
 void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
 {
 	struct vgl_sample rec;
@@ -478,26 +504,7 @@ void attach_vgl_sample(struct attach_vgl *av, const struct sampler_sample *s)
 		refresh_modules(av);
 	if (s->exe_changed)
 		av->exec_early = 0;
-	memset(&rec, 0, sizeof(rec));
-	rec.time_ns = s->time_ns;
-	rec.elapsed_ns = s->mono_ns > av->start_mono ?
-			 s->mono_ns - av->start_mono : 0;
-	rec.scan = s->scan & (VGL_SAMPLE_HOST_CPU | VGL_SAMPLE_CPU |
-			      VGL_SAMPLE_THREADS | VGL_SAMPLE_MEMORY |
-			      VGL_SAMPLE_STACKS);
-	rec.cpu_user_us = s->cpu_user_us;
-	rec.cpu_sys_us = s->cpu_sys_us;
-	rec.cpu_run_ns = s->cpu_run_ns;
-	rec.interval_ns = s->interval_ns;
-	rec.rss_bytes = s->rss_bytes;
-	rec.anon_bytes = s->anon_bytes;
-	rec.file_bytes = s->file_bytes;
-	rec.swap_bytes = s->swap_bytes;
-	rec.host_user_us = s->host_user_us;
-	rec.host_sys_us = s->host_sys_us;
-	rec.host_idle_us = s->host_idle_us;
-	rec.host_iowait_us = s->host_iowait_us;
-	rec.stack_samples = s->stack_samples;
+	reading_of(av, s, &rec);
 	if ((s->scan & SAMPLER_SCAN_THREADS) && s->nthreads) {
 		th = calloc(s->nthreads, sizeof(*th));
 		if (!th)
