@@ -11,7 +11,8 @@ EDGES call edges (default 200000), built instrumented and run once
 binary, is made by tests/e2e/mksampled.py: SAMPLES stack samples
 (default 1000000) over STACKS distinct stacks (default 100000) of 3 to
 40 frames, main then callers then a leaf, over 4 threads, drawn from a
-seeded random generator so that every run makes the same file; with
+seeded random generator (tests/e2e/manystacks.py) so that every run
+makes the same file; with
 READINGS, in that many readings (mksampled.py --readings: a timeline),
 and only the sampled page is measured (the timeline is its own).
 
@@ -19,7 +20,6 @@ Prints one line per page: its kind, vigil view's wall time and peak RSS,
 the file's size, the page's open time."""
 
 import os
-import random
 import subprocess
 import sys
 import time
@@ -28,6 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 from headless import Browser  # noqa: E402
+import manystacks  # noqa: E402
 
 VIGIL = os.environ.get("VIGIL") or os.path.join(ROOT, "build", "vigil")
 
@@ -62,27 +63,9 @@ def sampled(work, exe, samples, stacks, nreadings):
     out = os.path.join(work, "s%d-%d-%d.vgl" % (samples, stacks, nreadings))
     if os.path.exists(out):
         return out
-    syms = subprocess.run(["nm", "--defined-only", exe], check=True,
-                          capture_output=True, text=True).stdout.split()
-    callers = sorted(s for s in syms if s.startswith("caller"))
-    leaves = sorted(s for s in syms if s.startswith("leaf"))
-    rnd = random.Random(31)
-    counts = [1] * stacks
-    for _ in range(samples - stacks):
-        counts[rnd.randrange(stacks)] += 1
-    lines = []
-    for i in range(stacks):
-        # Long prefixes shared by many stacks, as real programs have
-        # (an interpreter's loop, a server's dispatch): one of 200
-        # paths, cut at a depth of 1 to 38 callers.
-        path = random.Random(rnd.randrange(200))
-        chain = ["main"] + [path.choice(callers)
-                            for _ in range(rnd.randint(1, 38))]
-        chain.append(rnd.choice(leaves))
-        lines.append("%d %d %s\n" % (1000 + i % 4, counts[i], ";".join(chain)))
     sh([sys.executable, os.path.join(HERE, "mksampled.py"), exe, out, "999"] +
        (["--readings", str(nreadings)] if nreadings else []),
-       input="".join(lines), text=True)
+       input="".join(manystacks.lines(exe, samples, stacks)), text=True)
     return out
 
 
