@@ -994,11 +994,15 @@ static void put_share(FILE *f, uint64_t cpu0, uint64_t cpu1, uint64_t a,
  * "rs" would take more than TL_BYTES, which keeps the page of a million
  * samples in 400,000 stacks (7.2 MB without a timeline) under 10 MB
  * with room to spare for the points themselves (their times and CPU
- * shares: some 100 KB at 2000 points of 4 threads).  A selection is of
- * whole points, so what it counts stays exact.
+ * shares: some 100 KB at 2000 points of 4 threads), and a page's open
+ * time short; or more than the rest of the page leaves under TL_PAGE
+ * (10 MB, less what the estimates leave out: the timeline's keys and
+ * brackets), as a counting profile's page joined to it may.  A
+ * selection is of whole points, so what it counts stays exact.
  */
 #define TL_POINTS 2000
 #define TL_BYTES 2000000
+#define TL_PAGE 9900000
 
 /* The page's records (v->stacks, merged) of the file's reading entries:
  * a reading, or once grouped a point, a record and its samples. */
@@ -1074,13 +1078,13 @@ static size_t rs_bytes(const struct rstack *rs, size_t n, size_t per,
 
 /*
  * The readings a point: the fewest, from n / TL_POINTS up, with which
- * "rs" takes at most TL_BYTES; 0 when even one point of all readings
+ * "rs" takes at most budget bytes; 0 when even one point of all readings
  * would take more (then no selection is possible: "rs" is null).  The
  * bytes shrink, nearly always, as the points grow, so a bisection
  * between a size too small and one that fits finds one that fits.
  */
 static size_t points_per(const struct rstack *rs, size_t n, size_t nr,
-			 int *err)
+			 size_t budget, int *err)
 {
 	size_t lo = (nr + TL_POINTS - 1) / TL_POINTS, hi = nr;
 	uint32_t *last = malloc((nr + 1) * sizeof(*last));
@@ -1094,9 +1098,9 @@ static size_t points_per(const struct rstack *rs, size_t n, size_t nr,
 	}
 	if (!lo)
 		lo = 1;
-	if (rs_bytes(rs, n, lo, (nr + lo - 1) / lo, last, used) <= TL_BYTES)
+	if (rs_bytes(rs, n, lo, (nr + lo - 1) / lo, last, used) <= budget)
 		goto out;
-	if (rs_bytes(rs, n, hi, 1, last, used) > TL_BYTES) {
+	if (rs_bytes(rs, n, hi, 1, last, used) > budget) {
 		lo = 0;
 		goto out;
 	}
@@ -1104,7 +1108,7 @@ static size_t points_per(const struct rstack *rs, size_t n, size_t nr,
 		size_t mid = lo + (hi - lo) / 2;
 
 		if (rs_bytes(rs, n, mid, (nr + mid - 1) / mid, last,
-			     used) <= TL_BYTES)
+			     used) <= budget)
 			hi = mid;
 		else
 			lo = mid;
@@ -1218,7 +1222,9 @@ static void reading_threads(const struct vgl_reader *r, size_t i,
 /*
  * "timeline", for a sampled profile whose stacks have readings
  * (STACK_READINGS), in points of "per" consecutive readings each (1
- * unless there are many: TL_POINTS, TL_BYTES) of "readings": each
+ * unless there are many: TL_POINTS, TL_BYTES, TL_PAGE, of which the
+ * page has taken written bytes and the template's end takes after) of
+ * "readings": each
  * point's time since the start ("t", us, its last reading's), the
  * process's CPU share since the point before ("cpu", percent of one
  * CPU, from the last reading of the point before to its own last),
@@ -1226,11 +1232,13 @@ static void reading_threads(const struct vgl_reader *r, size_t i,
  * shares above 0), and the points' stacks ("rs"; null when too many
  * stacks leave no selection possible).
  */
-static int write_timeline(const struct view *v, FILE *f)
+static int write_timeline(const struct view *v, FILE *f, uint64_t written,
+			  size_t after)
 {
 	const struct vgl_reader *r = &v->s->r;
 	uint64_t *last_cpu = NULL;
 	size_t *last_seen = NULL, i, t, to, p, np, per, nr = r->nsamples, n;
+	uint64_t reserve;
 	struct rstack *rs;
 	int first = 1, err;
 
@@ -1239,7 +1247,16 @@ static int write_timeline(const struct view *v, FILE *f)
 	rs = reading_stacks(v, &n);
 	if (!rs)
 		return -ENOMEM;
-	per = points_per(rs, n, nr, &err);
+	/* What the points take beside "rs", at most: a time and a share
+	 * each, and a share of each thread there. */
+	for (i = 0, t = 0; i < nr; i++)
+		if (r->samples[i].nthreads > t)
+			t = r->samples[i].nthreads;
+	reserve = written + after + (nr < TL_POINTS ? nr : TL_POINTS) *
+		  (24 + 16 * (uint64_t)t);
+	per = points_per(rs, n, nr, reserve >= TL_PAGE ? 0 :
+			 TL_PAGE - reserve < TL_BYTES ?
+			 (size_t)(TL_PAGE - reserve) : TL_BYTES, &err);
 	if (err) {
 		free(rs);
 		return err;
@@ -1367,13 +1384,36 @@ static int make_nonce(char *buf, size_t len)
 	return 0;
 }
 
+/* The page's bytes as it is written, for the timeline to know the room
+ * left, whatever f is (a file, a pipe). */
+struct page_count {
+	FILE *to;
+	uint64_t n;
+};
+
+static ssize_t page_write(void *cookie, const char *buf, size_t size)
+{
+	struct page_count *pc = cookie;
+	size_t n = fwrite(buf, 1, size, pc->to);
+
+	pc->n += n;
+	return (ssize_t)n;              /* 0: an error */
+}
+
 int out_view_html(const struct out_input *c, const struct out_input *s,
-		  const struct out_input *base, const char *title, FILE *f)
+		  const struct out_input *base, const char *title, FILE *to)
 {
 	const char *at = view_html;
 	struct view v, b;
+	struct page_count pc = { to, 0 };
+	cookie_io_functions_t io = { .write = page_write };
 	char nonce[40];
+	FILE *f;
 	int err;
+
+	f = fopencookie(&pc, "w", io);
+	if (!f)
+		return -ENOMEM;
 
 	memset(&v, 0, sizeof(v));
 	memset(&b, 0, sizeof(b));
@@ -1405,8 +1445,10 @@ int out_view_html(const struct out_input *c, const struct out_input *s,
 		write_tree(&v, f);
 		/* A comparison has no timeline: a time of one run selects
 		 * nothing in the other. */
-		if (v.s && !base)
-			err = write_timeline(&v, f);
+		if (v.s && !base && !fflush(f))
+			/* The template's end, with its nonce. */
+			err = write_timeline(&v, f, pc.n,
+					     strlen(at) + sizeof(nonce));
 		if (!err && base)
 			err = write_base(&v, &b, f);
 	}
@@ -1417,7 +1459,11 @@ int out_view_html(const struct out_input *c, const struct out_input *s,
 	}
 	view_release(&v);
 	view_release(&b);
+	if (ferror(f))
+		err = err ? err : -EIO;
+	if (fclose(f) && !err)
+		err = -EIO;
 	if (err)
 		return err;
-	return ferror(f) ? -EIO : 0;
+	return ferror(to) ? -EIO : 0;
 }
