@@ -9,6 +9,8 @@ vigil (tests/e2e/readings.py):
                              with readings grouped, "N points of P
                              readings, N readings in the file")
   grouped: LABEL            (the page's words for it, when grouped)
+  not selectable: HINT      (when its stacks are too many to select by
+                             time: what the page says)
   bounds: at most N points, "rs" at most B bytes   (--bounds N,B; the
                              page's points and the text of its "rs")
   readings: N whose stacks add up to their stack_samples   (of the file)
@@ -95,6 +97,8 @@ def main():
             print("grouped: %s" % tab.eval("document.getElementById('tl-group').textContent"))
         elif tab.eval("(function (g) { return !!g && !g.hidden; })(document.getElementById('tl-group'))"):
             bad.append("readings not grouped, but the page says they are")
+        if not tl.get("selectable", True):
+            print("not selectable: %s" % tab.eval("document.getElementById('tl-hint').textContent"))
         if a.bounds:
             npoints, nbytes = (int(x) for x in a.bounds.split(","))
             page = open(a.page).read()
