@@ -1211,6 +1211,12 @@ static void put_cpu(FILE *f, const struct vgl_sample *a,
 			  a->elapsed_ns, b->elapsed_ns);
 }
 
+/* The last reading of point i of per readings, of nr. */
+static size_t point_last(size_t i, size_t per, size_t nr)
+{
+	return i * per + per - 1 < nr ? i * per + per - 1 : nr - 1;
+}
+
 /* Reading i's thread records [*from, *to). */
 static void reading_threads(const struct vgl_reader *r, size_t i,
 			   size_t *from, size_t *to)
@@ -1268,11 +1274,10 @@ static int write_timeline(const struct view *v, FILE *f, uint64_t written,
 		nr, p);
 	for (i = 0; i < np; i++)
 		fprintf(f, "%s%" PRIu64, i ? "," : "",
-			r->samples[i * p + p - 1 < nr ? i * p + p - 1 : nr - 1]
-			.elapsed_ns / 1000);
+			r->samples[point_last(i, p, nr)].elapsed_ns / 1000);
 	fputs("],\"cpu\":[", f);
 	for (i = 0; i < np; i++) {
-		size_t b = i * p + p - 1 < nr ? i * p + p - 1 : nr - 1;
+		size_t b = point_last(i, p, nr);
 
 		if (i)
 			putc(',', f);
@@ -1291,7 +1296,7 @@ static int write_timeline(const struct view *v, FILE *f, uint64_t written,
 	fputs("],\"threads\":[", f);
 	for (i = 0; i < np; i++) {
 		size_t a = i ? i * p - 1 : 0;
-		size_t b = i * p + p - 1 < nr ? i * p + p - 1 : nr - 1;
+		size_t b = point_last(i, p, nr);
 
 		/* The first point's share starts at the first reading. */
 		if (!i)
