@@ -983,8 +983,29 @@ static void put_share(FILE *f, uint64_t cpu0, uint64_t cpu1, uint64_t a,
 			(double)(b - a));
 }
 
-/* The page's records (v->stacks, merged) of the file's reading entries,
- * sorted by reading then record, equal pairs added up. */
+/*
+ * The timeline's bounds.  A recording of many readings (1 ms for
+ * minutes, or a long one at 100 ms) would give the page a point per
+ * reading and up to one (reading, stack) entry per stack sample: a
+ * million samples of 100,000 stacks in 1000 readings made a 12 MB page,
+ * in 100,000 readings an 18 MB one (docs/view.md).  So consecutive readings are grouped into points: at
+ * most TL_POINTS (a screen is some 1200 px wide: more points than that
+ * are not seen), and into fewer, larger groups while the entries of
+ * "rs" would take more than TL_BYTES, which keeps the page of a million
+ * samples in 400,000 stacks (7.2 MB without a timeline) under 10 MB
+ * with room to spare for the points themselves (their times and CPU
+ * shares: some 100 KB at 2000 points of 4 threads), and a page's open
+ * time short; or more than the rest of the page leaves under TL_PAGE
+ * (10 MB, less what the estimates leave out: the timeline's keys and
+ * brackets), as a counting profile's page joined to it may.  A
+ * selection is of whole points, so what it counts stays exact.
+ */
+#define TL_POINTS 2000
+#define TL_BYTES 2000000
+#define TL_PAGE 9900000
+
+/* The page's records (v->stacks, merged) of the file's reading entries:
+ * a reading, or once grouped a point, a record and its samples. */
 struct rstack {
 	uint32_t reading, rec;
 	uint64_t count;
@@ -999,16 +1020,117 @@ static int cmp_rstack(const void *a, const void *b)
 	return (x->rec > y->rec) - (x->rec < y->rec);
 }
 
-/* "rs" of "timeline": each page record's samples in each reading. */
-static int write_reading_stacks(const struct view *v, FILE *f)
+static int cmp_rstack_rec(const void *a, const void *b)
+{
+	const struct rstack *x = a, *y = b;
+
+	if (x->rec != y->rec)
+		return x->rec < y->rec ? -1 : 1;
+	return (x->reading > y->reading) - (x->reading < y->reading);
+}
+
+static size_t digits(uint64_t x)
+{
+	size_t n = 1;
+
+	while (x >= 10) {
+		x /= 10;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The bytes of the triples of "rs" with `per` readings a point, as
+ * write_reading_stacks() writes them (a comma after each: one more than
+ * it writes between its brackets): rs[0 .. n) sorted by record then
+ * reading; last[] and used[] scratch room for npoints.
+ */
+static size_t rs_bytes(const struct rstack *rs, size_t n, size_t per,
+		       size_t npoints, uint32_t *last, unsigned char *used)
+{
+	size_t bytes = 0, i, k, p, prev;
+
+	memset(used, 0, npoints);
+	for (i = 0; i < n; i = k) {
+		uint32_t pt = rs[i].reading / per;
+		uint64_t count = 0;
+
+		for (k = i; k < n && rs[k].rec == rs[i].rec &&
+			    rs[k].reading / per == pt; k++)
+			count = sat_add(count, rs[k].count);
+		/* The point's step (0 but for its first triple, below),
+		 * the record as the step from the point's one before, the
+		 * samples, three commas. */
+		bytes += 1 + digits(rs[i].rec - (used[pt] ? last[pt] : 0)) +
+			 digits(count) + 3;
+		last[pt] = rs[i].rec;
+		used[pt] = 1;
+	}
+	/* Each point's first triple steps from the point before. */
+	for (p = 0, prev = 0; p < npoints; p++)
+		if (used[p]) {
+			bytes += digits(p - prev) - 1;
+			prev = p;
+		}
+	return bytes;
+}
+
+/*
+ * The readings a point: the fewest, from n / TL_POINTS up, with which
+ * "rs" takes at most budget bytes; 0 when even one point of all readings
+ * would take more (then no selection is possible: "rs" is null).  The
+ * bytes shrink, nearly always, as the points grow, so a bisection
+ * between a size too small and one that fits finds one that fits.
+ */
+static size_t points_per(const struct rstack *rs, size_t n, size_t nr,
+			 size_t budget, int *err)
+{
+	size_t lo = (nr + TL_POINTS - 1) / TL_POINTS, hi = nr;
+	uint32_t *last = malloc((nr + 1) * sizeof(*last));
+	unsigned char *used = malloc(nr + 1);
+
+	*err = 0;
+	if (!last || !used) {
+		*err = -ENOMEM;
+		lo = 0;
+		goto out;
+	}
+	if (!lo)
+		lo = 1;
+	if (rs_bytes(rs, n, lo, (nr + lo - 1) / lo, last, used) <= budget)
+		goto out;
+	if (rs_bytes(rs, n, hi, 1, last, used) > budget) {
+		lo = 0;
+		goto out;
+	}
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rs_bytes(rs, n, mid, (nr + mid - 1) / mid, last,
+			     used) <= budget)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	lo = hi;
+out:
+	free(last);
+	free(used);
+	return lo;
+}
+
+/* The file's reading entries as page records, sorted by record then
+ * reading; *n of them.  NULL for no memory. */
+static struct rstack *reading_stacks(const struct view *v, size_t *n)
 {
 	const struct vgl_reader *r = &v->s->r;
 	struct rstack *rs = malloc((r->nreadings + 1) * sizeof(*rs));
-	size_t i, n = 0, k;
-	uint32_t last = 0;
+	size_t i;
 
+	*n = 0;
 	if (!rs)
-		return -ENOMEM;
+		return NULL;
 	for (i = 0; i < r->nreadings; i++) {
 		const struct vgl_stack_reading *e = &r->readings[i];
 		struct vstack key = { v->file_node[e->stack],
@@ -1020,79 +1142,174 @@ static int write_reading_stacks(const struct view *v, FILE *f)
 		hit = bsearch(&key, v->stacks, v->nstacks, sizeof(*v->stacks),
 			      cmp_vstack);
 		if (hit)
-			rs[n++] = (struct rstack){ e->reading,
+			rs[(*n)++] = (struct rstack){ e->reading,
 				(uint32_t)(hit - v->stacks), e->count };
 	}
-	if (n)
-		qsort(rs, n, sizeof(*rs), cmp_rstack);
-	fputs(",\"rs\":[", f);
-	for (i = 0, k = 0; i < n; i = k) {
-		uint64_t count = 0;
+	if (*n)
+		qsort(rs, *n, sizeof(*rs), cmp_rstack_rec);
+	return rs;
+}
 
-		for (k = i; k < n && !cmp_rstack(&rs[i], &rs[k]); k++)
+/* "rs" of "timeline": each page record's samples in each point of per
+ * readings, by point then record (rs[0 .. n), sorted by record). */
+static int write_reading_stacks(struct rstack *rs, size_t n, size_t per,
+				FILE *f)
+{
+	size_t i, k, m = 0;
+	uint32_t last = 0, rec = 0;
+
+	fputs(",\"rs\":", f);
+	if (!per) {
+		fputs("null", f);
+		return 0;
+	}
+	for (i = 0; i < n; i = k) {
+		uint64_t count = 0;
+		uint32_t pt = rs[i].reading / (uint32_t)per;
+
+		for (k = i; k < n && rs[k].rec == rs[i].rec &&
+			    rs[k].reading / per == pt; k++)
 			count = sat_add(count, rs[k].count);
-		/* Readings ascending: each as the step from the last. */
-		fprintf(f, "%s%" PRIu32 ",%" PRIu32 ",%" PRIu64, i ? "," : "",
-			rs[i].reading - last, rs[i].rec, count);
+		rs[m++] = (struct rstack){ pt, rs[i].rec, count };
+	}
+	if (m)
+		qsort(rs, m, sizeof(*rs), cmp_rstack);
+	putc('[', f);
+	for (i = 0; i < m; i++) {
+		/* Points ascending, each as the step from the last; within
+		 * one, records ascending, each the step from the last. */
+		if (i && rs[i].reading == last)
+			fprintf(f, ",0,%" PRIu32 ",%" PRIu64, rs[i].rec - rec,
+				rs[i].count);
+		else
+			fprintf(f, "%s%" PRIu32 ",%" PRIu32 ",%" PRIu64,
+				i ? "," : "", rs[i].reading - last, rs[i].rec,
+				rs[i].count);
 		last = rs[i].reading;
+		rec = rs[i].rec;
 	}
 	putc(']', f);
-	free(rs);
 	return 0;
+}
+
+/* The process's CPU share from reading a to reading b. */
+static void put_cpu(FILE *f, const struct vgl_sample *a,
+		    const struct vgl_sample *b)
+{
+	/* The CPU clock where both readings have it (finer than the clock
+	 * ticks of user + system time). */
+	int fine = a->cpu_run_ns && b->cpu_run_ns;
+
+	if (a == b || (!fine && !(a->scan & b->scan & VGL_SAMPLE_CPU)))
+		fputs("null", f);
+	else if (fine)
+		put_share(f, a->cpu_run_ns, b->cpu_run_ns, a->elapsed_ns,
+			  b->elapsed_ns);
+	else
+		put_share(f, (a->cpu_user_us + a->cpu_sys_us) * 1000,
+			  (b->cpu_user_us + b->cpu_sys_us) * 1000,
+			  a->elapsed_ns, b->elapsed_ns);
+}
+
+/* The last reading of point i of per readings, of nr. */
+static size_t point_last(size_t i, size_t per, size_t nr)
+{
+	return i * per + per - 1 < nr ? i * per + per - 1 : nr - 1;
+}
+
+/* Reading i's thread records [*from, *to). */
+static void reading_threads(const struct vgl_reader *r, size_t i,
+			   size_t *from, size_t *to)
+{
+	*from = r->sample_first[i];
+	*to = *from + r->samples[i].nthreads;
 }
 
 /*
  * "timeline", for a sampled profile whose stacks have readings
- * (STACK_READINGS): each reading's time since the start ("t", us), the
- * process's CPU share since the reading before ("cpu", percent of one
- * CPU), each page thread's ("threads": reading, thread, percent, for
- * the shares above 0), and the readings' stacks ("rs").
+ * (STACK_READINGS), in points of "per" consecutive readings each (1
+ * unless there are many: TL_POINTS, TL_BYTES, TL_PAGE, of which the
+ * page has taken written bytes and the template's end takes after) of
+ * "readings": each
+ * point's time since the start ("t", us, its last reading's), the
+ * process's CPU share since the point before ("cpu", percent of one
+ * CPU, from the last reading of the point before to its own last),
+ * each page thread's ("threads": point, thread, percent, for the
+ * shares above 0), and the points' stacks ("rs"; null when too many
+ * stacks leave no selection possible).
  */
-static int write_timeline(const struct view *v, FILE *f)
+static int write_timeline(const struct view *v, FILE *f, uint64_t written,
+			  size_t after)
 {
 	const struct vgl_reader *r = &v->s->r;
 	uint64_t *last_cpu = NULL;
-	size_t *last_seen = NULL, i, t;
+	size_t *last_seen = NULL, i, t, to, p, np, per, nr = r->nsamples, n;
+	uint64_t reserve;
+	struct rstack *rs;
 	int first = 1, err;
 
-	if (!r->has_readings || !r->nsamples)
+	if (!r->has_readings || !nr)
 		return 0;
-	fputs(",\n\"timeline\":{\"t\":[", f);
-	for (i = 0; i < r->nsamples; i++)
+	rs = reading_stacks(v, &n);
+	if (!rs)
+		return -ENOMEM;
+	/* What the points take beside "rs", at most: a time and a share
+	 * each, and a share of each thread there. */
+	for (i = 0, t = 0; i < nr; i++)
+		if (r->samples[i].nthreads > t)
+			t = r->samples[i].nthreads;
+	reserve = written + after + (nr < TL_POINTS ? nr : TL_POINTS) *
+		  (24 + 16 * (uint64_t)t);
+	per = points_per(rs, n, nr, reserve >= TL_PAGE ? 0 :
+			 TL_PAGE - reserve < TL_BYTES ?
+			 (size_t)(TL_PAGE - reserve) : TL_BYTES, &err);
+	if (err) {
+		free(rs);
+		return err;
+	}
+	/* Without a selection, the points are still bounded. */
+	p = per ? per : (nr + TL_POINTS - 1) / TL_POINTS;
+	np = (nr + p - 1) / p;
+	fprintf(f, ",\n\"timeline\":{\"readings\":%zu,\"per\":%zu,\"t\":[",
+		nr, p);
+	for (i = 0; i < np; i++)
 		fprintf(f, "%s%" PRIu64, i ? "," : "",
-			r->samples[i].elapsed_ns / 1000);
+			r->samples[point_last(i, p, nr)].elapsed_ns / 1000);
 	fputs("],\"cpu\":[", f);
-	for (i = 0; i < r->nsamples; i++) {
-		const struct vgl_sample *a = &r->samples[i ? i - 1 : 0];
-		const struct vgl_sample *b = &r->samples[i];
-		/* The CPU clock where both readings have it (finer than
-		 * the clock ticks of user + system time). */
-		int fine = a->cpu_run_ns && b->cpu_run_ns;
+	for (i = 0; i < np; i++) {
+		size_t b = point_last(i, p, nr);
 
 		if (i)
 			putc(',', f);
-		if (!i || (!fine && !(a->scan & b->scan & VGL_SAMPLE_CPU)))
-			fputs("null", f);
-		else if (fine)
-			put_share(f, a->cpu_run_ns, b->cpu_run_ns,
-				  a->elapsed_ns, b->elapsed_ns);
-		else
-			put_share(f, (a->cpu_user_us + a->cpu_sys_us) * 1000,
-				  (b->cpu_user_us + b->cpu_sys_us) * 1000,
-				  a->elapsed_ns, b->elapsed_ns);
+		put_cpu(f, &r->samples[i ? i * p - 1 : 0], &r->samples[b]);
 	}
-	/* A thread's share from the reading before, where it was too. */
+	/* A thread's share from the point before, where it was at its
+	 * last reading too. */
 	last_cpu = calloc(r->nsample_tids + 1, sizeof(*last_cpu));
 	last_seen = calloc(r->nsample_tids + 1, sizeof(*last_seen));
 	if (!last_cpu || !last_seen) {
 		free(last_cpu);
 		free(last_seen);
+		free(rs);
 		return -ENOMEM;
 	}
 	fputs("],\"threads\":[", f);
-	for (i = 0; i < r->nsamples; i++)
-		for (t = r->sample_first[i];
-		     t < r->sample_first[i] + r->samples[i].nthreads; t++) {
+	for (i = 0; i < np; i++) {
+		size_t a = i ? i * p - 1 : 0;
+		size_t b = point_last(i, p, nr);
+
+		/* The first point's share starts at the first reading. */
+		if (!i)
+			for (reading_threads(r, 0, &t, &to); t < to; t++) {
+				const struct vgl_sample_thread *th =
+					&r->sample_threads[t];
+
+				last_cpu[r->sample_tid_index[t]] = th->run_ns ?
+					th->run_ns :
+					(th->user_us + th->sys_us) * 1000;
+				last_seen[r->sample_tid_index[t]] = 1;
+			}
+		for (reading_threads(r, b, &t, &to); t < to; t++) {
 			const struct vgl_sample_thread *th = &r->sample_threads[t];
 			size_t k = r->sample_tid_index[t];
 			uint32_t page = thread_index(v, th->tid);
@@ -1100,22 +1317,24 @@ static int write_timeline(const struct view *v, FILE *f)
 			uint64_t now = th->run_ns ? th->run_ns :
 				       (th->user_us + th->sys_us) * 1000;
 
-			if (last_seen[k] == i && i && page != UINT32_MAX &&
-			    now > last_cpu[k]) {
+			if (last_seen[k] == a + 1 && a != b &&
+			    page != UINT32_MAX && now > last_cpu[k]) {
 				fprintf(f, "%s%zu,%" PRIu32 ",", first ? "" : ",",
 					i, page);
 				put_share(f, last_cpu[k], now,
-					  r->samples[i - 1].elapsed_ns,
-					  r->samples[i].elapsed_ns);
+					  r->samples[a].elapsed_ns,
+					  r->samples[b].elapsed_ns);
 				first = 0;
 			}
 			last_cpu[k] = now;
-			last_seen[k] = i + 1;
+			last_seen[k] = b + 1;
 		}
+	}
 	free(last_cpu);
 	free(last_seen);
 	putc(']', f);
-	err = write_reading_stacks(v, f);
+	err = write_reading_stacks(rs, n, per, f);
+	free(rs);
 	putc('}', f);
 	return err;
 }
@@ -1170,13 +1389,36 @@ static int make_nonce(char *buf, size_t len)
 	return 0;
 }
 
+/* The page's bytes as it is written, for the timeline to know the room
+ * left, whatever f is (a file, a pipe). */
+struct page_count {
+	FILE *to;
+	uint64_t n;
+};
+
+static ssize_t page_write(void *cookie, const char *buf, size_t size)
+{
+	struct page_count *pc = cookie;
+	size_t n = fwrite(buf, 1, size, pc->to);
+
+	pc->n += n;
+	return (ssize_t)n;              /* 0: an error */
+}
+
 int out_view_html(const struct out_input *c, const struct out_input *s,
-		  const struct out_input *base, const char *title, FILE *f)
+		  const struct out_input *base, const char *title, FILE *to)
 {
 	const char *at = view_html;
 	struct view v, b;
+	struct page_count pc = { to, 0 };
+	cookie_io_functions_t io = { .write = page_write };
 	char nonce[40];
+	FILE *f;
 	int err;
+
+	f = fopencookie(&pc, "w", io);
+	if (!f)
+		return -ENOMEM;
 
 	memset(&v, 0, sizeof(v));
 	memset(&b, 0, sizeof(b));
@@ -1208,8 +1450,10 @@ int out_view_html(const struct out_input *c, const struct out_input *s,
 		write_tree(&v, f);
 		/* A comparison has no timeline: a time of one run selects
 		 * nothing in the other. */
-		if (v.s && !base)
-			err = write_timeline(&v, f);
+		if (v.s && !base && !fflush(f))
+			/* The template's end, with its nonce. */
+			err = write_timeline(&v, f, pc.n,
+					     strlen(at) + sizeof(nonce));
 		if (!err && base)
 			err = write_base(&v, &b, f);
 	}
@@ -1220,7 +1464,11 @@ int out_view_html(const struct out_input *c, const struct out_input *s,
 	}
 	view_release(&v);
 	view_release(&b);
+	if (ferror(f))
+		err = err ? err : -EIO;
+	if (fclose(f) && !err)
+		err = -EIO;
 	if (err)
 		return err;
-	return ferror(f) ? -EIO : 0;
+	return ferror(to) ? -EIO : 0;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""mksampled.py PROG OUT.vgl [FREQ [BIAS]] < STACKS - write a sampled
+"""mksampled.py PROG OUT.vgl [FREQ [BIAS]] [--readings N] < STACKS - write a sampled
 profile (the kind `vigil attach -o` writes) of the ELF program PROG with
 exactly the stacks given, so that the converters of sampled profiles can
 be checked with exact values against a real binary's symbols, files and
@@ -12,9 +12,19 @@ the thread was, and 8 for the others, which are return addresses: a
 reader looks those up at address - 1).  PROG is placed at the load bias
 BIAS (hexadecimal, default 0x555555554000) and recorded with its path
 and build-id; the file is laid out by tests/corpus/mkcorpus.py, written
-independently of vigil's C writer."""
+independently of vigil's C writer.
+
+--readings N: the file has N readings (SAMPLES records, as vigil attach
+takes one each interval) and a STACK_READINGS section: each of a stack's
+samples goes to a reading drawn by a generator seeded with 31, so every
+run makes the same file.  A reading's stack_samples are its stacks'
+samples; its process CPU time grows by a sample's period (1 s over
+FREQ) for each, over a wall time of all samples' periods spread over
+the stacks' threads, so the timeline's CPU line means something; each
+of the stacks' threads is in every reading."""
 
 import os
+import random
 import re
 import subprocess
 import sys
@@ -44,12 +54,47 @@ def build_id(prog):
     return bytes.fromhex(m.group(1)) if m else b""
 
 
+def readings(s, recs, n, freq):
+    """N readings of recs' samples in spec s, as the docstring says."""
+    rnd = random.Random(31)
+    per = [dict() for _ in range(n)]
+    for i, (_, count, _) in enumerate(recs):
+        for _ in range(count):
+            d = per[rnd.randrange(n)]
+            d[i] = d.get(i, 0) + 1
+    tids = sorted({r[0] for r in recs})
+    period_us = 1e6 / freq
+    wall_ns = int(sum(r[1] for r in recs) * period_us * 1000 / len(tids))
+    step = max(wall_ns // n, 1000)
+    s["readings"] = [(k, i, c) for k in range(n) for i, c in sorted(per[k].items())]
+    s["samples"], cpu = [], 0
+    run = {t: 0 for t in tids}
+    for k in range(n):
+        got = sum(per[k].values())
+        cpu += int(got * period_us)
+        for i, c in per[k].items():
+            run[recs[i][0]] += int(c * period_us)
+        el = (k + 1) * step
+        # scan: process CPU, threads, stacks.
+        s["samples"].append((s["start_ns"] + el, el, 0x206, (cpu, 0),
+                             (0, 0, 0, 0), (0, 0, 0, 0), got,
+                             [(t, "t%d" % t, run[t], 0, run[t] * 1000)
+                              for t in tids]))
+    s["end_ns"] = s["start_ns"] + n * step
+
+
 def main():
-    prog, out = os.path.abspath(sys.argv[1]), sys.argv[2]
-    freq = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
+    args = sys.argv[1:]
+    nreadings = 0
+    if "--readings" in args:
+        at = args.index("--readings")
+        nreadings = int(args[at + 1])
+        del args[at:at + 2]
+    prog, out = os.path.abspath(args[0]), args[1]
+    freq = int(args[2]) if len(args) > 2 else 1000
     global BIAS
-    if len(sys.argv) > 4:
-        BIAS = int(sys.argv[4], 16)
+    if len(args) > 3:
+        BIAS = int(args[3], 16)
     syms = symbols(prog)
     recs = []
     for line in sys.stdin:
@@ -69,6 +114,8 @@ def main():
              modules=[(0, BIAS, BIAS, BIAS + size + 0x10000, build_id(prog),
                        prog)])
     s["stacks"] = (0, freq, recs)
+    if nreadings:
+        readings(s, recs, nreadings, freq)
     with open(out, "wb") as f:
         f.write(bytes(mkcorpus.build(s)[0]))
 

@@ -105,8 +105,12 @@ class Counter:
                 if r in readings:
                     weight[s] += c
         own = tot = 0
-        for (tid, _, frames), w in zip(self.p["stacks"], weight):
-            names = [self.name(d, f) for d, f in enumerate(frames)]
+        # Each stack's functions once: a profile of 10^5 stacks is
+        # counted for several functions.
+        if not hasattr(self, "names"):
+            self.names = [[self.name(d, f) for d, f in enumerate(frames)]
+                          for _, _, frames in self.p["stacks"]]
+        for names, w in zip(self.names, weight):
             if names and names[0] == func:
                 own += w
             if func in names:

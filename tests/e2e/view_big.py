@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""view_big.py WORKDIR [EDGES [SAMPLES [STACKS]]] - how `vigil view` does
+"""view_big.py WORKDIR [EDGES [SAMPLES [STACKS [READINGS]]]] - how `vigil view` does
 on a large profile: its time, the page's size, and how long headless
 Chromium takes to open the page (from the navigation to the end of the
 page's first drawing, the page's own performance.now() when it is
@@ -11,13 +11,16 @@ EDGES call edges (default 200000), built instrumented and run once
 binary, is made by tests/e2e/mksampled.py: SAMPLES stack samples
 (default 1000000) over STACKS distinct stacks (default 100000) of 3 to
 40 frames, main then callers then a leaf, over 4 threads, drawn from a
-seeded random generator so that every run makes the same file.
+seeded random generator (tests/e2e/manystacks.py) so that every run
+makes the same file; with
+READINGS, in that many readings (mksampled.py --readings: a timeline),
+and the counting page alone is not measured (the timeline is the
+sampled profile's).
 
 Prints one line per page: its kind, vigil view's wall time and peak RSS,
 the file's size, the page's open time."""
 
 import os
-import random
 import subprocess
 import sys
 import time
@@ -26,6 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 from headless import Browser  # noqa: E402
+import manystacks  # noqa: E402
 
 VIGIL = os.environ.get("VIGIL") or os.path.join(ROOT, "build", "vigil")
 
@@ -56,30 +60,13 @@ def counting(work, edges):
     return exe, prof
 
 
-def sampled(work, exe, samples, stacks):
-    out = os.path.join(work, "s%d-%d.vgl" % (samples, stacks))
+def sampled(work, exe, samples, stacks, nreadings):
+    out = os.path.join(work, "s%d-%d-%d.vgl" % (samples, stacks, nreadings))
     if os.path.exists(out):
         return out
-    syms = subprocess.run(["nm", "--defined-only", exe], check=True,
-                          capture_output=True, text=True).stdout.split()
-    callers = sorted(s for s in syms if s.startswith("caller"))
-    leaves = sorted(s for s in syms if s.startswith("leaf"))
-    rnd = random.Random(31)
-    counts = [1] * stacks
-    for _ in range(samples - stacks):
-        counts[rnd.randrange(stacks)] += 1
-    lines = []
-    for i in range(stacks):
-        # Long prefixes shared by many stacks, as real programs have
-        # (an interpreter's loop, a server's dispatch): one of 200
-        # paths, cut at a depth of 1 to 38 callers.
-        path = random.Random(rnd.randrange(200))
-        chain = ["main"] + [path.choice(callers)
-                            for _ in range(rnd.randint(1, 38))]
-        chain.append(rnd.choice(leaves))
-        lines.append("%d %d %s\n" % (1000 + i % 4, counts[i], ";".join(chain)))
-    sh([sys.executable, os.path.join(HERE, "mksampled.py"), exe, out, "999"],
-       input="".join(lines), text=True)
+    sh([sys.executable, os.path.join(HERE, "mksampled.py"), exe, out, "999"] +
+       (["--readings", str(nreadings)] if nreadings else []),
+       input="".join(manystacks.lines(exe, samples, stacks)), text=True)
     return out
 
 
@@ -99,12 +86,15 @@ def main():
     edges = int(sys.argv[2]) if len(sys.argv) > 2 else 200000
     samples = int(sys.argv[3]) if len(sys.argv) > 3 else 1000000
     stacks = int(sys.argv[4]) if len(sys.argv) > 4 else 100000
+    nreadings = int(sys.argv[5]) if len(sys.argv) > 5 else 0
     os.makedirs(work, exist_ok=True)
     exe, prof = counting(work, edges)
-    sprof = sampled(work, exe, samples, stacks)
+    sprof = sampled(work, exe, samples, stacks, nreadings)
     b = Browser()
-    for kind, args in (("counting", [prof]), ("sampled", [sprof]),
-                       ("both", [prof, sprof])):
+    kinds = [("sampled", [sprof]), ("both", [prof, sprof])]
+    if not nreadings:
+        kinds = [("counting", [prof])] + kinds
+    for kind, args in kinds:
         page = os.path.join(work, kind + ".html")
         secs, rss = view(args, page)
         t0 = time.time()
@@ -113,11 +103,12 @@ def main():
         wall = time.time() - t0
         ready = tab.eval("vigilView.ready")
         frames = tab.eval("document.getElementById('flame-box').getAttribute('data-frames')")
+        points = tab.eval("document.querySelectorAll('#timeline circle.reading').length")
         print("%-8s vigil view %.2f s (peak RSS %d MiB), "
               "page %.2f MB, opened in %.0f ms (ready at %.0f ms after "
-              "navigation; %s frames drawn)" % (
+              "navigation; %s frames drawn, %d timeline points)" % (
                   kind, secs, rss // 1024, os.path.getsize(page) / 1e6,
-                  wall * 1000, ready, frames))
+                  wall * 1000, ready, frames, points))
     b.close()
 
 
