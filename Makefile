@@ -210,6 +210,9 @@ bench-bolt-cpython:
 	@$(MAKE) --no-print-directory all
 	@BENCH_BOLT_CPYTHON=1 /usr/bin/python3 bench/bolt.py
 
+# vigil-ondemand.pc (vigil-ondemand.specs, vigil-ondemand-cc.specs and
+# vigil-mcount-rw.o) is the entry mode with its sites idle until counting
+# is asked for (docs/ondemand.md).
 # Two pkg-config files, one per counting mode (docs/entry-mode.md):
 # vigil-inline.pc (vigil.pc.in: -finstrument-functions) and vigil-entry.pc
 # (-pg -mfentry given to the compiler proper only, through GCC's specs
@@ -222,6 +225,16 @@ bench-bolt-cpython:
 # mode's cost per call, with every guarantee the inline mode has (G-reload
 # through the runtime's dlclose: docs/entry-mode.md).
 DEFAULT_MODE := entry
+# vigil-mcount-rw.o, linked into every link of the ondemand mode
+# (vigil-ondemand.specs): an empty __mcount_loc that is writable.  GCC's
+# -mrecord-mcount makes the section read-only and fills it with absolute
+# addresses, which a PIE or a shared library relocates at load time: the
+# link would carry DT_TEXTREL ("relocation in read-only section").  ld
+# gives an output section the flags of all its inputs, so with this one
+# the section is writable, in the data segment, relocated as data is.
+# Made at install time from these two lines (copies of the tree that
+# install only the build directory's files have no source to build it from).
+MCOUNT_RW_S := \t.section __mcount_loc,"aw",@progbits\n\t.section .note.GNU-stack,"",@progbits\n
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
@@ -241,6 +254,14 @@ install: all
 		> $(DESTDIR)$(PREFIX)/lib/vigil-entry.specs
 	install -m 644 vigil-entry-cc.specs.in \
 		$(DESTDIR)$(PREFIX)/lib/vigil-entry-cc.specs
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' vigil-ondemand.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/vigil-ondemand.pc
+	sed -e 's|@LIBDIR@|$(PREFIX)/lib|g' vigil-ondemand.specs.in \
+		> $(DESTDIR)$(PREFIX)/lib/vigil-ondemand.specs
+	install -m 644 vigil-ondemand-cc.specs.in \
+		$(DESTDIR)$(PREFIX)/lib/vigil-ondemand-cc.specs
+	printf '$(MCOUNT_RW_S)' | $(CC) -x assembler -c - \
+		-o $(DESTDIR)$(PREFIX)/lib/vigil-mcount-rw.o
 
 # Each command's page holds its --help text verbatim (issue 30.5);
 # tests/lit/docs-help.test fails when the two differ.

@@ -10,5 +10,4 @@ trap 'rm -rf "$src"' EXIT
 cp -r "$root/Makefile" "$root"/vigil*.in "$root/include" "$src/"
 mkdir -p "$src/build"
 cp "$build/libvigil.a" "$build/libvigil.so" "$build/vigil" "$src/build/"
-cp "$build"/vigil-*.o "$src/build/" 2>/dev/null || true
 make -s -C "$src" -o all install PREFIX="$1"

@@ -1,0 +1,289 @@
+/*
+ * ondemand.c - the idle counting sites of the ondemand build mode
+ * (vigil-ondemand.pc, docs/ondemand.md).
+ *
+ * A program built ondemand calls __fentry__ first in every function, as
+ * the entry mode's does, and GCC lists each of those calls in the
+ * object's __mcount_loc section (-mrecord-mcount).  Before main, when
+ * counting is not asked for (no VIGIL_FILE, as `vigil run` sets it), the
+ * calls of every module loaded then are rewritten into nops of the same
+ * length: the program then runs at about its plain speed.  When counting
+ * is asked for, nothing here happens and the program counts exactly as
+ * the entry mode does.
+ *
+ * Tuned for one pass at start, in the process's only thread: the
+ * executable's .preinit_array runs before any library's constructor, so
+ * no other thread can be executing the bytes rewritten.  Each module's
+ * __mcount_loc is found from its section headers on disk (three preads),
+ * and read in memory, where the loader has relocated it: vigil-mcount-rw.o,
+ * linked into every ondemand link, makes the section writable, so that its
+ * relocations are the data segment's and the link has no DT_TEXTREL.  A
+ * site is rewritten only when its bytes are one of the calls GCC and the
+ * linker make (`e8`, `67 e8`, `ff 15`, each with rel32); pages are made
+ * writable (and kept executable: the runtime's own code may share them)
+ * for the rewrite alone, and given back the protection of their segment.
+ * Where mprotect is refused (a W^X policy), one line names the module and
+ * its sites stay calls, which count into memory only: the runtime writes no
+ * profile in an idle process (init.c, ondemand_idle).
+ *
+ * Objects dlopened later keep their sites as calls (counted into memory
+ * only): rewriting them while other threads may run them is the live
+ * switch's cross-modification, not done here (docs/ondemand.md).
+ *
+ * Only in libvigil.a: the link of an ondemand executable pulls this file
+ * in (-uvgl_ondemand_start in vigil-ondemand.specs).  libvigil.so leaves
+ * it out, and a process whose runtime is libvigil.so counts as the entry
+ * mode's.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "module.h"
+#include "ondemand.h"
+#include "state.h"
+#include "text.h"
+
+#ifndef VGL_RT_SHARED
+
+#define PAGE 4096UL
+
+/* -1 not yet known, 0 counting (VIGIL_FILE set), 1 idle. */
+static int idle = -1;
+
+static int RT idle_from(char **envp)
+{
+	char **e;
+
+	/* Secure-execution mode honours no VIGIL_* setting (init.c). */
+	if (getauxval(AT_SECURE) || !envp)
+		return 1;
+	for (e = envp; *e; e++)
+		if (!strncmp(*e, "VIGIL_FILE=", 11))
+			return (*e)[11] == 0;
+	return 1;
+}
+
+/* Whether counting is off in this process; init.c asks at its set-up,
+ * which then counts into memory and writes no profile. */
+int RT ondemand_idle(void)
+{
+	extern char **environ;
+
+	if (idle < 0)
+		idle = idle_from(environ);
+	return idle;
+}
+
+/* The nops of five and six bytes (Intel's recommended forms). */
+static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+static const unsigned char nop6[6] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
+/* The length of the call of __fentry__ at p (5 or 6), 0 when p holds
+ * something else (an idle site already, or not a site at all). */
+static int RT site_len(const unsigned char *p)
+{
+	if (p[0] == 0xe8)
+		return 5;                       /* call rel32 */
+	if ((p[0] == 0x67 && p[1] == 0xe8) ||   /* addr32 call rel32 */
+	    (p[0] == 0xff && p[1] == 0x15))     /* call *rel32(%rip) */
+		return 6;
+	return 0;
+}
+
+static int RT prot_of(uint32_t flags)
+{
+	return (flags & PF_R ? PROT_READ : 0) | (flags & PF_W ? PROT_WRITE : 0) |
+	       (flags & PF_X ? PROT_EXEC : 0);
+}
+
+/* The executable load segment of info holding [a, a + n), or NULL. */
+static const ElfW(Phdr) *RT text_of(const struct dl_phdr_info *info,
+				    uintptr_t a, size_t n)
+{
+	const ElfW(Phdr) *ph;
+	uintptr_t lo;
+	int i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		ph = &info->dlpi_phdr[i];
+		lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && a >= lo &&
+		    a - lo <= ph->p_memsz && n <= ph->p_memsz - (a - lo))
+			return ph;
+	}
+	return NULL;
+}
+
+/* Whether [a, a + n) lies in one load segment of info (any rights). */
+static int RT loaded(const struct dl_phdr_info *info, uintptr_t a, size_t n)
+{
+	const ElfW(Phdr) *ph;
+	uintptr_t lo;
+	int i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		ph = &info->dlpi_phdr[i];
+		lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && a >= lo && a - lo <= ph->p_memsz &&
+		    n <= ph->p_memsz - (a - lo))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The ELF address and size of path's __mcount_loc, from its section
+ * headers; 0 when it has none (built otherwise) or cannot be read.
+ */
+static int RT find_sites(const char *path, uint64_t *addr, uint64_t *size)
+{
+	ElfW(Ehdr) eh;
+	ElfW(Shdr) sh, names;
+	char name[sizeof("__mcount_loc")];
+	int fd, i, found = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_shentsize != sizeof(sh) || eh.e_shstrndx >= eh.e_shnum ||
+	    pread(fd, &names, sizeof(names),
+		  eh.e_shoff + (uint64_t)eh.e_shstrndx * sizeof(sh)) !=
+		    sizeof(names))
+		goto out;
+	for (i = 0; i < eh.e_shnum && !found; i++) {
+		if (pread(fd, &sh, sizeof(sh),
+			  eh.e_shoff + (uint64_t)i * sizeof(sh)) != sizeof(sh))
+			break;
+		if (sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_ALLOC) ||
+		    sh.sh_name >= names.sh_size ||
+		    pread(fd, name, sizeof(name), names.sh_offset + sh.sh_name) !=
+			    sizeof(name) ||
+		    memcmp(name, "__mcount_loc", sizeof(name)))
+			continue;
+		*addr = sh.sh_addr;
+		*size = sh.sh_size;
+		found = 1;
+	}
+out:
+	close(fd);
+	return found;
+}
+
+/* The pages made writable for a run of sites, to be given back. */
+struct window {
+	uintptr_t lo, hi;        /* [lo, hi), page-aligned; lo == hi: none */
+	int prot;                /* what they were */
+};
+
+static int RT window_close(struct window *w)
+{
+	int ret = 0;
+
+	if (w->lo != w->hi)
+		ret = mprotect((void *)w->lo, w->hi - w->lo, w->prot);
+	w->lo = w->hi = 0;
+	return ret;
+}
+
+/* Makes [a, a + n) writable, growing w by whole pages; -errno if refused. */
+static int RT window_open(struct window *w, uintptr_t a, size_t n, int prot)
+{
+	uintptr_t lo = a & ~(PAGE - 1), hi = (a + n + PAGE - 1) & ~(PAGE - 1);
+
+	if (w->lo != w->hi && lo >= w->lo && hi <= w->hi)
+		return 0;
+	if (w->lo != w->hi && (lo > w->hi || prot != w->prot || lo < w->lo)) {
+		if (window_close(w) < 0)
+			return -errno;
+	}
+	if (w->lo == w->hi) {
+		w->lo = w->hi = lo;
+		w->prot = prot;
+	}
+	/* Kept executable: the code running this may be on these pages. */
+	if (mprotect((void *)w->hi, hi - w->hi,
+		     PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+		return -errno;
+	w->hi = hi;
+	return 0;
+}
+
+/* The walk of the modules loaded at start. */
+struct rewrite {
+	int first;               /* the next callback is the executable's */
+};
+
+static int RT idle_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct rewrite *rw = arg;
+	const char *path = info->dlpi_name;
+	const ElfW(Phdr) *ph;
+	struct window w = { 0, 0, 0 };
+	uint64_t addr, bytes, i;
+	const uint64_t *sites;
+	unsigned char *p;
+	int n, err = 0;
+
+	(void)size;
+	if (rw->first) {
+		rw->first = 0;
+		path = vgl_rt.exe;
+	}
+	if (!path || !*path || !find_sites(path, &addr, &bytes) ||
+	    bytes % 8 || !loaded(info, info->dlpi_addr + addr, bytes))
+		return 0;
+	sites = (const uint64_t *)(info->dlpi_addr + addr);
+	for (i = 0; i < bytes / 8; i++) {
+		p = (unsigned char *)sites[i];
+		ph = text_of(info, (uintptr_t)p, 6);
+		if (!ph || !(n = site_len(p)))
+			continue;
+		err = window_open(&w, (uintptr_t)p, n, prot_of(ph->p_flags));
+		if (err < 0)
+			break;
+		memcpy(p, n == 5 ? nop5 : nop6, n);
+	}
+	if (window_close(&w) < 0 && !err)
+		err = -errno;
+	if (err < 0)
+		rt_warn_once(NULL, "cannot idle the counting sites (mprotect) of",
+			     path, -err,
+			     "they stay calls, counted into memory only");
+	return 0;
+}
+
+/*
+ * Before main (the executable's .preinit_array, with the process's
+ * environment: libc's environ is not set yet in a dynamic program).
+ */
+static void RT ondemand_start(int argc, char **argv, char **envp)
+{
+	struct rewrite rw = { 1 };
+	int saved = errno;
+
+	(void)argc;
+	(void)argv;
+	if (idle < 0)
+		idle = idle_from(envp);
+	if (idle) {
+		module_find_exe();
+		dl_iterate_phdr(idle_module, &rw);
+	}
+	errno = saved;
+}
+
+/* What vigil-ondemand.specs names (-u) to pull this file in. */
+__attribute__((section(".preinit_array"), used))
+void (*const vgl_ondemand_start)(int, char **, char **) = ondemand_start;
+
+#endif
