@@ -225,16 +225,11 @@ bench-bolt-cpython:
 # mode's cost per call, with every guarantee the inline mode has (G-reload
 # through the runtime's dlclose: docs/entry-mode.md).
 DEFAULT_MODE := entry
-# vigil-mcount-rw.o, linked into every link of the ondemand mode
-# (vigil-ondemand.specs): an empty __mcount_loc that is writable.  GCC's
-# -mrecord-mcount makes the section read-only and fills it with absolute
-# addresses, which a PIE or a shared library relocates at load time: the
-# link would carry DT_TEXTREL ("relocation in read-only section").  ld
-# gives an output section the flags of all its inputs, so with this one
-# the section is writable, in the data segment, relocated as data is.
-# Made at install time from these two lines (copies of the tree that
-# install only the build directory's files have no source to build it from).
-MCOUNT_RW_S := \t.section __mcount_loc,"aw",@progbits\n\t.section .note.GNU-stack,"",@progbits\n
+# vigil-mcount-rw.o, linked into every link of the ondemand mode: its
+# __mcount_loc writable (no DT_TEXTREL), and its constructor hands the
+# section to the runtime (vigil-mcount-rw.c.in says why).  Compiled at
+# install time: copies of the tree that install only the build's files
+# carry vigil*.in, not runtime/.
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
@@ -260,7 +255,7 @@ install: all
 		> $(DESTDIR)$(PREFIX)/lib/vigil-ondemand.specs
 	install -m 644 vigil-ondemand-cc.specs.in \
 		$(DESTDIR)$(PREFIX)/lib/vigil-ondemand-cc.specs
-	printf '$(MCOUNT_RW_S)' | $(CC) -x assembler -c - \
+	$(CC) -O2 -fPIC -fno-instrument-functions -x c -c vigil-mcount-rw.c.in \
 		-o $(DESTDIR)$(PREFIX)/lib/vigil-mcount-rw.o
 
 # Each command's page holds its --help text verbatim (issue 30.5);

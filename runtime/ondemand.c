@@ -14,10 +14,11 @@
  * Tuned for one pass at start, in the process's only thread: the
  * executable's .preinit_array runs before any library's constructor, so
  * no other thread can be executing the bytes rewritten.  Each module's
- * __mcount_loc is found from its section headers on disk (three preads),
- * and read in memory, where the loader has relocated it: vigil-mcount-rw.o,
- * linked into every ondemand link, makes the section writable, so that its
- * relocations are the data segment's and the link has no DT_TEXTREL.  A
+ * __mcount_loc is found from its section headers on disk (a pread per
+ * section), and read in memory, where the loader has relocated it:
+ * vigil-mcount-rw.o, linked into every ondemand link, makes the section
+ * writable, so that its relocations are the data segment's and the link
+ * has no DT_TEXTREL.  A
  * site is rewritten only when its bytes are one of the calls GCC and the
  * linker make (`e8`, `67 e8`, `ff 15`, each with rel32); pages are made
  * writable (and kept executable: the runtime's own code may share them)
@@ -26,9 +27,10 @@
  * its sites stay calls, which count into memory only: the runtime writes no
  * profile in an idle process (init.c, ondemand_idle).
  *
- * Objects dlopened later keep their sites as calls (counted into memory
- * only): rewriting them while other threads may run them is the live
- * switch's cross-modification, not done here (docs/ondemand.md).
+ * An object dlopened later is made idle by its own first constructor
+ * (vgl_ondemand_module, below), before dlopen returns.  Rewriting code
+ * that other threads may be running (the live switch) is not done here
+ * (docs/ondemand.md).
  *
  * Only in libvigil.a: the link of an ondemand executable pulls this file
  * in (-uvgl_ondemand_start in vigil-ondemand.specs).  libvigil.so leaves
@@ -218,48 +220,123 @@ static int RT window_open(struct window *w, uintptr_t a, size_t n, int prot)
 	return 0;
 }
 
+/*
+ * Makes the n sites listed at sites idle, in the module of info named
+ * path: each site whose bytes are a call of __fentry__ becomes a nop of
+ * its length.  Says so in one line when the code cannot be made writable.
+ */
+static void RT idle_sites(struct dl_phdr_info *info, const char *path,
+			  const uint64_t *sites, uint64_t n)
+{
+	struct window w = { 0, 0, 0 };
+	const ElfW(Phdr) *ph;
+	unsigned char *p;
+	uint64_t i;
+	int len, err = 0;
+
+	for (i = 0; i < n; i++) {
+		p = (unsigned char *)sites[i];
+		ph = text_of(info, (uintptr_t)p, 6);
+		if (!ph || !(len = site_len(p)))
+			continue;
+		err = window_open(&w, (uintptr_t)p, len, prot_of(ph->p_flags));
+		if (err < 0)
+			break;
+		memcpy(p, len == 5 ? nop5 : nop6, len);
+	}
+	if (window_close(&w) < 0 && !err)
+		err = -errno;
+	if (err < 0)
+		rt_warn_once(NULL, "cannot idle the counting sites (mprotect) of",
+			     path, -err, "they stay calls, counted into memory only");
+}
+
 /* The walk of the modules loaded at start. */
 struct rewrite {
 	int first;               /* the next callback is the executable's */
 };
 
+/*
+ * The site lists of the modules loaded at start, already done (or warned
+ * about) before main, which their constructors need not do again.  They
+ * are the executable's dependencies, never unloaded, so no later object
+ * can have its list at one of these addresses.  Past the table's size a
+ * module's list is walked again (its sites are nops by then; only a
+ * refused mprotect would say its line twice).
+ */
+static const uint64_t *done[64];
+static unsigned n_done;
+
+/* A dl_iterate_phdr callback: each module's sites from its file's
+ * section headers. */
 static int RT idle_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct rewrite *rw = arg;
 	const char *path = info->dlpi_name;
-	const ElfW(Phdr) *ph;
-	struct window w = { 0, 0, 0 };
-	uint64_t addr, bytes, i;
 	const uint64_t *sites;
-	unsigned char *p;
-	int n, err = 0;
+	uint64_t addr, bytes;
 
 	(void)size;
 	if (rw->first) {
 		rw->first = 0;
 		path = vgl_rt.exe;
 	}
-	if (!path || !*path || !find_sites(path, &addr, &bytes) ||
-	    bytes % 8 || !loaded(info, info->dlpi_addr + addr, bytes))
+	if (!path || !*path || !find_sites(path, &addr, &bytes) || bytes % 8 ||
+	    !loaded(info, info->dlpi_addr + addr, bytes))
 		return 0;
 	sites = (const uint64_t *)(info->dlpi_addr + addr);
-	for (i = 0; i < bytes / 8; i++) {
-		p = (unsigned char *)sites[i];
-		ph = text_of(info, (uintptr_t)p, 6);
-		if (!ph || !(n = site_len(p)))
-			continue;
-		err = window_open(&w, (uintptr_t)p, n, prot_of(ph->p_flags));
-		if (err < 0)
-			break;
-		memcpy(p, n == 5 ? nop5 : nop6, n);
-	}
-	if (window_close(&w) < 0 && !err)
-		err = -errno;
-	if (err < 0)
-		rt_warn_once(NULL, "cannot idle the counting sites (mprotect) of",
-			     path, -err,
-			     "they stay calls, counted into memory only");
+	if (n_done < sizeof(done) / sizeof(done[0]))
+		done[n_done++] = sites;
+	idle_sites(info, path, sites, bytes / 8);
 	return 0;
+}
+
+/* The module whose sites vgl_ondemand_module was given. */
+struct given {
+	const uint64_t *start, *stop;
+	int first;
+};
+
+static int RT idle_given(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct given *g = arg;
+	const char *path = g->first ? vgl_rt.exe : info->dlpi_name;
+	size_t bytes = (const char *)g->stop - (const char *)g->start;
+
+	(void)size;
+	g->first = 0;
+	if (!loaded(info, (uintptr_t)g->start, bytes))
+		return 0;
+	idle_sites(info, path && *path ? path : "?", g->start, bytes / 8);
+	return 1;
+}
+
+/*
+ * Called by the constructor of vigil-mcount-rw.o (vigil-mcount-rw.c.in),
+ * the first one of every ondemand object, with that
+ * object's __mcount_loc: a plugin dlopened by an idle program has its
+ * sites made idle before any other of its constructors runs and before
+ * dlopen returns, so before the program can have any of its addresses.
+ * Objects loaded at start were made idle before main already: their
+ * sites are nops, and this is one pass over their list.  Exported, for
+ * the objects' constructors to find; a program built otherwise has none,
+ * and its plugins' constructors find NULL.
+ */
+__attribute__((visibility("default"))) void RT
+vgl_ondemand_module(const uint64_t *start, const uint64_t *stop)
+{
+	struct given g = { start, stop, 1 };
+	int saved = errno;
+	unsigned i;
+
+	for (i = 0; i < n_done; i++)
+		if (done[i] == start)
+			return;
+	if (start && stop > start && ondemand_idle()) {
+		module_find_exe();
+		dl_iterate_phdr(idle_given, &g);
+	}
+	errno = saved;
 }
 
 /*
