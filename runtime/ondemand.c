@@ -78,9 +78,11 @@ int RT ondemand_idle(void)
 {
 	extern char **environ;
 
-	if (idle < 0)
+	/* Not known before libc has its environment (an IFUNC resolver's
+	 * call, during relocation): idle until then, decided later. */
+	if (idle < 0 && environ)
 		idle = idle_from(environ);
-	return idle;
+	return idle != 0;
 }
 
 /* The nops of five and six bytes (Intel's recommended forms). */
