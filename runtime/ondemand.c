@@ -14,15 +14,16 @@
  * Tuned for one pass at start, in the process's only thread: the
  * executable's .preinit_array runs before any library's constructor, so
  * no other thread can be executing the bytes rewritten.  Each module's
- * __mcount_loc is found from its section headers on disk (a pread per
- * section), and read in memory, where the loader has relocated it:
+ * __mcount_loc is found from its section headers on disk (a few preads),
+ * and read in memory, where the loader has relocated it:
  * vigil-mcount-rw.o, linked into every ondemand link, makes the section
  * writable, so that its relocations are the data segment's and the link
  * has no DT_TEXTREL.  A
  * site is rewritten only when its bytes are one of the calls GCC and the
- * linker make (`e8`, `67 e8`, `ff 15`, each with rel32); pages are made
- * writable (and kept executable: the runtime's own code may share them)
- * for the rewrite alone, and given back the protection of their segment.
+ * linker make (`e8`, `67 e8`, `ff 15`, each with rel32); the code
+ * segment is made writable (and kept executable: the runtime's own code
+ * may be in it) for the rewrite alone, with one mprotect, and given back
+ * the protection its program header says.
  * Where mprotect is refused (a W^X policy), one line names the module and
  * its sites stay calls, which count into memory only: the runtime writes no
  * profile in an idle process (init.c, ondemand_idle).
@@ -142,16 +143,35 @@ static int RT loaded(const struct dl_phdr_info *info, uintptr_t a, size_t n)
 	return 0;
 }
 
+/* Whether the section name at off of the names section nm (its first
+ * bytes in buf, len of them) is __mcount_loc. */
+static int RT is_sites(int fd, const ElfW(Shdr) *nm, const char *buf,
+		       size_t len, uint32_t off)
+{
+	static const char want[] = "__mcount_loc";
+	char name[sizeof(want)];
+
+	if (off >= nm->sh_size || nm->sh_size - off < sizeof(want))
+		return 0;
+	if (off + sizeof(want) <= len)
+		return !memcmp(buf + off, want, sizeof(want));
+	return pread(fd, name, sizeof(name), nm->sh_offset + off) ==
+		       sizeof(name) && !memcmp(name, want, sizeof(want));
+}
+
 /*
  * The ELF address and size of path's __mcount_loc, from its section
- * headers; 0 when it has none (built otherwise) or cannot be read.
+ * headers (read 32 at a time, and the first KiB of their names: a few
+ * preads for a whole program); 0 when it has none (built otherwise) or
+ * cannot be read.
  */
 static int RT find_sites(const char *path, uint64_t *addr, uint64_t *size)
 {
+	ElfW(Shdr) sh[32], nm;
+	char names[1024];
 	ElfW(Ehdr) eh;
-	ElfW(Shdr) sh, names;
-	char name[sizeof("__mcount_loc")];
-	int fd, i, found = 0;
+	ssize_t len;
+	int fd, i, k, n, found = 0;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -159,34 +179,39 @@ static int RT find_sites(const char *path, uint64_t *addr, uint64_t *size)
 	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_shentsize != sizeof(sh) || eh.e_shstrndx >= eh.e_shnum ||
-	    pread(fd, &names, sizeof(names),
-		  eh.e_shoff + (uint64_t)eh.e_shstrndx * sizeof(sh)) !=
-		    sizeof(names))
+	    eh.e_shentsize != sizeof(nm) || eh.e_shstrndx >= eh.e_shnum ||
+	    pread(fd, &nm, sizeof(nm),
+		  eh.e_shoff + (uint64_t)eh.e_shstrndx * sizeof(nm)) !=
+		    sizeof(nm))
 		goto out;
-	for (i = 0; i < eh.e_shnum && !found; i++) {
-		if (pread(fd, &sh, sizeof(sh),
-			  eh.e_shoff + (uint64_t)i * sizeof(sh)) != sizeof(sh))
+	len = pread(fd, names, sizeof(names), nm.sh_offset);
+	if (len < 0)
+		len = 0;
+	for (i = 0; i < eh.e_shnum && !found; i += n) {
+		n = eh.e_shnum - i < 32 ? eh.e_shnum - i : 32;
+		if (pread(fd, sh, n * sizeof(sh[0]),
+			  eh.e_shoff + (uint64_t)i * sizeof(sh[0])) !=
+		    (ssize_t)(n * sizeof(sh[0])))
 			break;
-		if (sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_ALLOC) ||
-		    sh.sh_name >= names.sh_size ||
-		    pread(fd, name, sizeof(name), names.sh_offset + sh.sh_name) !=
-			    sizeof(name) ||
-		    memcmp(name, "__mcount_loc", sizeof(name)))
-			continue;
-		*addr = sh.sh_addr;
-		*size = sh.sh_size;
-		found = 1;
+		for (k = 0; k < n && !found; k++) {
+			if (sh[k].sh_type != SHT_PROGBITS ||
+			    !(sh[k].sh_flags & SHF_ALLOC) ||
+			    !is_sites(fd, &nm, names, (size_t)len, sh[k].sh_name))
+				continue;
+			*addr = sh[k].sh_addr;
+			*size = sh[k].sh_size;
+			found = 1;
+		}
 	}
 out:
 	close(fd);
 	return found;
 }
 
-/* The pages made writable for a run of sites, to be given back. */
+/* The code segment made writable for the rewrite, to be given back. */
 struct window {
 	uintptr_t lo, hi;        /* [lo, hi), page-aligned; lo == hi: none */
-	int prot;                /* what they were */
+	int prot;                /* what it was: its segment's rights */
 };
 
 static int RT window_close(struct window *w)
@@ -199,26 +224,28 @@ static int RT window_close(struct window *w)
 	return ret;
 }
 
-/* Makes [a, a + n) writable, growing w by whole pages; -errno if refused. */
-static int RT window_open(struct window *w, uintptr_t a, size_t n, int prot)
+/*
+ * Makes the whole of segment ph of info writable (one mprotect; only the
+ * pages written become the process's own), giving back the one before;
+ * -errno if refused.  Kept executable: the code running this may be in
+ * it.
+ */
+static int RT window_open(struct window *w, const struct dl_phdr_info *info,
+			  const ElfW(Phdr) *ph)
 {
-	uintptr_t lo = a & ~(PAGE - 1), hi = (a + n + PAGE - 1) & ~(PAGE - 1);
+	uintptr_t lo = (info->dlpi_addr + ph->p_vaddr) & ~(PAGE - 1);
+	uintptr_t hi = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz +
+			PAGE - 1) & ~(PAGE - 1);
 
-	if (w->lo != w->hi && lo >= w->lo && hi <= w->hi)
+	if (w->lo == lo && w->hi == hi)
 		return 0;
-	if (w->lo != w->hi && (lo > w->hi || prot != w->prot || lo < w->lo)) {
-		if (window_close(w) < 0)
-			return -errno;
-	}
-	if (w->lo == w->hi) {
-		w->lo = w->hi = lo;
-		w->prot = prot;
-	}
-	/* Kept executable: the code running this may be on these pages. */
-	if (mprotect((void *)w->hi, hi - w->hi,
-		     PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+	if (window_close(w) < 0)
 		return -errno;
+	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+		return -errno;
+	w->lo = lo;
 	w->hi = hi;
+	w->prot = prot_of(ph->p_flags);
 	return 0;
 }
 
@@ -241,7 +268,7 @@ static void RT idle_sites(struct dl_phdr_info *info, const char *path,
 		ph = text_of(info, (uintptr_t)p, 6);
 		if (!ph || !(len = site_len(p)))
 			continue;
-		err = window_open(&w, (uintptr_t)p, len, prot_of(ph->p_flags));
+		err = window_open(&w, info, ph);
 		if (err < 0)
 			break;
 		memcpy(p, len == 5 ? nop5 : nop6, len);
