@@ -108,9 +108,10 @@ static int RT prot_of(uint32_t flags)
 	       (flags & PF_X ? PROT_EXEC : 0);
 }
 
-/* The executable load segment of info holding [a, a + n), or NULL. */
-static const ElfW(Phdr) *RT text_of(const struct dl_phdr_info *info,
-				    uintptr_t a, size_t n)
+/* The load segment of info holding [a, a + n) whose p_flags have all of
+ * flags, or NULL. */
+static const ElfW(Phdr) *RT segment_of(const struct dl_phdr_info *info,
+				       uintptr_t a, size_t n, uint32_t flags)
 {
 	const ElfW(Phdr) *ph;
 	uintptr_t lo;
@@ -119,28 +120,12 @@ static const ElfW(Phdr) *RT text_of(const struct dl_phdr_info *info,
 	for (i = 0; i < info->dlpi_phnum; i++) {
 		ph = &info->dlpi_phdr[i];
 		lo = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && a >= lo &&
-		    a - lo <= ph->p_memsz && n <= ph->p_memsz - (a - lo))
+		if (ph->p_type == PT_LOAD && (ph->p_flags & flags) == flags &&
+		    a >= lo && a - lo <= ph->p_memsz &&
+		    n <= ph->p_memsz - (a - lo))
 			return ph;
 	}
 	return NULL;
-}
-
-/* Whether [a, a + n) lies in one load segment of info (any rights). */
-static int RT loaded(const struct dl_phdr_info *info, uintptr_t a, size_t n)
-{
-	const ElfW(Phdr) *ph;
-	uintptr_t lo;
-	int i;
-
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		ph = &info->dlpi_phdr[i];
-		lo = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_LOAD && a >= lo && a - lo <= ph->p_memsz &&
-		    n <= ph->p_memsz - (a - lo))
-			return 1;
-	}
-	return 0;
 }
 
 /* Whether the section name at off of the names section nm (its first
@@ -265,7 +250,7 @@ static void RT idle_sites(struct dl_phdr_info *info, const char *path,
 
 	for (i = 0; i < n; i++) {
 		p = (unsigned char *)sites[i];
-		ph = text_of(info, (uintptr_t)p, 6);
+		ph = segment_of(info, (uintptr_t)p, 6, PF_X);
 		if (!ph || !(len = site_len(p)))
 			continue;
 		err = window_open(&w, info, ph);
@@ -311,7 +296,7 @@ static int RT idle_module(struct dl_phdr_info *info, size_t size, void *arg)
 		path = vgl_rt.exe;
 	}
 	if (!path || !*path || !find_sites(path, &addr, &bytes) || bytes % 8 ||
-	    !loaded(info, info->dlpi_addr + addr, bytes))
+	    !segment_of(info, info->dlpi_addr + addr, bytes, 0))
 		return 0;
 	sites = (const uint64_t *)(info->dlpi_addr + addr);
 	if (n_done < sizeof(done) / sizeof(done[0]))
@@ -334,7 +319,7 @@ static int RT idle_given(struct dl_phdr_info *info, size_t size, void *arg)
 
 	(void)size;
 	g->first = 0;
-	if (!loaded(info, (uintptr_t)g->start, bytes))
+	if (!segment_of(info, (uintptr_t)g->start, bytes, 0))
 		return 0;
 	idle_sites(info, path && *path ? path : "?", g->start, bytes / 8);
 	return 1;
