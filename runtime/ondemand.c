@@ -108,23 +108,27 @@ static int RT prot_of(uint32_t flags)
 	       (flags & PF_X ? PROT_EXEC : 0);
 }
 
+/* Whether load segment ph of info holds [a, a + n) and has all of flags. */
+static int RT in_segment(const struct dl_phdr_info *info,
+			 const ElfW(Phdr) *ph, uintptr_t a, size_t n,
+			 uint32_t flags)
+{
+	uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+	return ph->p_type == PT_LOAD && (ph->p_flags & flags) == flags &&
+	       a >= lo && a - lo <= ph->p_memsz && n <= ph->p_memsz - (a - lo);
+}
+
 /* The load segment of info holding [a, a + n) whose p_flags have all of
  * flags, or NULL. */
 static const ElfW(Phdr) *RT segment_of(const struct dl_phdr_info *info,
 				       uintptr_t a, size_t n, uint32_t flags)
 {
-	const ElfW(Phdr) *ph;
-	uintptr_t lo;
 	int i;
 
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		ph = &info->dlpi_phdr[i];
-		lo = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_LOAD && (ph->p_flags & flags) == flags &&
-		    a >= lo && a - lo <= ph->p_memsz &&
-		    n <= ph->p_memsz - (a - lo))
-			return ph;
-	}
+	for (i = 0; i < info->dlpi_phnum; i++)
+		if (in_segment(info, &info->dlpi_phdr[i], a, n, flags))
+			return &info->dlpi_phdr[i];
 	return NULL;
 }
 
@@ -243,14 +247,16 @@ static void RT idle_sites(struct dl_phdr_info *info, const char *path,
 			  const uint64_t *sites, uint64_t n)
 {
 	struct window w = { 0, 0, 0 };
-	const ElfW(Phdr) *ph;
+	const ElfW(Phdr) *ph = NULL;
 	unsigned char *p;
 	uint64_t i;
 	int len, err = 0;
 
 	for (i = 0; i < n; i++) {
 		p = (unsigned char *)sites[i];
-		ph = segment_of(info, (uintptr_t)p, 6, PF_X);
+		/* Sites come in address order, mostly in one segment. */
+		if (!ph || !in_segment(info, ph, (uintptr_t)p, 6, PF_X))
+			ph = segment_of(info, (uintptr_t)p, 6, PF_X);
 		if (!ph || !(len = site_len(p)))
 			continue;
 		err = window_open(&w, info, ph);
