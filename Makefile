@@ -125,19 +125,24 @@ $(B)/asan/sampler/%.o: sampler/%.c $(SAMPLER_H) $(wildcard lib/*.h)
 # `vigil check`: the functions a program linked with the runtime has that
 # are not the program's own (src/cmd-check.c, partly instrumented).  Read
 # from the runtime's objects, so that the list never falls behind them.
-$(B)/gen/rt-names.h: $(RT_OBJ)
+# vigil-mcount-rw.o, which every ondemand link has (vigil-mcount-rw.c.in),
+# is the runtime's too.
+$(B)/gen/rt-names.h: $(RT_OBJ) $(B)/gen/vigil-mcount-rw.o
 	@mkdir -p $(B)/gen
 	{ echo '/* generated from the runtime objects by the Makefile */'; \
 	  echo 'static const char *const rt_function_names[] = {'; \
-	  nm --defined-only $(RT_OBJ) | \
+	  nm --defined-only $(RT_OBJ) $(B)/gen/vigil-mcount-rw.o | \
 	    awk 'NF == 3 && $$2 ~ /^[tTiIwW]$$/ { print "\t\"" $$3 "\"," }' | \
 	    LC_ALL=C sort -u; \
 	  echo '};'; \
 	  echo 'static const char *const rt_file_names[] = {'; \
-	  for f in $(notdir $(RT_SRC) $(RT_LIB) $(RT_ASM) $(RT_ASM:.S=.o)); do \
+	  for f in $(notdir $(RT_SRC) $(RT_LIB) $(RT_ASM) $(RT_ASM:.S=.o)) vigil-mcount-rw.c.in; do \
 	    echo "\t\"$$f\","; done | LC_ALL=C sort -u; \
 	  echo '};'; } > $@.tmp && mv $@.tmp $@
 $(B)/tool/src/cmd-check.o $(B)/asan/src/cmd-check.o: $(B)/gen/rt-names.h
+$(B)/gen/vigil-mcount-rw.o: vigil-mcount-rw.c.in
+	@mkdir -p $(B)/gen
+	$(MCOUNT_RW_CC) -o $@
 
 $(B)/vigil: $(TOOL_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(TOOL_LIBS)
@@ -210,6 +215,9 @@ bench-bolt-cpython:
 	@$(MAKE) --no-print-directory all
 	@BENCH_BOLT_CPYTHON=1 /usr/bin/python3 bench/bolt.py
 
+# vigil-ondemand.pc (vigil-ondemand.specs, vigil-ondemand-cc.specs and
+# vigil-mcount-rw.o) is the entry mode with its sites idle until counting
+# is asked for (docs/ondemand.md).
 # Two pkg-config files, one per counting mode (docs/entry-mode.md):
 # vigil-inline.pc (vigil.pc.in: -finstrument-functions) and vigil-entry.pc
 # (-pg -mfentry given to the compiler proper only, through GCC's specs
@@ -222,6 +230,12 @@ bench-bolt-cpython:
 # mode's cost per call, with every guarantee the inline mode has (G-reload
 # through the runtime's dlclose: docs/entry-mode.md).
 DEFAULT_MODE := entry
+# vigil-mcount-rw.o, linked into every link of the ondemand mode: its
+# __mcount_loc writable (no DT_TEXTREL), and its constructor hands the
+# section to the runtime (vigil-mcount-rw.c.in says why).  Compiled at
+# install time: copies of the tree that install only the build's files
+# carry vigil*.in, not runtime/.
+MCOUNT_RW_CC = $(CC) -O2 -fPIC -fno-instrument-functions -x c -c vigil-mcount-rw.c.in
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
@@ -241,6 +255,13 @@ install: all
 		> $(DESTDIR)$(PREFIX)/lib/vigil-entry.specs
 	install -m 644 vigil-entry-cc.specs.in \
 		$(DESTDIR)$(PREFIX)/lib/vigil-entry-cc.specs
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' vigil-ondemand.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/vigil-ondemand.pc
+	sed -e 's|@LIBDIR@|$(PREFIX)/lib|g' vigil-ondemand.specs.in \
+		> $(DESTDIR)$(PREFIX)/lib/vigil-ondemand.specs
+	install -m 644 vigil-ondemand-cc.specs.in \
+		$(DESTDIR)$(PREFIX)/lib/vigil-ondemand-cc.specs
+	$(MCOUNT_RW_CC) -o $(DESTDIR)$(PREFIX)/lib/vigil-mcount-rw.o
 
 # Each command's page holds its --help text verbatim (issue 30.5);
 # tests/lit/docs-help.test fails when the two differ.

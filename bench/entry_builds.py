@@ -42,7 +42,16 @@ and after, side by side.
 
 A measurement, not a test: it prints, and exits non-zero only if
 something could not be built or run, or a check above failed.
-Environment: BENCH_ENTRY_ONLY=lua,xz,sqlite,cost (a subset), BENCH_ENTRY_OUT
+The ondemand part (issue 29) builds Lua and fib with vigil-ondemand.pc and
+prints, side by side in one run: plain, plain without sibling calls, the
+ondemand build idle (no VIGIL_FILE) and on (VIGIL_FILE set), the ondemand
+build with sibling calls kept, and the entry mode: fib's instructions per
+call over plain, Lua's instructions and CPU ratios to plain (as above),
+and the private dirty memory of each (the text pages the rewrite wrote
+are the process's own); then how many of Lua's sites lie within one
+aligned 8-byte word (what one atomic store could swap, for a live switch).
+
+Environment: BENCH_ENTRY_ONLY=lua,xz,sqlite,cost,ondemand (a subset), BENCH_ENTRY_OUT
 (another directory than build/entry-builds, for a second run beside one),
 BENCH_ENTRY_BEFORE (above).
 """
@@ -383,11 +392,154 @@ def cost():
                                                ratio, RUNS, secs))
 
 
+# ---- ondemand (issue 29) ---------------------------------------------------
+
+# A Lua chunk that prints, from the process's own /proc/self/smaps, the
+# private dirty kB of its executable mappings (the text pages the ondemand
+# rewrite made the process's own), of all mappings, and its RSS.
+SMAPS_LUA = r"""
+local x, all, rss, perms = 0, 0, 0, ""
+for line in io.lines("/proc/self/smaps") do
+  local p = line:match("^%x+%-%x+ (%S+)")
+  if p then perms = p end
+  local k, v = line:match("^(%S+):%s+(%d+) kB")
+  if k == "Private_Dirty" then
+    all = all + v
+    if perms:sub(3, 3) == "x" then x = x + v end
+  elseif k == "Rss" then rss = rss + v end
+end
+print(x, all, rss)
+"""
+
+
+def site_words(exe):
+    """The sites listed in exe's __mcount_loc, and how many of them lie
+    within one aligned 8-byte word (the length of each from its bytes)."""
+    out = sh(["readelf", "-SW", exe])
+    sec = None
+    for line in out.splitlines():
+        f = line.replace("[ ", "[").split()
+        if len(f) > 5 and f[1] == "__mcount_loc":
+            sec = (int(f[3], 16), int(f[4], 16), int(f[5], 16))
+    if not sec:
+        raise RuntimeError("%s has no __mcount_loc" % exe)
+    addr, off, size = sec
+    # A PIE's list is filled by R_X86_64_RELATIVE relocations: their
+    # addends are the sites' link-time addresses.
+    sites = []
+    for line in sh(["readelf", "-rW", exe]).splitlines():
+        f = line.split()
+        if len(f) >= 4 and f[2] == "R_X86_64_RELATIVE":
+            o = int(f[0], 16)
+            if addr <= o < addr + size:
+                sites.append(int(f[3], 16))
+    with open(exe, "rb") as f:
+        data = f.read()
+    if not sites:
+        sites = [int.from_bytes(data[off + i:off + i + 8], "little")
+                 for i in range(0, size, 8)]
+    text = None
+    for line in out.splitlines():
+        f = line.replace("[ ", "[").split()
+        if len(f) > 5 and f[1] == ".text":
+            text = (int(f[3], 16), int(f[4], 16))
+    fits = aligned16 = 0
+    for a in sites:
+        b = data[a - text[0] + text[1]:][:2]
+        n = 5 if b[:1] == b"\xe8" else 6
+        fits += a % 8 + n <= 8
+        aligned16 += a % 16 == 0
+    return len(sites), fits, aligned16
+
+
+def ondemand():
+    """Issue 29: plain, ondemand idle, ondemand on, entry, side by side."""
+    print("ondemand (vigil-ondemand), Lua 5.4 (gcc -g -O2, dynamic) and "
+          "fib(25), one run:")
+    src = lua_src()
+    tmp = os.path.join(OUT, "run", "ondemand")
+    os.makedirs(tmp, exist_ok=True)
+    # The ondemand flags without -fno-optimize-sibling-calls, to measure
+    # what keeping sibling calls would save while idle.
+    sib = os.path.join(tmp, "ondemand-sib.specs")
+    with open(sib, "w") as f:
+        f.write("*cc1:\n+ -p -mfentry -mrecord-mcount\n\n")
+    od_c = "-g -O2 " + pc("--cflags", "vigil-ondemand")
+    od_l = pc("--libs", "vigil-ondemand")
+    exes = [
+        ("plain", lua_build(src, "gcc", "-g -O2", "", "plain"), False),
+        ("plain, no sibling calls",
+         lua_build(src, "gcc", "-g -O2 -fno-optimize-sibling-calls", "",
+                   "plain-nosib"), False),
+        ("ondemand, idle", lua_build(src, "gcc", od_c, od_l, "ondemand-gcc"),
+         False),
+        ("ondemand, on (VIGIL_FILE)", os.path.join(OUT, "lua-ondemand-gcc"),
+         True),
+        ("ondemand, idle, sibling calls",
+         lua_build(src, "gcc", "-g -O2 -specs=" + sib, od_l,
+                   "ondemand-sib"), False),
+        ("entry (vigil-entry)",
+         lua_build(src, "gcc", "-g -O2 " + pc("--cflags", "vigil-entry"),
+                   pc("--libs", "vigil-entry"), "entry-gcc"), True),
+    ]
+    on = dict(os.environ, VIGIL_FILE=os.path.join(tmp, "%e.%p.vgl"))
+    off = {k: v for k, v in os.environ.items() if k != "VIGIL_FILE"}
+    work = os.path.join(INPUTS, "bench.lua")
+
+    # fib(25): instructions per call over plain, callgrind.
+    fib = os.path.join(ROOT, "bench", "fib.c")
+    fibs = {"plain": (os.path.join(tmp, "fib-plain"), "-O2", "")}
+    fibs["ondemand"] = (os.path.join(tmp, "fib-ondemand"),
+                        "-O2 " + pc("--cflags", "vigil-ondemand"), od_l)
+    fibs["entry"] = (os.path.join(tmp, "fib-entry"),
+                     "-O2 " + pc("--cflags", "vigil-entry"),
+                     pc("--libs", "vigil-entry"))
+    for exe, c, l in fibs.values():
+        sh("gcc %s %s %s -o %s" % (c, fib, l, exe))
+    calls = 242785  # fib(25)
+    base = callgrind_ir([fibs["plain"][0], "25"], off, tmp)
+    fib_ir = {"plain": 0.0}
+    for name, key, env in (("ondemand, idle", "ondemand", off),
+                           ("ondemand, on (VIGIL_FILE)", "ondemand", on),
+                           ("entry (vigil-entry)", "entry", on)):
+        fib_ir[name] = (callgrind_ir([fibs[key][0], "25"], env, tmp) -
+                        base) / calls
+
+    ir = {name: callgrind_ir([exe, work], on if counting else off, tmp)
+          for name, exe, counting in exes}
+    # A file just linked has its pages dirty in the page cache until they
+    # are written back, and smaps counts them: write them first.
+    os.sync()
+    mem = {}
+    for name, exe, counting in exes:
+        r = subprocess.run([exe, "-e", SMAPS_LUA], env=on if counting else off,
+                           stdout=subprocess.PIPE, text=True, check=True)
+        mem[name] = [int(x) for x in r.stdout.split()]
+    cpu = {name: [] for name, _, _ in exes}
+    for r in range(RUNS):
+        t = {name: cpu_run([exe, work, "300"], on if counting else off)
+             for name, exe, counting in exes}
+        for name, _, _ in exes:
+            cpu[name].append((t[name] / t["plain"], t[name]))
+    for name, exe, counting in exes:
+        ratio = statistics.median(x[0] for x in cpu[name])
+        secs = statistics.median(x[1] for x in cpu[name])
+        f = ("fib %+6.2f/call" % fib_ir[name]) if name in fib_ir else " " * 15
+        print("  %-30s %s   Lua instructions %5.3fx   CPU %5.3fx (bench.lua "
+              "300, median of %d rounds, %.3f s)   private dirty: text %d kB, "
+              "all %d kB, RSS %d kB" % (name, f, ir[name] / ir["plain"], ratio,
+                                        RUNS, secs, *mem[name]))
+    print("  fib(25) plain: %d instructions" % base)
+    n, fits, a16 = site_words(os.path.join(OUT, "lua-ondemand-gcc"))
+    print("  Lua's ondemand binary: %d sites, %d within one aligned 8-byte "
+          "word, %d at a 16-byte boundary" % (n, fits, a16))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     install()
     for part, fn in (("lua", lua), ("xz", xz), ("sqlite", sqlite),
-                     ("cost", cost)):
+                     ("cost", cost), ("ondemand", ondemand)):
         if ONLY and part not in ONLY:
             continue
         try:

@@ -35,7 +35,9 @@
 #                           entry mode's floor (a __fentry__ that only
 #                           returns): callgrind instructions of
 #                           tests/lit/Inputs/bench.lua, CPU of `bench.lua
-#                           300`, and fib's instructions per call (issue 17)
+#                           300`, and fib's instructions per call (issue 17);
+#                           (ondemand) the same beside vigil-ondemand's
+#                           builds, idle and on (issue 29)
 # BENCH_READERS_ONLY=1 runs only the last.  Expects `make all` to have built
 # build/libvigil.a (make bench does).
 #
@@ -68,7 +70,7 @@ if [ "${BENCH_READERS_ONLY:-}" != 1 ]; then
 	/usr/bin/python3 bench/bench.py "$@" || status=1
 	/usr/bin/python3 bench/run_merge.py || status=1
 	/usr/bin/python3 bench/bolt.py || status=1
-	BENCH_ENTRY_ONLY=cost /usr/bin/python3 bench/entry_builds.py || status=1
+	BENCH_ENTRY_ONLY=cost,ondemand /usr/bin/python3 bench/entry_builds.py || status=1
 fi
 /usr/bin/python3 bench/readers.py || status=1
 /usr/bin/python3 bench/outputs.py || status=1

@@ -28,6 +28,7 @@
 #include "interval.h"
 #include "lock.h"
 #include "module.h"
+#include "ondemand.h"
 #include "state.h"
 #include "store.h"
 #include "text.h"
@@ -255,6 +256,11 @@ int RT rt_ensure_init(void)
 			    "and no profile is written; the program runs on "
 			    "without it");
 		rt->pattern[0] = 0;
+	} else if (!rt->pattern[0] && ondemand_idle && ondemand_idle()) {
+		/* An ondemand program not asked to count: its sites are
+		 * idle, and the calls of any site left a call (a module whose
+		 * code could not be made writable, a plugin dlopened later)
+		 * go into memory, not into a file nobody asked for. */
 	} else if (!rt->pattern[0]) {
 		/* vigil_set_file before the first call has set it already. */
 		pattern = getenv("VIGIL_FILE");

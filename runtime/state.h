@@ -19,6 +19,8 @@
  *   init.c                the runtime's life (set up, fork, exit) and the
  *                         API of vigil.h
  *   interval.c            the optional window-snapshot thread
+ *   ondemand.c            an ondemand program's sites made idle before
+ *                         main when it is not asked to count
  *   module.c, modfile.c   the loaded objects, written to the file as
  *                         MODULE blocks when first seen
  *   store.c               the profile file, mapped shared at a fixed,

@@ -72,7 +72,10 @@ const char cmd_check_usage[] =
 	"not an ELF file; cannot be opened; linked with gprof's gcrt1.o, which\n"
 	"writes gmon.out - and the exit status is 1.  Entry counting (built\n"
 	"with `pkg-config --cflags vigil-entry`: functions call __fentry__)\n"
-	"is recognised as well, and its lines say 'entry counting'; such a\n"
+	"is recognised as well, and its lines say 'entry counting'\n"
+	"('ondemand counting' for `pkg-config vigil-ondemand`: its calls of\n"
+	"__fentry__ listed in __mcount_loc, made idle before main unless\n"
+	"VIGIL_FILE is set; bad when linked without that part); such a\n"
 	"program is bad if a caller keeps a value in r10 or r11 across a\n"
 	"call of an instrumented function (one that keeps every register,\n"
 	"no_caller_saved_registers): its line names both.  An\n"
@@ -96,6 +99,7 @@ const char cmd_check_usage[] =
 #define FENTRY "__fentry__"
 #define FENTRY_WRAP "__wrap___fentry__"
 #define GMON_START "__gmon_start__"
+#define ONDEMAND_SYM "vgl_ondemand_module"
 
 struct elf_facts {
 	int program;            /* an executable, not a shared library */
@@ -123,6 +127,10 @@ struct elf_facts {
 	unsigned long fentry_wrap_calls; /* of the wrap alone */
 	int interp;             /* PT_INTERP: a dynamic program */
 	int gmon_start;         /* GMON_START defined: gcrt1.o linked in */
+	int mcount_loc;         /* a non-empty __mcount_loc: the calls of
+	                         * FENTRY listed (-mrecord-mcount) */
+	int ondemand_rt;        /* ONDEMAND_SYM defined: the runtime's part
+	                         * that makes them idle (runtime/ondemand.c) */
 	/* A caller that keeps a value in r10 or r11 across its call of an
 	 * entry-instrumented function (scan_scratch), and how many. */
 	unsigned long keeps;
@@ -182,6 +190,9 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		} else if (!strcmp(name, GMON_START) &&
 			   sym.st_shndx != SHN_UNDEF) {
 			f->gmon_start = 1;
+		} else if (!strcmp(name, ONDEMAND_SYM) &&
+			   sym.st_shndx != SHN_UNDEF) {
+			f->ondemand_rt = 1;
 		}
 	}
 }
@@ -1067,6 +1078,9 @@ static int read_facts(Elf *elf, uint64_t fsize, struct elf_facts *f,
 				   &f->has_fentry_delta);
 		else if (sh.sh_type == SHT_DYNAMIC)
 			scan_dynamic(elf, scn, &sh, f);
+		else if (sh.sh_type == SHT_PROGBITS && sh.sh_size &&
+			 section_is(elf, &sh, "__mcount_loc"))
+			f->mcount_loc = 1;
 	}
 	/* A hook defined in one table and undefined in none is defined. */
 	if (f->hook_defined)
@@ -1106,6 +1120,9 @@ static int verdict_whole(const struct elf_facts *f, char *msg, size_t len)
 	const char *what = f->program ? "" : "shared library, ";
 	/* The magic alone is no proof: the vigil tool carries it too. */
 	int vigil = f->vigil_api || (f->hook_defined && f->vigil_magic);
+	/* Built as vigil-ondemand.pc builds (docs/ondemand.md). */
+	const char *counting = f->mcount_loc ? "ondemand counting (sites idle "
+				"unless VIGIL_FILE is set)" : "entry counting";
 
 	if (f->gmon_start) {
 		snprintf(msg, len, "linked with gprof's gcrt1.o (-pg reached the "
@@ -1140,9 +1157,17 @@ static int verdict_whole(const struct elf_facts *f, char *msg, size_t len)
 			 f->keep_callee, f->keep_callee);
 		return 1;
 	}
+	if (f->fentry_defined && f->fentry_calls && vigil && f->mcount_loc &&
+	    f->program && !f->ondemand_rt) {
+		snprintf(msg, len, "instrumented for ondemand counting "
+			 "(-mrecord-mcount), but linked without vigil's "
+			 "ondemand runtime: its sites always count (link with "
+			 "`pkg-config --libs vigil-ondemand`)");
+		return 1;
+	}
 	if (f->fentry_defined && f->fentry_calls && vigil) {
-		snprintf(msg, len, "instrumented for entry counting, %swith "
-			 "vigil's runtime linked in", what);
+		snprintf(msg, len, "instrumented for %s, %swith vigil's "
+			 "runtime linked in", counting, what);
 		return 0;
 	}
 	if (f->fentry_undef && f->needs_libvigil) {
@@ -1151,9 +1176,8 @@ static int verdict_whole(const struct elf_facts *f, char *msg, size_t len)
 		return 0;
 	}
 	if (f->fentry_undef && !f->program) {
-		snprintf(msg, len, "instrumented shared library, for entry "
-			 "counting: its hook is that of the program that "
-			 "loads it");
+		snprintf(msg, len, "instrumented shared library, for %s: its "
+			 "hook is that of the program that loads it", counting);
 		return 0;
 	}
 	if (f->fentry_undef) {

@@ -107,11 +107,18 @@ if os.geteuid() == 0:
 # tests/e2e/vcc then builds with -pg -mfentry, counted by __fentry__, which
 # sees real calls only.  The few tests whose point is what only one mode
 # counts say so with REQUIRES: entry-mode or UNSUPPORTED: entry-mode.
+# VIGIL_MODE=ondemand builds as vigil-ondemand.pc does (docs/ondemand.md):
+# the entry mode with idle sites, which count as the entry mode's when
+# VIGIL_FILE is set; its tests are entry-mode ones too.
 mode = os.environ.get("VIGIL_MODE") or "enter"
-if mode not in ("enter", "entry"):
-    lit_config.fatal("VIGIL_MODE must be enter or entry, not %r" % mode)
+if mode not in ("enter", "entry", "ondemand"):
+    lit_config.fatal("VIGIL_MODE must be enter, entry or ondemand, not %r"
+                     % mode)
 config.environment["VIGIL_MODE"] = mode
 config.available_features.add(mode + "-mode")
+if mode == "ondemand":
+    config.available_features.add("entry-mode")
+    mode = "entry"
 # The hook's symbols in this mode: where a dynamic program's calls go (its
 # wrapper), where a -static program's go, its fast path (as objdump names
 # it), where the fast path jumps to for a new edge, and what the compiler

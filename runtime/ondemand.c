@@ -1,0 +1,386 @@
+/*
+ * ondemand.c - the idle counting sites of the ondemand build mode
+ * (vigil-ondemand.pc, docs/ondemand.md).
+ *
+ * A program built ondemand calls __fentry__ first in every function, as
+ * the entry mode's does, and GCC lists each of those calls in the
+ * object's __mcount_loc section (-mrecord-mcount).  Before main, when
+ * counting is not asked for (no VIGIL_FILE, as `vigil run` sets it), the
+ * calls of every module loaded then are rewritten into nops of the same
+ * length: the program then runs at about its plain speed.  When counting
+ * is asked for, nothing here happens and the program counts exactly as
+ * the entry mode does.
+ *
+ * Tuned for one pass at start, in the process's only thread: the
+ * executable's .preinit_array runs before any library's constructor, so
+ * no other thread can be executing the bytes rewritten.  Each module's
+ * __mcount_loc is found from its section headers on disk (a few preads),
+ * and read in memory, where the loader has relocated it:
+ * vigil-mcount-rw.o, linked into every ondemand link, makes the section
+ * writable, so that its relocations are the data segment's and the link
+ * has no DT_TEXTREL.  A
+ * site is rewritten only when its bytes are one of the calls GCC and the
+ * linker make (`e8`, `67 e8`, `ff 15`, each with rel32); the code
+ * segment is made writable (and kept executable: the runtime's own code
+ * may be in it) for the rewrite alone, with one mprotect, and given back
+ * the protection its program header says.
+ * Where mprotect is refused (a W^X policy), one line names the module and
+ * its sites stay calls, which count into memory only: the runtime writes no
+ * profile in an idle process (init.c, ondemand_idle).
+ *
+ * An object dlopened later is made idle by its own first constructor
+ * (vgl_ondemand_module, below), before dlopen returns.  Rewriting code
+ * that other threads may be running (the live switch) is not done here
+ * (docs/ondemand.md).
+ *
+ * Only in libvigil.a: the link of an ondemand executable pulls this file
+ * in (-uvgl_ondemand_start in vigil-ondemand.specs).  libvigil.so leaves
+ * it out, and a process whose runtime is libvigil.so counts as the entry
+ * mode's.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "module.h"
+#include "ondemand.h"
+#include "state.h"
+#include "text.h"
+
+#ifndef VGL_RT_SHARED
+
+#define PAGE 4096UL
+
+/* -1 not yet known, 0 counting (VIGIL_FILE set), 1 idle. */
+static int idle = -1;
+
+static int RT idle_from(char **envp)
+{
+	char **e;
+
+	/* Secure-execution mode honours no VIGIL_* setting (init.c). */
+	if (getauxval(AT_SECURE) || !envp)
+		return 1;
+	for (e = envp; *e; e++)
+		if (!strncmp(*e, "VIGIL_FILE=", 11))
+			return (*e)[11] == 0;
+	return 1;
+}
+
+/* Whether counting is off in this process; init.c asks at its set-up,
+ * which then counts into memory and writes no profile. */
+int RT ondemand_idle(void)
+{
+	extern char **environ;
+
+	/* Not known before libc has its environment (an IFUNC resolver's
+	 * call, during relocation): idle until then, decided later. */
+	if (idle < 0 && environ)
+		idle = idle_from(environ);
+	return idle != 0;
+}
+
+/* The nops of five and six bytes (Intel's recommended forms). */
+static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+static const unsigned char nop6[6] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
+/* The length of the call of __fentry__ at p (5 or 6), 0 when p holds
+ * something else (an idle site already, or not a site at all). */
+static int RT site_len(const unsigned char *p)
+{
+	if (p[0] == 0xe8)
+		return 5;                       /* call rel32 */
+	if ((p[0] == 0x67 && p[1] == 0xe8) ||   /* addr32 call rel32 */
+	    (p[0] == 0xff && p[1] == 0x15))     /* call *rel32(%rip) */
+		return 6;
+	return 0;
+}
+
+static int RT prot_of(uint32_t flags)
+{
+	return (flags & PF_R ? PROT_READ : 0) | (flags & PF_W ? PROT_WRITE : 0) |
+	       (flags & PF_X ? PROT_EXEC : 0);
+}
+
+/* Whether load segment ph of info holds [a, a + n) and has all of flags. */
+static int RT in_segment(const struct dl_phdr_info *info,
+			 const ElfW(Phdr) *ph, uintptr_t a, size_t n,
+			 uint32_t flags)
+{
+	uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+	return ph->p_type == PT_LOAD && (ph->p_flags & flags) == flags &&
+	       a >= lo && a - lo <= ph->p_memsz && n <= ph->p_memsz - (a - lo);
+}
+
+/* The load segment of info holding [a, a + n) whose p_flags have all of
+ * flags, or NULL. */
+static const ElfW(Phdr) *RT segment_of(const struct dl_phdr_info *info,
+				       uintptr_t a, size_t n, uint32_t flags)
+{
+	int i;
+
+	for (i = 0; i < info->dlpi_phnum; i++)
+		if (in_segment(info, &info->dlpi_phdr[i], a, n, flags))
+			return &info->dlpi_phdr[i];
+	return NULL;
+}
+
+/* Whether the section name at off of the names section nm (its first
+ * bytes in buf, len of them) is __mcount_loc. */
+static int RT is_sites(int fd, const ElfW(Shdr) *nm, const char *buf,
+		       size_t len, uint32_t off)
+{
+	static const char want[] = "__mcount_loc";
+	char name[sizeof(want)];
+
+	if (off >= nm->sh_size || nm->sh_size - off < sizeof(want))
+		return 0;
+	if (off + sizeof(want) <= len)
+		return !memcmp(buf + off, want, sizeof(want));
+	return pread(fd, name, sizeof(name), nm->sh_offset + off) ==
+		       sizeof(name) && !memcmp(name, want, sizeof(want));
+}
+
+/*
+ * The ELF address and size of path's __mcount_loc, from its section
+ * headers (read 32 at a time, and the first KiB of their names: a few
+ * preads for a whole program); 0 when it has none (built otherwise) or
+ * cannot be read.
+ */
+static int RT find_sites(const char *path, uint64_t *addr, uint64_t *size)
+{
+	ElfW(Shdr) sh[32], nm;
+	char names[1024];
+	ElfW(Ehdr) eh;
+	ssize_t len;
+	int fd, i, k, n, found = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_shentsize != sizeof(nm) || eh.e_shstrndx >= eh.e_shnum ||
+	    pread(fd, &nm, sizeof(nm),
+		  eh.e_shoff + (uint64_t)eh.e_shstrndx * sizeof(nm)) !=
+		    sizeof(nm))
+		goto out;
+	len = pread(fd, names, sizeof(names), nm.sh_offset);
+	if (len < 0)
+		len = 0;
+	for (i = 0; i < eh.e_shnum && !found; i += n) {
+		n = eh.e_shnum - i < 32 ? eh.e_shnum - i : 32;
+		if (pread(fd, sh, n * sizeof(sh[0]),
+			  eh.e_shoff + (uint64_t)i * sizeof(sh[0])) !=
+		    (ssize_t)(n * sizeof(sh[0])))
+			break;
+		for (k = 0; k < n && !found; k++) {
+			if (sh[k].sh_type != SHT_PROGBITS ||
+			    !(sh[k].sh_flags & SHF_ALLOC) ||
+			    !is_sites(fd, &nm, names, (size_t)len, sh[k].sh_name))
+				continue;
+			*addr = sh[k].sh_addr;
+			*size = sh[k].sh_size;
+			found = 1;
+		}
+	}
+out:
+	close(fd);
+	return found;
+}
+
+/* The code segment made writable for the rewrite, to be given back. */
+struct window {
+	uintptr_t lo, hi;        /* [lo, hi), page-aligned; lo == hi: none */
+	int prot;                /* what it was: its segment's rights */
+};
+
+static int RT window_close(struct window *w)
+{
+	int ret = 0;
+
+	if (w->lo != w->hi)
+		ret = mprotect((void *)w->lo, w->hi - w->lo, w->prot);
+	w->lo = w->hi = 0;
+	return ret;
+}
+
+/*
+ * Makes the whole of segment ph of info writable (one mprotect; only the
+ * pages written become the process's own), giving back the one before;
+ * -errno if refused.  Kept executable: the code running this may be in
+ * it.
+ */
+static int RT window_open(struct window *w, const struct dl_phdr_info *info,
+			  const ElfW(Phdr) *ph)
+{
+	uintptr_t lo = (info->dlpi_addr + ph->p_vaddr) & ~(PAGE - 1);
+	uintptr_t hi = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz +
+			PAGE - 1) & ~(PAGE - 1);
+
+	if (w->lo == lo && w->hi == hi)
+		return 0;
+	if (window_close(w) < 0)
+		return -errno;
+	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+		return -errno;
+	w->lo = lo;
+	w->hi = hi;
+	w->prot = prot_of(ph->p_flags);
+	return 0;
+}
+
+/*
+ * Makes the n sites listed at sites idle, in the module of info named
+ * path: each site whose bytes are a call of __fentry__ becomes a nop of
+ * its length.  Says so in one line when the code cannot be made writable.
+ */
+static void RT idle_sites(struct dl_phdr_info *info, const char *path,
+			  const uint64_t *sites, uint64_t n)
+{
+	struct window w = { 0, 0, 0 };
+	const ElfW(Phdr) *ph = NULL;
+	unsigned char *p;
+	uint64_t i;
+	int len, err = 0;
+
+	for (i = 0; i < n; i++) {
+		p = (unsigned char *)sites[i];
+		/* Sites come in address order, mostly in one segment. */
+		if (!ph || !in_segment(info, ph, (uintptr_t)p, 6, PF_X))
+			ph = segment_of(info, (uintptr_t)p, 6, PF_X);
+		if (!ph || !(len = site_len(p)))
+			continue;
+		err = window_open(&w, info, ph);
+		if (err < 0)
+			break;
+		memcpy(p, len == 5 ? nop5 : nop6, len);
+	}
+	if (window_close(&w) < 0 && !err)
+		err = -errno;
+	if (err < 0)
+		rt_warn_once(NULL, "cannot idle the counting sites (mprotect) of",
+			     path, -err, "they stay calls, counted into memory only");
+}
+
+/* The walk of the modules loaded at start. */
+struct rewrite {
+	int first;               /* the next callback is the executable's */
+};
+
+/*
+ * The site lists of the modules loaded at start, already done (or warned
+ * about) before main, which their constructors need not do again.  They
+ * are the executable's dependencies, never unloaded, so no later object
+ * can have its list at one of these addresses.  Past the table's size a
+ * module's list is walked again (its sites are nops by then; only a
+ * refused mprotect would say its line twice).
+ */
+static const uint64_t *done[64];
+static unsigned n_done;
+
+/* A dl_iterate_phdr callback: each module's sites from its file's
+ * section headers. */
+static int RT idle_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct rewrite *rw = arg;
+	const char *path = info->dlpi_name;
+	const uint64_t *sites;
+	uint64_t addr, bytes;
+
+	(void)size;
+	if (rw->first) {
+		rw->first = 0;
+		path = vgl_rt.exe;
+	}
+	if (!path || !*path || !find_sites(path, &addr, &bytes) || bytes % 8 ||
+	    !segment_of(info, info->dlpi_addr + addr, bytes, 0))
+		return 0;
+	sites = (const uint64_t *)(info->dlpi_addr + addr);
+	if (n_done < sizeof(done) / sizeof(done[0]))
+		done[n_done++] = sites;
+	idle_sites(info, path, sites, bytes / 8);
+	return 0;
+}
+
+/* The module whose sites vgl_ondemand_module was given. */
+struct given {
+	const uint64_t *start, *stop;
+	int first;
+};
+
+static int RT idle_given(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct given *g = arg;
+	const char *path = g->first ? vgl_rt.exe : info->dlpi_name;
+	size_t bytes = (const char *)g->stop - (const char *)g->start;
+
+	(void)size;
+	g->first = 0;
+	if (!segment_of(info, (uintptr_t)g->start, bytes, 0))
+		return 0;
+	idle_sites(info, path && *path ? path : "?", g->start, bytes / 8);
+	return 1;
+}
+
+/*
+ * Called by the constructor of vigil-mcount-rw.o (vigil-mcount-rw.c.in),
+ * the first one of every ondemand object, with that
+ * object's __mcount_loc: a plugin dlopened by an idle program has its
+ * sites made idle before any other of its constructors runs and before
+ * dlopen returns, so before the program can have any of its addresses.
+ * Objects loaded at start were made idle before main already: their
+ * sites are nops, and this is one pass over their list.  Exported, for
+ * the objects' constructors to find; a program built otherwise has none,
+ * and its plugins' constructors find NULL.
+ */
+__attribute__((visibility("default"))) void RT
+vgl_ondemand_module(const uint64_t *start, const uint64_t *stop)
+{
+	struct given g = { start, stop, 1 };
+	int saved = errno;
+	unsigned i;
+
+	for (i = 0; i < n_done; i++)
+		if (done[i] == start)
+			return;
+	if (start && stop > start && ondemand_idle()) {
+		module_find_exe();
+		dl_iterate_phdr(idle_given, &g);
+	}
+	errno = saved;
+}
+
+/*
+ * Before main (the executable's .preinit_array, with the process's
+ * environment: libc's environ is not set yet in a dynamic program).
+ */
+static void RT ondemand_start(int argc, char **argv, char **envp)
+{
+	struct rewrite rw = { 1 };
+	int saved = errno;
+
+	(void)argc;
+	(void)argv;
+	if (idle < 0)
+		idle = idle_from(envp);
+	if (idle) {
+		module_find_exe();
+		dl_iterate_phdr(idle_module, &rw);
+	}
+	errno = saved;
+}
+
+/* What vigil-ondemand.specs names (-u) to pull this file in. */
+__attribute__((section(".preinit_array"), used))
+void (*const vgl_ondemand_start)(int, char **, char **) = ondemand_start;
+
+#endif
