@@ -76,7 +76,11 @@ static int add_map(struct image_view *v, const struct vgl_map *m,
 	long mod = -1;
 
 	if (m->path[0] == '/' || !strcmp(m->path, VGL_VDSO_PATH)) {
-		mod = module_named(v, m->path);
+		/* The kernel lists a file's mappings one after another: the
+		 * last module first, not a search of all of them per line
+		 * (thousands of lines, hundreds of modules). */
+		mod = v->nmods && !strcmp(v->mods[v->nmods - 1].path, m->path) ?
+		      (long)v->nmods - 1 : module_named(v, m->path);
 		if (mod < 0) {
 			struct image_module *md;
 
