@@ -68,6 +68,7 @@
 #include "init.h"
 #include "lock.h"
 #include "module.h"
+#include "ondemand.h"
 #include "state.h"
 #include "store.h"
 #include "thread.h"
@@ -751,6 +752,27 @@ static void RT note_mode(uint32_t mode)
 }
 
 /*
+ * An idle ondemand program that `vigil attach` switched on (ondemand.c):
+ * its first call since takes the counts into a memfd, which the outside
+ * takes and reads.  Once: a memfd that cannot be had (say, RLIMIT_FSIZE)
+ * leaves counting in memory, and the outside sees no descriptor.  With
+ * vgl_rt.lock held.
+ */
+static void RT switch_on(void)
+{
+	static int tried;
+	struct rt *rt = &vgl_rt;
+	int fd;
+
+	if (tried)
+		return;
+	tried = 1;
+	fd = store_memfd(rt);
+	if (fd >= 0)
+		ondemand_took_fd(fd, rt->fd_dev, rt->fd_ino);
+}
+
+/*
  * The first call of the process, of this thread, or of this edge, from
  * either hook: fn is the callee's start, and ret, for __fentry__, the
  * return address into the callee (0 for the enter hook), whose entry
@@ -799,6 +821,8 @@ static void RT slow_count(uintptr_t fn, uintptr_t site, uintptr_t ret)
 		goto unblock;
 	}
 	note_mode(ret ? VGL_META_MODE_ENTRY : VGL_META_MODE_ENTER);
+	if (vgl_rt.no_file && ondemand_wanted && ondemand_wanted())
+		switch_on();
 	if (module_deaths() != purged_deaths)
 		purge_unloaded();
 	if (t && t->pid != vgl_rt.pid && index_own(t) < 0)

@@ -193,6 +193,8 @@ void RT rt_check_fork(void)
 static void RT take_over(struct rt *rt)
 {
 	rt->fork_pending = 0;
+	if (ondemand_forked)
+		ondemand_forked();
 	store_reopen(rt, rt->pattern, 0, rt->fork_used);
 	if (rt->interval_ns && !rt->no_file && rt->state == RT_READY)
 		rt->start_interval = 1;

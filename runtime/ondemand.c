@@ -46,10 +46,12 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "module.h"
 #include "ondemand.h"
+#include "ondemand_ctl.h"
 #include "state.h"
 #include "text.h"
 
@@ -84,22 +86,6 @@ int RT ondemand_idle(void)
 	if (idle < 0 && environ)
 		idle = idle_from(environ);
 	return idle != 0;
-}
-
-/* The nops of five and six bytes (Intel's recommended forms). */
-static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
-static const unsigned char nop6[6] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 };
-
-/* The length of the call of __fentry__ at p (5 or 6), 0 when p holds
- * something else (an idle site already, or not a site at all). */
-static int RT site_len(const unsigned char *p)
-{
-	if (p[0] == 0xe8)
-		return 5;                       /* call rel32 */
-	if ((p[0] == 0x67 && p[1] == 0xe8) ||   /* addr32 call rel32 */
-	    (p[0] == 0xff && p[1] == 0x15))     /* call *rel32(%rip) */
-		return 6;
-	return 0;
 }
 
 static int RT prot_of(uint32_t flags)
@@ -248,21 +234,22 @@ static void RT idle_sites(struct dl_phdr_info *info, const char *path,
 {
 	struct window w = { 0, 0, 0 };
 	const ElfW(Phdr) *ph = NULL;
+	const struct vgl_od_form *f;
 	unsigned char *p;
 	uint64_t i;
-	int len, err = 0;
+	int on, err = 0;
 
 	for (i = 0; i < n; i++) {
 		p = (unsigned char *)sites[i];
 		/* Sites come in address order, mostly in one segment. */
 		if (!ph || !in_segment(info, ph, (uintptr_t)p, 6, PF_X))
 			ph = segment_of(info, (uintptr_t)p, 6, PF_X);
-		if (!ph || !(len = site_len(p)))
+		if (!ph || !(f = vgl_od_form_of(p, &on)) || !on)
 			continue;
 		err = window_open(&w, info, ph);
 		if (err < 0)
 			break;
-		memcpy(p, len == 5 ? nop5 : nop6, len);
+		p[f->at] = f->idle;
 	}
 	if (window_close(&w) < 0 && !err)
 		err = -errno;
@@ -277,15 +264,72 @@ struct rewrite {
 };
 
 /*
- * The site lists of the modules loaded at start, already done (or warned
- * about) before main, which their constructors need not do again.  They
- * are the executable's dependencies, never unloaded, so no later object
- * can have its list at one of these addresses.  Past the table's size a
- * module's list is walked again (its sites are nops by then; only a
- * refused mprotect would say its line twice).
+ * What `vigil attach` reads and writes to switch counting on and off live
+ * (ondemand_ctl.h; docs/ondemand.md, "Switched on live"): in a section of
+ * its own, which the outside finds from the executable's section headers.
+ * lists[] holds every object's site list: first those of the modules
+ * loaded at start (n_start of them, made idle before main, never
+ * unloaded, so no later object can have its list at one of their
+ * addresses), then each plugin's, once per address.
  */
-static const uint64_t *done[64];
-static unsigned n_done;
+__attribute__((section(VGL_OD_SECTION), used, aligned(64)))
+struct vgl_od_ctl vgl_od_ctl = {
+	.magic = VGL_OD_MAGIC,
+	.size = sizeof(struct vgl_od_ctl),
+	.fd = -1,
+};
+static unsigned n_start;
+
+/* Adds a site list to the table (once per address); how many lists were
+ * there before, or -1 when it is there already. */
+static int RT list_add(const uint64_t *start, const uint64_t *stop)
+{
+	unsigned i, n = __atomic_load_n(&vgl_od_ctl.nlists, __ATOMIC_RELAXED);
+
+	for (i = 0; i < n; i++)
+		if (vgl_od_ctl.lists[i][0] == (uintptr_t)start)
+			return -1;
+	if (n >= VGL_OD_LISTS)
+		return (int)n;
+	vgl_od_ctl.lists[n][0] = (uintptr_t)start;
+	vgl_od_ctl.lists[n][1] = (uintptr_t)stop;
+	/* The list before its count, and both before `want` is read (the
+	 * outside writes `want`, then reads the lists: a plugin that saw
+	 * counting on is in the lists it switches off). */
+	__atomic_store_n(&vgl_od_ctl.nlists, n + 1, __ATOMIC_SEQ_CST);
+	return (int)n;
+}
+
+/* Whether counting was asked for from outside (the live switch). */
+int RT ondemand_wanted(void)
+{
+	return vgl_od_ctl.idle &&
+	       __atomic_load_n(&vgl_od_ctl.want, __ATOMIC_SEQ_CST) == 1;
+}
+
+/* The memfd the runtime counts into since the switch, for the outside to
+ * take (pidfd_getfd); -1: none, or forgotten (a fork child's). */
+void RT ondemand_took_fd(int fd, uint64_t dev, uint64_t ino)
+{
+	vgl_od_ctl.dev = dev;
+	vgl_od_ctl.ino = ino;
+	__atomic_store_n(&vgl_od_ctl.fd, fd, __ATOMIC_RELEASE);
+}
+
+void RT ondemand_forked(void)
+{
+	struct stat st;
+	int fd = vgl_od_ctl.fd;
+
+	__atomic_store_n(&vgl_od_ctl.want, 0, __ATOMIC_SEQ_CST);
+	/* The parent's descriptor, unless the program has closed it and
+	 * reused its number. */
+	if (fd >= 0 && fstat(fd, &st) == 0 &&
+	    (uint64_t)st.st_dev == vgl_od_ctl.dev &&
+	    (uint64_t)st.st_ino == vgl_od_ctl.ino)
+		close(fd);
+	ondemand_took_fd(-1, 0, 0);
+}
 
 /* A dl_iterate_phdr callback: each module's sites from its file's
  * section headers. */
@@ -305,8 +349,8 @@ static int RT idle_module(struct dl_phdr_info *info, size_t size, void *arg)
 	    !segment_of(info, info->dlpi_addr + addr, bytes, 0))
 		return 0;
 	sites = (const uint64_t *)(info->dlpi_addr + addr);
-	if (n_done < sizeof(done) / sizeof(done[0]))
-		done[n_done++] = sites;
+	if (list_add(sites, sites + bytes / 8) >= 0)
+		n_start = vgl_od_ctl.nlists;
 	idle_sites(info, path, sites, bytes / 8);
 	return 0;
 }
@@ -349,12 +393,16 @@ vgl_ondemand_module(const uint64_t *start, const uint64_t *stop)
 	int saved = errno;
 	unsigned i;
 
-	for (i = 0; i < n_done; i++)
-		if (done[i] == start)
+	for (i = 0; i < n_start; i++)
+		if (vgl_od_ctl.lists[i][0] == (uintptr_t)start)
 			return;
 	if (start && stop > start && ondemand_idle()) {
-		module_find_exe();
-		dl_iterate_phdr(idle_given, &g);
+		list_add(start, stop);
+		/* Counting switched on live: the plugin's calls stay calls. */
+		if (!ondemand_wanted()) {
+			module_find_exe();
+			dl_iterate_phdr(idle_given, &g);
+		}
 	}
 	errno = saved;
 }
@@ -372,6 +420,7 @@ static void RT ondemand_start(int argc, char **argv, char **envp)
 	(void)argv;
 	if (idle < 0)
 		idle = idle_from(envp);
+	vgl_od_ctl.idle = idle;
 	if (idle) {
 		module_find_exe();
 		dl_iterate_phdr(idle_module, &rw);

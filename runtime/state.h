@@ -82,6 +82,9 @@ struct rt {
 	struct rt_arena arena;   /* in the file (or anonymous, see no_file) */
 	struct rt_arena overflow;
 	int no_file;             /* counting into anonymous memory */
+	int memfd;               /* counting into a memfd (an ondemand
+	                          * program switched on live, store_memfd):
+	                          * sized once, never grown, no name */
 	int warned;              /* one warning line per process */
 	int start_interval;      /* start the interval thread once the lock
 	                          * is released */

@@ -1129,14 +1129,14 @@ void RT store_finish(struct rt *rt, int status)
  * address, for a process that cannot have a file of its own: a copy made
  * in a second reservation and moved over the first.
  */
-static int RT make_private(struct rt *rt)
+static int RT make_private(struct rt *rt, uint64_t len)
 {
 	void *p = mmap(NULL, rt->reserve, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	if (p == MAP_FAILED)
 		return -errno;
-	memcpy(p, rt->map, rt->file_size);
+	memcpy(p, rt->map, len);
 	if (mremap(p, rt->reserve, rt->reserve, MREMAP_MAYMOVE | MREMAP_FIXED,
 		   rt->map) == MAP_FAILED) {
 		munmap(p, rt->reserve);
@@ -1208,6 +1208,17 @@ int RT store_reopen(struct rt *rt, const char *pattern, int finish_old,
 	/* The old file is no longer this process's to hold (a fork child's
 	 * was never: it is its parent's). */
 	anchor_drop();
+	if (rt->memfd && !finish_old) {
+		/* A fork child of a process switched on live: the memfd is
+		 * its parent's, and nobody asked the child to count. */
+		if (make_private(rt, rt->arena_off + used) < 0) {
+			rt->state = RT_OFF;
+			return -ENOMEM;
+		}
+		rt->memfd = 0;
+		rt->no_file = 1;
+	}
+	rt->memfd = 0;
 	if (rt->no_file) {
 		/* Anonymous memory is private to each process already. */
 		restart(rt, used);
@@ -1248,7 +1259,7 @@ fail:
 	rt->fd_ino = old_ino;
 	rt->file_size = size;
 	warn_open(ret, pattern, want);
-	if (make_private(rt) < 0) {
+	if (make_private(rt, rt->file_size) < 0) {
 		/* The range still maps the old file: nothing may count now. */
 		rt->state = RT_OFF;
 		return ret;
@@ -1256,4 +1267,58 @@ fail:
 	rt->no_file = 1;
 	restart(rt, used);
 	return ret;
+}
+
+/*
+ * Moves counting from anonymous memory into a memfd, for an ondemand
+ * program that `vigil attach` switched on live (ondemand.c): the outside
+ * takes the descriptor (pidfd_getfd), reads the profile as the counts scan
+ * reads any, and keeps it after the process has ended.  A memfd, not a
+ * file: the process was asked for no file, and one in its directory would
+ * be created with its rights where the attacher chose nothing.  Sized
+ * once to the whole range (sparse: only the pages counted into are ever
+ * memory), so it never grows, and mapped over the anonymous range at the
+ * same address, as store_reopen does; the counts start from zero.  The
+ * descriptor stays open, published, never used again by the runtime (a
+ * program that closes it and reuses the number cannot make the runtime
+ * write its file).  Returns it, or -errno with counting left in memory.
+ * Called with the runtime's lock held.
+ */
+int RT store_memfd(struct rt *rt)
+{
+	uint64_t used = arena_used(&rt->arena), size = rt->reserve;
+	struct rlimit rl;
+	struct stat st;
+	int fd, ret;
+
+	if (!rt->no_file || !rt->map)
+		return -EALREADY;
+	/* Past RLIMIT_FSIZE ftruncate would raise SIGXFSZ. */
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < size)
+		return -EFBIG;
+	fd = (int)syscall(SYS_memfd_create, "vigil.vgl", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = ftruncate(fd, (off_t)size) < 0 || fstat(fd, &st) < 0 ? -errno : 0;
+	if (!ret)
+		ret = copy_out(rt, fd, rt->arena_off + used);
+	if (!ret) {
+		rt->fd = fd;
+		ret = map_file_over(rt);
+		rt->fd = -1;
+	}
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	rt->no_file = 0;
+	rt->memfd = 1;
+	rt->file_size = size;
+	rt->reserve_max = rt->reserve;
+	rt->fd_dev = (uint64_t)st.st_dev;
+	rt->fd_ino = (uint64_t)st.st_ino;
+	rt->path[0] = 0;
+	restart(rt, used);
+	return fd;
 }

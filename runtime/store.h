@@ -13,6 +13,7 @@ int store_open(struct rt *rt, const char *pattern);
 int store_reopen(struct rt *rt, const char *pattern, int finish_old,
 		 uint64_t used);
 void store_anonymous(struct rt *rt);
+int store_memfd(struct rt *rt);
 void *store_alloc_block(struct rt *rt, uint32_t kind, uint32_t owner,
 			uint64_t size, const void *payload, size_t len);
 void store_zero_counts(struct rt_arena *a);

@@ -22,10 +22,11 @@
 #include "maps.h"
 #include "vgl_reader.h"
 
-int counts_init(struct counts_state *c, int procfd)
+int counts_init(struct counts_state *c, pid_t pid, int procfd, int pidfd)
 {
 	memset(c, 0, sizeof(*c));
 	c->mapsfd = openat(procfd, "maps", O_RDONLY | O_CLOEXEC);
+	live_init(&c->live, pid, procfd, pidfd, c->mapsfd);
 	return c->mapsfd < 0 ? -errno : 0;
 }
 
@@ -54,6 +55,18 @@ static int find_profile(struct counts_state *c)
 	return ret;
 }
 
+/* Where the profile is: the memfd of a program switched on live, else
+ * the first *.vgl file mapped. */
+static int find_file(struct counts_state *c)
+{
+	const char *live = live_profile(&c->live);
+
+	if (!live)
+		return find_profile(c);
+	snprintf(c->path, sizeof(c->path), "%s", live);
+	return 0;
+}
+
 /* The reader's order, module ids included: a plugin dlclosed and another
  * loaded where it was have edges with the same addresses, told apart only
  * by their modules, and each must be joined with its own previous count. */
@@ -80,8 +93,16 @@ int counts_scan(struct counts_state *c, struct sampler_sample *s, int final)
 	s->counts_error = NULL;
 	/* The file is looked up in the maps while the target runs (after
 	 * its end they are gone, but the file is where it was). */
+	if (c->live.err[0]) {
+		s->counts_error = c->live.err;
+		return 0;
+	}
 	if (!c->path[0]) {
-		if (final || find_profile(c)) {
+		if (c->live.on && !live_profile(&c->live)) {
+			s->counts_error = "counting switched on: no call counted yet";
+			return 0;
+		}
+		if ((final && !live_profile(&c->live)) || find_file(c)) {
 			s->counts_error = "no .vgl profile mapped (not linked with vigil's runtime?)";
 			return 0;
 		}
@@ -156,10 +177,12 @@ int counts_scan(struct counts_state *c, struct sampler_sample *s, int final)
 void counts_forget_file(struct counts_state *c)
 {
 	c->path[0] = 0;
+	live_forget(&c->live);
 }
 
 void counts_release(struct counts_state *c)
 {
+	live_forget(&c->live);
 	if (c->mapsfd >= 0)
 		close(c->mapsfd);
 	free(c->prev);

@@ -110,7 +110,34 @@ void host_release(struct host_state *h);
 /* ---- counts.c: exact call counts from the target's mapped .vgl ------- */
 struct vgl_edge_info;
 
+/* ---- live.c: counting switched on and off in an idle ondemand program -- */
+struct live_state {
+	pid_t pid;
+	int procfd, pidfd, mapsfd;  /* the sampler's; not closed here */
+	int looked;                 /* this image's control block looked for */
+	uint64_t ctl;               /* its address in the target; 0: none */
+	int on;                     /* its sites switched on by us */
+	uint64_t sites;             /* sites changed by the last switch */
+	uint64_t switches;          /* switches made, on and off */
+	int memfd, memfd_target;    /* the runtime's memfd, ours; its number
+	                             * there */
+	char path[32];              /* /proc/self/fd/N of memfd */
+	char err[256];              /* why the last switch failed, or "" */
+};
+
+int live_init(struct live_state *l, pid_t pid, int procfd, int pidfd,
+	      int mapsfd);
+/* Switches counting on or off (nothing when it already is, or when the
+ * target is no idle ondemand program).  Returns 0, or -errno with l->err
+ * set. */
+int live_set(struct live_state *l, int on);
+/* The memfd's path to read the profile at, once the runtime has one. */
+const char *live_profile(struct live_state *l);
+/* A new image (exec): its own block, looked for again. */
+void live_forget(struct live_state *l);
+
 struct counts_state {
+	struct live_state live;
 	int mapsfd;                 /* /proc/PID/maps */
 	char path[4096];            /* the profile being read; "" = look */
 	char prev_path[4096];       /* the file prev belongs to */
@@ -121,7 +148,7 @@ struct counts_state {
 	char err[4400];
 };
 
-int counts_init(struct counts_state *c, int procfd);
+int counts_init(struct counts_state *c, pid_t pid, int procfd, int pidfd);
 /* Reads the profile and fills s->edges with the counts since the previous
  * scan.  final: the target has ended (its maps are gone).  A target
  * without a profile gets s->counts_error, not an error.  Returns 0 or

@@ -245,6 +245,12 @@ static void ended_cpu(struct sampler_sample *smp)
 	smp->ended_sys_us = smp->cpu_sys_us > sys ? smp->cpu_sys_us - sys : 0;
 }
 
+/* Whether a stop was asked for (sampler_stop). */
+static int stopping(struct sampler *s)
+{
+	return __atomic_load_n(&s->stop_ns, __ATOMIC_ACQUIRE) != 0;
+}
+
 /* Takes one sample with the scans in force; called with the lock held.
  * final: the target has ended (only counts and the stacks left in the
  * rings can still be read). */
@@ -330,17 +336,25 @@ static void take_sample(struct sampler *s, int final)
 		process_take_exe(&s->proc, &smp,
 				 stacks_exec_file(closing ? closing :
 						  s->stacks));
+	/* An idle ondemand program counts while counts are scanned, and
+	 * until the stop: the reading that follows has its last calls. */
+	if (!final) {
+		int was_on = s->counts.live.on;
+
+		live_set(&s->counts.live,
+			 (s->scan & SAMPLER_SCAN_COUNTS) && !stopping(s));
+		/* Switched off now: this reading is the window's last. */
+		if (was_on && !s->counts.live.on)
+			scan |= SAMPLER_SCAN_COUNTS;
+	}
+	smp.counts_live = s->counts.live.on;
+	smp.counts_live_sites = s->counts.live.sites;
+	smp.counts_live_switches = s->counts.live.switches;
 	if ((scan & SAMPLER_SCAN_COUNTS) && counts_scan(&s->counts, &smp, final))
 		scan &= ~(unsigned)SAMPLER_SCAN_COUNTS;
 	smp.scan = scan;
 	s->fn(&smp, s->arg);
 	stacks_close(closing);
-}
-
-/* Whether a stop was asked for (sampler_stop). */
-static int stopping(struct sampler *s)
-{
-	return __atomic_load_n(&s->stop_ns, __ATOMIC_ACQUIRE) != 0;
 }
 
 /* The timer's expirations not read yet: each is an interval that passed
@@ -463,7 +477,7 @@ static void *run(void *arg)
 			} else {
 				/* No sample thrown away: those since the last
 				 * one go out in one more (issue 16). */
-				if (stacks_pending(s))
+				if (stacks_pending(s) || s->counts.live.on)
 					take_sample(s, 0);
 				count_end_missed(s);
 				break;
@@ -613,7 +627,7 @@ static int open_sampler(struct sampler **out, const struct sampler_config *cfg,
 			    (int)cfg->pid, (int)cfg->pid, strerror(-ret));
 		goto fail;
 	}
-	ret = counts_init(&s->counts, s->proc.procfd);
+	ret = counts_init(&s->counts, cfg->pid, s->proc.procfd, s->pidfd);
 	if (ret) {
 		sampler_err(err, errlen, ret, "pid %d: /proc/%d/maps: %s",
 			    (int)cfg->pid, (int)cfg->pid, strerror(-ret));

@@ -259,6 +259,10 @@ struct sampler_sample {
 	 * be read) and no edges. */
 	const char *counts_error;
 	const char *counts_file;
+	/* An idle ondemand program's counting, switched from here: on now;
+	 * sites changed by the last switch; switches so far (0: none). */
+	int counts_live;
+	uint64_t counts_live_sites, counts_live_switches;
 	const struct sampler_edge *edges;
 	size_t nedges;
 	uint64_t calls_delta, calls_total;

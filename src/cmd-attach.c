@@ -56,7 +56,8 @@ const char cmd_attach_usage[] =
 	"(default 1s; 1ms to 24h, like 250ms, 10s, 2m) and prints one record\n"
 	"per reading: JSON Lines (the default; schema in docs/attach.md) or a\n"
 	"table (--format text).\n"
-	"The process is only read: never stopped, traced or written to.\n"
+	"The process is only read, never stopped or traced; the one write is\n"
+	"the live switch of an ondemand program's counting (counts, below).\n"
 	"\n"
 	"--scan picks what each reading holds, as a comma-separated list or a\n"
 	"bit mask (debugserver's scan_type bits):\n"
@@ -75,7 +76,11 @@ const char cmd_attach_usage[] =
 	"                  costs); fp, the frame-pointer chain;\n"
 	"                  auto (default), dwarf where the kernel allows\n"
 	"  counts 0x400    exact calls per edge since the previous reading, read\n"
-	"                  from the .vgl profile of a program linked with vigil\n"
+	"                  from the .vgl profile of a program linked with vigil;\n"
+	"                  a program built with vigil-ondemand and started\n"
+	"                  without VIGIL_FILE has its counting switched on\n"
+	"                  while counts are scanned, and off again after\n"
+	"                  (docs/ondemand.md)\n"
 	"  all             every one of them\n"
 	"Default: cpu,threads,memory.\n"
 	"\n"
@@ -448,6 +453,13 @@ static void write_json_sample(struct attach *a, const struct sampler_sample *s)
 			}
 		fputc(']', f);
 	}
+	/* An idle ondemand program whose counting was switched from here
+	 * (issue 29): whether it is on now, in every reading since. */
+	if (s->counts_live_switches)
+		fprintf(f, ",\"counts_live\":%s,\"counts_live_sites\":%" PRIu64
+			",\"counts_live_switches\":%" PRIu64,
+			s->counts_live ? "true" : "false", s->counts_live_sites,
+			s->counts_live_switches);
 	if (s->scan & SAMPLER_SCAN_CPU)
 		fprintf(f, ",\"cpu_user_us\":%" PRIu64 ",\"cpu_sys_us\":%" PRIu64
 			",\"cpu_user_delta_us\":%" PRIu64

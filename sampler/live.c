@@ -1,0 +1,339 @@
+/*
+ * live.c - switching counting on and off from outside in a program built
+ * with vigil-ondemand and started idle (docs/ondemand.md, "Switched on
+ * live"), for the counts scan.
+ *
+ * The runtime publishes a control block (lib/ondemand_ctl.h) in a section
+ * of its own; this file finds it from the executable's section headers and
+ * the load bias, and then, with the process running all along (no ptrace
+ * stop, no signal):
+ *
+ *   on:  writes `want` = 1, then every site's one changing byte from its
+ *        idle value to its call's (through /proc/PID/mem, which writes
+ *        into the process's private copy of the page); the runtime's
+ *        first call since moves its counts into a memfd and publishes the
+ *        descriptor, which is taken here (pidfd_getfd) and read as any
+ *        profile, also after the process has ended;
+ *   off: writes `want` = 0, then every site back to its idle value.
+ *
+ * Why one byte at a time is safe while other threads run the code is in
+ * docs/ondemand.md.  Everything read from the target is checked: the
+ * block's magic and size, each list's bounds, each site's bytes (only a
+ * site in an executable mapping whose bytes are one of the two forms is
+ * written), and the memfd's identity.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "maps.h"
+#include "ondemand_ctl.h"
+#include "symbolizer.h"
+
+/* The most sites read from one process: far above any program (Lua has
+ * 689, a 20,000-function test 20,000), bounding what a hostile block can
+ * make vigil read. */
+#define MAX_SITES (1u << 22)
+
+/* The executable mappings, to check each site against. */
+struct xranges {
+	uint64_t (*r)[2];
+	size_t n;
+};
+
+static int read_target(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
+
+	return syscall(SYS_process_vm_readv, pid, &l, 1, &r, 1, 0) ==
+			       (ssize_t)len ? 0 : -EFAULT;
+}
+
+static int write_target(pid_t pid, uint64_t addr, const void *buf,
+			size_t len)
+{
+	struct iovec l = { (void *)buf, len },
+		     r = { (void *)(uintptr_t)addr, len };
+
+	return syscall(SYS_process_vm_writev, pid, &l, 1, &r, 1, 0) ==
+			       (ssize_t)len ? 0 : -errno;
+}
+
+/* The ELF address of the control section of the executable open at fd,
+ * or 0. */
+static uint64_t ctl_section(int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstr;
+	uint64_t addr = 0;
+
+	if (!elf)
+		return 0;
+	if (elf_getshdrstrndx(elf, &shstr) == 0)
+		while ((scn = elf_nextscn(elf, scn))) {
+			const char *name;
+
+			if (!gelf_getshdr(scn, &sh))
+				break;
+			name = elf_strptr(elf, shstr, sh.sh_name);
+			if (name && !strcmp(name, VGL_OD_SECTION) &&
+			    (sh.sh_flags & SHF_ALLOC) &&
+			    sh.sh_size >= sizeof(struct vgl_od_ctl)) {
+				addr = sh.sh_addr;
+				break;
+			}
+		}
+	elf_end(elf);
+	return addr;
+}
+
+/* The executable's mapping at file offset 0 (its load address) and every
+ * executable mapping, from one read of the maps. */
+static int read_maps(struct live_state *l, uint64_t dev, uint64_t ino,
+		     uint64_t *start, struct xranges *x)
+{
+	struct vgl_maps maps;
+	struct vgl_map m;
+	size_t cap = 0;
+	int ret = vgl_maps_read_fd(&maps, l->mapsfd);
+
+	if (ret)
+		return ret;
+	*start = 0;
+	x->n = 0;
+	while (vgl_maps_next(&maps, &m)) {
+		if (!*start && m.dev == dev && m.inode == ino && !m.offset)
+			*start = m.lo;
+		if (m.perms[2] != 'x')
+			continue;
+		if (x->n == cap) {
+			void *p = realloc(x->r, (cap = cap * 2 + 16) *
+						      sizeof(*x->r));
+
+			if (!p) {
+				ret = -ENOMEM;
+				break;
+			}
+			x->r = p;
+		}
+		x->r[x->n][0] = m.lo;
+		x->r[x->n][1] = m.hi;
+		x->n++;
+	}
+	vgl_maps_close(&maps);
+	return ret;
+}
+
+static int in_xranges(const struct xranges *x, uint64_t a, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < x->n; i++)
+		if (a >= x->r[i][0] && a + len <= x->r[i][1])
+			return 1;
+	return 0;
+}
+
+int live_init(struct live_state *l, pid_t pid, int procfd, int pidfd,
+	      int mapsfd)
+{
+	memset(l, 0, sizeof(*l));
+	l->pid = pid;
+	l->procfd = procfd;
+	l->pidfd = pidfd;
+	l->mapsfd = mapsfd;
+	l->memfd = -1;
+	l->memfd_target = -1;
+	return 0;
+}
+
+/*
+ * Finds the control block of the process's current image: 1 when it is an
+ * ondemand program started idle (l->ctl set), 0 when it is not one (or it
+ * counts from its start: its profile is a file, read as any).
+ */
+static int find_ctl(struct live_state *l)
+{
+	struct vgl_od_ctl c;
+	struct xranges x = { NULL, 0 };
+	struct stat st;
+	uint64_t sec, start, bias;
+	char exe[64];
+	int fd, found = 0;
+
+	l->ctl = 0;
+	fd = openat(l->procfd, "exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	sec = fstat(fd, &st) == 0 ? ctl_section(fd) : 0;
+	close(fd);
+	if (!sec || read_maps(l, (uint64_t)st.st_dev, (uint64_t)st.st_ino,
+			      &start, &x) || !start)
+		goto out;
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)l->pid);
+	if (vgl_elf_load_bias(exe, start, &bias) < 0)
+		goto out;
+	if (read_target(l->pid, bias + sec, &c, sizeof(c)) < 0 ||
+	    memcmp(c.magic, VGL_OD_MAGIC, sizeof(c.magic)) ||
+	    c.size != sizeof(c) || c.idle != 1)
+		goto out;
+	l->ctl = bias + sec;
+	found = 1;
+out:
+	free(x.r);
+	return found;
+}
+
+/* Sets every listed site's byte to its on or idle value; how many were
+ * changed, or -errno. */
+static long flip_sites(struct live_state *l, const struct vgl_od_ctl *c,
+		       int on)
+{
+	struct xranges x = { NULL, 0 };
+	uint64_t *sites = NULL, start, total = 0;
+	unsigned i, nl = c->nlists < VGL_OD_LISTS ? c->nlists : VGL_OD_LISTS;
+	long changed = 0;
+	int memfd, ret;
+
+	memfd = openat(l->procfd, "mem", O_RDWR | O_CLOEXEC);
+	if (memfd < 0)
+		return -errno;
+	ret = read_maps(l, 0, 0, &start, &x);
+	for (i = 0; !ret && i < nl; i++) {
+		uint64_t lo = c->lists[i][0], hi = c->lists[i][1], n, k;
+
+		if (hi <= lo || (hi - lo) % 8 || (hi - lo) / 8 > MAX_SITES - total)
+			continue;
+		n = (hi - lo) / 8;
+		total += n;
+		free(sites);
+		sites = malloc(n * 8);
+		if (!sites) {
+			ret = -ENOMEM;
+			break;
+		}
+		/* A plugin unloaded since: its list is gone. */
+		if (read_target(l->pid, lo, sites, n * 8) < 0)
+			continue;
+		for (k = 0; k < n; k++) {
+			const struct vgl_od_form *f;
+			unsigned char b[6], want;
+			int is_on;
+
+			if (!in_xranges(&x, sites[k], 6) ||
+			    pread(memfd, b, sizeof(b), (off_t)sites[k]) !=
+				    (ssize_t)sizeof(b) ||
+			    !(f = vgl_od_form_of(b, &is_on)) || is_on == on)
+				continue;
+			want = on ? f->on : f->idle;
+			if (pwrite(memfd, &want, 1, (off_t)(sites[k] + f->at)) != 1) {
+				ret = -errno;
+				break;
+			}
+			changed++;
+		}
+	}
+	free(sites);
+	free(x.r);
+	close(memfd);
+	return ret < 0 ? ret : changed;
+}
+
+/* The memfd the runtime counts into, taken once it is published. */
+static void take_memfd(struct live_state *l)
+{
+	struct vgl_od_ctl c;
+	struct stat st;
+	int fd;
+
+	if (l->memfd >= 0 || read_target(l->pid, l->ctl, &c, sizeof(c)) < 0 ||
+	    c.fd < 0)
+		return;
+	fd = (int)syscall(SYS_pidfd_getfd, l->pidfd, c.fd, 0);
+	if (fd < 0)
+		return;
+	/* The number may since have been closed by the program and reused:
+	 * only the file the runtime published is taken. */
+	if (fstat(fd, &st) < 0 || (uint64_t)st.st_dev != c.dev ||
+	    (uint64_t)st.st_ino != c.ino) {
+		close(fd);
+		return;
+	}
+	l->memfd = fd;
+	l->memfd_target = c.fd;
+	snprintf(l->path, sizeof(l->path), "/proc/self/fd/%d", fd);
+}
+
+int live_set(struct live_state *l, int on)
+{
+	char *err = l->err;
+	size_t errlen = sizeof(l->err);
+	struct vgl_od_ctl c;
+	uint32_t want = (uint32_t)on;
+	long n;
+	int ret;
+
+	if (on == l->on)
+		goto done;
+	if (!l->ctl) {
+		if (!on || l->looked)
+			return 0;
+		l->looked = 1;
+		if (!find_ctl(l))
+			return 0;
+	}
+	/* `want` first: a plugin loaded from now on keeps its calls, and the
+	 * lists read next hold every plugin that saw the old value. */
+	ret = write_target(l->pid, l->ctl + offsetof(struct vgl_od_ctl, want),
+			   &want, sizeof(want));
+	if (!ret)
+		ret = read_target(l->pid, l->ctl, &c, sizeof(c));
+	if (ret) {
+		snprintf(err, errlen, "cannot switch counting %s: %s",
+			 on ? "on" : "off", strerror(-ret));
+		return ret;
+	}
+	n = flip_sites(l, &c, on);
+	if (n < 0) {
+		snprintf(err, errlen, "cannot switch counting %s: /proc/%d/mem: %s",
+			 on ? "on" : "off", (int)l->pid, strerror((int)-n));
+		return (int)n;
+	}
+	err[0] = 0;
+	l->on = on;
+	l->sites = (uint64_t)n;
+	l->switches++;
+done:
+	if (l->on)
+		take_memfd(l);
+	return 0;
+}
+
+const char *live_profile(struct live_state *l)
+{
+	if (l->on && l->ctl)
+		take_memfd(l);
+	return l->memfd >= 0 ? l->path : NULL;
+}
+
+void live_forget(struct live_state *l)
+{
+	if (l->memfd >= 0)
+		close(l->memfd);
+	l->memfd = -1;
+	l->ctl = 0;
+	l->on = 0;
+	l->looked = 0;
+}

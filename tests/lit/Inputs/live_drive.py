@@ -1,0 +1,138 @@
+"""live_drive.py VIGIL PROG DIR - drives live_target.c (PROG, built with
+vigil-ondemand, started idle) and `vigil attach --scan counts` through
+pipes, as ondemand/live.test says, and prints what the records showed.
+PROG's stdout goes to DIR/live.out.  Every wait has a deadline: a record
+that never comes fails the run with what was seen."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+vigil, prog, out = sys.argv[1], sys.argv[2], sys.argv[3]
+DEADLINE = 30.0
+
+
+def fail(why, seen=None):
+    print("FAIL:", why)
+    for r in seen or []:
+        print("  seen:", json.dumps(r))
+    sys.exit(1)
+
+
+class Attach:
+    def __init__(self, pid):
+        self.p = subprocess.Popen(
+            [vigil, "attach", "-p", str(pid), "--scan", "counts",
+             "--interval", "20ms"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.seen = []
+
+    def record(self):
+        line = self.p.stdout.readline()
+        if not line:
+            fail("attach ended early", self.seen)
+        r = json.loads(line)
+        self.seen.append(r)
+        return r
+
+    def sample_where(self, cond):
+        """The first sample from now on for which cond holds."""
+        end = time.monotonic() + DEADLINE
+        while time.monotonic() < end:
+            r = self.record()
+            if r["type"] == "sample" and cond(r):
+                return r
+        fail("no such sample", self.seen)
+
+    def next_sample(self):
+        return self.sample_where(lambda r: True)
+
+    def send(self, line):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+
+    def stop(self):
+        self.send("stop")
+        while self.record()["type"] != "end":
+            pass
+        self.p.wait(timeout=DEADLINE)
+
+    def hot(self, samples):
+        return sum(e["delta"] for r in samples for e in r.get("edges", [])
+                   if e["callee"] == "hot")
+
+
+prog_p = subprocess.Popen([prog], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True, cwd=out)
+log = open(os.path.join(out, "live.out"), "w")
+
+
+def ask(n):
+    prog_p.stdin.write("%s\n" % n)
+    prog_p.stdin.flush()
+    line = prog_p.stdout.readline()
+    log.write(line)
+    return line
+
+
+ready = prog_p.stdout.readline()
+pid = int(ready.split()[1])
+
+# Attach 1: on, 1000 calls; off (counts leave the scan set), 500 calls;
+# on again, 7 calls; then detach.
+a = Attach(pid)
+a.sample_where(lambda r: r.get("counts_live") is True)
+ask(1000)
+a.next_sample()               # read after the calls were made
+a.send("scan cpu")
+a.sample_where(lambda r: r.get("counts_live") is False)
+ask(500)
+a.next_sample()
+a.send("scan counts")
+a.sample_where(lambda r: r.get("counts_live") is True)
+ask(7)
+a.next_sample()
+a.stop()
+samples = [r for r in a.seen if r["type"] == "sample"]
+runs = []
+for r in samples:
+    state = "on" if r.get("counts_live") else "off"
+    if not runs or runs[-1][0] != state:
+        runs.append([state, []])
+    runs[-1][1].append(r)
+# The last run is the reading after the stop switched it off.
+# A window's last calls are read by the reading that switched it off,
+# the first of the next run: count each off run's first reading in the
+# window before it.
+per_window = []
+for i, (st, rs) in enumerate(runs):
+    if st == "on":
+        after = runs[i + 1][1][:1] if i + 1 < len(runs) else []
+        per_window.append(a.hot(rs + after))
+sites = sorted(set(r["counts_live_sites"] for r in samples
+                   if "counts_live_sites" in r))
+print("attach 1: hot %s; windows %s; sites %s; switches %d" % (
+    " ".join(str(n) for n in per_window),
+    ",".join(st for st, _ in runs),
+    " ".join(str(s) for s in sites),
+    samples[-1].get("counts_live_switches", 0)))
+
+# Detached: these calls are not counted.
+ask(33)
+b = Attach(pid)
+first = b.sample_where(lambda r: "calls_total" in r)
+ask(11)
+b.next_sample()
+b.stop()
+print("attach 2: first total %d; hot %d" % (
+    first["calls_total"],
+    b.hot([r for r in b.seen if r["type"] == "sample" and r is not first])))
+
+prog_p.stdin.write("exit\n")
+prog_p.stdin.close()
+rest = prog_p.stdout.read()
+log.write(rest)
+log.close()
+print("exit status:", prog_p.wait(timeout=DEADLINE))
+print("files:", sorted(f for f in os.listdir(out) if f.endswith(".vgl")))

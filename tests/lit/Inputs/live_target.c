@@ -1,0 +1,39 @@
+/*
+ * live_target.c - a program to switch counting on and off in (issue 29,
+ * point 3): "ready PID" on stdout, then for each line "N" on stdin calls
+ * hot() N times and says "done N SUM"; "exit" (or the end of stdin) ends
+ * it.  Built with vigil-ondemand and started idle, it is switched on and
+ * off by `vigil attach --scan counts` between its lines, when no call is
+ * under way: the counts of each window are then exactly the calls asked
+ * for in it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+
+__attribute__((noinline)) static unsigned long hot(unsigned long i)
+{
+	sink += i;
+	return i * 3 + 1;
+}
+
+int main(void)
+{
+	char line[64];
+	unsigned long sum = 0;
+
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	while (fgets(line, sizeof(line), stdin) && strncmp(line, "exit", 4)) {
+		unsigned long n = strtoul(line, NULL, 10), i;
+
+		for (i = 0; i < n; i++)
+			sum += hot(i);
+		printf("done %lu %lu\n", n, sum);
+		fflush(stdout);
+	}
+	return 0;
+}
