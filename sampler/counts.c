@@ -22,11 +22,12 @@
 #include "maps.h"
 #include "vgl_reader.h"
 
-int counts_init(struct counts_state *c, pid_t pid, int procfd, int pidfd)
+int counts_init(struct counts_state *c, pid_t pid, int procfd, int pidfd,
+		int taskfd)
 {
 	memset(c, 0, sizeof(*c));
 	c->mapsfd = openat(procfd, "maps", O_RDONLY | O_CLOEXEC);
-	live_init(&c->live, pid, procfd, pidfd, c->mapsfd);
+	live_init(&c->live, pid, procfd, pidfd, c->mapsfd, taskfd);
 	return c->mapsfd < 0 ? -errno : 0;
 }
 
@@ -98,8 +99,8 @@ int counts_scan(struct counts_state *c, struct sampler_sample *s, int final)
 		return 0;
 	}
 	if (!c->path[0]) {
-		if (c->live.on && !live_profile(&c->live)) {
-			s->counts_error = "counting switched on: no call counted yet";
+		if ((c->live.on || c->live.ctl) && !live_profile(&c->live)) {
+			s->counts_error = "counting switched on live: no call counted yet";
 			return 0;
 		}
 		if ((final && !live_profile(&c->live)) || find_file(c)) {

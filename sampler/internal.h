@@ -114,6 +114,7 @@ struct vgl_edge_info;
 struct live_state {
 	pid_t pid;
 	int procfd, pidfd, mapsfd;  /* the sampler's; not closed here */
+	int taskfd;                 /* /proc/PID/task, the sampler's */
 	int looked;                 /* this image's control block looked for */
 	uint64_t ctl;               /* its address in the target; 0: none */
 	int on;                     /* its sites switched on by us */
@@ -126,11 +127,14 @@ struct live_state {
 };
 
 int live_init(struct live_state *l, pid_t pid, int procfd, int pidfd,
-	      int mapsfd);
+	      int mapsfd, int taskfd);
 /* Switches counting on or off (nothing when it already is, or when the
  * target is no idle ondemand program).  Returns 0, or -errno with l->err
  * set. */
 int live_set(struct live_state *l, int on);
+/* Looks for the control block once per image: 1 when the target is an
+ * idle ondemand program, which the next live_set(l, 1) switches on. */
+int live_prepare(struct live_state *l);
 /* The memfd's path to read the profile at, once the runtime has one. */
 const char *live_profile(struct live_state *l);
 /* A new image (exec): its own block, looked for again. */
@@ -148,7 +152,8 @@ struct counts_state {
 	char err[4400];
 };
 
-int counts_init(struct counts_state *c, pid_t pid, int procfd, int pidfd);
+int counts_init(struct counts_state *c, pid_t pid, int procfd, int pidfd,
+		int taskfd);
 /* Reads the profile and fills s->edges with the counts since the previous
  * scan.  final: the target has ended (its maps are gone).  A target
  * without a profile gets s->counts_error, not an error.  Returns 0 or

@@ -22,6 +22,7 @@
  * site in an executable mapping whose bytes are one of the two forms is
  * written), and the memfd's identity.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -146,13 +147,14 @@ static int in_xranges(const struct xranges *x, uint64_t a, size_t len)
 }
 
 int live_init(struct live_state *l, pid_t pid, int procfd, int pidfd,
-	      int mapsfd)
+	      int mapsfd, int taskfd)
 {
 	memset(l, 0, sizeof(*l));
 	l->pid = pid;
 	l->procfd = procfd;
 	l->pidfd = pidfd;
 	l->mapsfd = mapsfd;
+	l->taskfd = taskfd;
 	l->memfd = -1;
 	l->memfd_target = -1;
 	return 0;
@@ -251,6 +253,121 @@ static long flip_sites(struct live_state *l, const struct vgl_od_ctl *c,
 	return ret < 0 ? ret : changed;
 }
 
+int live_prepare(struct live_state *l)
+{
+	if (!l->ctl && !l->looked) {
+		l->looked = 1;
+		find_ctl(l);
+	}
+	return l->ctl != 0;
+}
+
+/* A thread's time on a CPU so far (schedstat's first field, ns), or -1
+ * when it has ended. */
+static long long run_ns(int taskfd, const char *tid)
+{
+	char path[64], buf[96];
+	long long ns = -1;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/schedstat", tid);
+	fd = openat(taskfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0) {
+		buf[n] = 0;
+		ns = strtoll(buf, NULL, 10);
+	}
+	return ns;
+}
+
+/* Whether a thread sleeps in the kernel (or is stopped): then it is not
+ * in the middle of a count, which never waits but on the runtime's lock. */
+static int asleep(int taskfd, const char *tid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/stat", tid);
+	fd = openat(taskfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return !p || p[1] != ' ' || (p[2] != 'R');
+}
+
+/*
+ * After the sites are idle again: a thread may still be inside the hook,
+ * past a site it entered before the switch (say, preempted there), and
+ * its count would land after the window's last reading.  Waits, up to
+ * 100 ms, until every thread has run since the switch (a count takes
+ * nanoseconds), sleeps in the kernel, or has ended; one reading later
+ * there is nothing left in flight.
+ */
+static void quiesce(struct live_state *l)
+{
+	enum { MAX_TASKS = 4096 };
+	char (*tids)[16];
+	long long *base;
+	struct dirent *d;
+	int fd, i, n = 0, waits;
+	DIR *dir;
+
+	if (l->taskfd < 0 || (fd = dup(l->taskfd)) < 0)
+		return;
+	tids = malloc(MAX_TASKS * sizeof(*tids));
+	base = malloc(MAX_TASKS * sizeof(*base));
+	if (!tids || !base) {
+		free(tids);
+		free(base);
+		close(fd);
+		return;
+	}
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		n = 0;
+		goto out;
+	}
+	rewinddir(dir);
+	while ((d = readdir(dir)) && n < MAX_TASKS) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9' ||
+		    strlen(d->d_name) >= sizeof(tids[0]))
+			continue;
+		strcpy(tids[n], d->d_name);
+		base[n] = run_ns(l->taskfd, tids[n]);
+		if (base[n] >= 0 && !asleep(l->taskfd, tids[n]))
+			n++;
+	}
+	closedir(dir);
+	for (waits = 0; n && waits < 500; waits++) {
+		usleep(200);
+		for (i = 0; i < n;) {
+			long long ns = run_ns(l->taskfd, tids[i]);
+
+			if (ns < 0 || ns > base[i] || asleep(l->taskfd, tids[i])) {
+				n--;
+				memcpy(tids[i], tids[n], sizeof(tids[i]));
+				base[i] = base[n];
+			} else {
+				i++;
+			}
+		}
+	}
+out:
+	free(tids);
+	free(base);
+}
+
 /* The memfd the runtime counts into, taken once it is published. */
 static void take_memfd(struct live_state *l)
 {
@@ -287,13 +404,8 @@ int live_set(struct live_state *l, int on)
 
 	if (on == l->on)
 		goto done;
-	if (!l->ctl) {
-		if (!on || l->looked)
-			return 0;
-		l->looked = 1;
-		if (!find_ctl(l))
-			return 0;
-	}
+	if (!l->ctl && (!on || !live_prepare(l)))
+		return 0;
 	/* `want` first: a plugin loaded from now on keeps its calls, and the
 	 * lists read next hold every plugin that saw the old value. */
 	ret = write_target(l->pid, l->ctl + offsetof(struct vgl_od_ctl, want),
@@ -311,6 +423,8 @@ int live_set(struct live_state *l, int on)
 			 on ? "on" : "off", (int)l->pid, strerror((int)-n));
 		return (int)n;
 	}
+	if (!on)
+		quiesce(l);
 	err[0] = 0;
 	l->on = on;
 	l->sites = (uint64_t)n;
@@ -323,7 +437,7 @@ done:
 
 const char *live_profile(struct live_state *l)
 {
-	if (l->on && l->ctl)
+	if (l->ctl)
 		take_memfd(l);
 	return l->memfd >= 0 ? l->path : NULL;
 }

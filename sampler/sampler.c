@@ -256,6 +256,7 @@ static int stopping(struct sampler *s)
  * rings can still be read). */
 static void take_sample(struct sampler *s, int final)
 {
+	int want_live;
 	struct sampler_sample smp;
 	struct stacks_state *closing = NULL;
 	int exec_seen = 0;
@@ -337,21 +338,27 @@ static void take_sample(struct sampler *s, int final)
 				 stacks_exec_file(closing ? closing :
 						  s->stacks));
 	/* An idle ondemand program counts while counts are scanned, and
-	 * until the stop: the reading that follows has its last calls. */
-	if (!final) {
-		int was_on = s->counts.live.on;
-
-		live_set(&s->counts.live,
-			 (s->scan & SAMPLER_SCAN_COUNTS) && !stopping(s));
-		/* Switched off now: this reading is the window's last. */
-		if (was_on && !s->counts.live.on)
-			scan |= SAMPLER_SCAN_COUNTS;
+	 * until the stop.  Switched off before this reading, which then has
+	 * the window's last calls; switched on after it, so that each
+	 * reading's deltas are the calls since the one before. */
+	want_live = !final && (s->scan & SAMPLER_SCAN_COUNTS) && !stopping(s);
+	if (!final && !want_live && s->counts.live.on) {
+		live_set(&s->counts.live, 0);
+		scan |= SAMPLER_SCAN_COUNTS;
 	}
+	if (want_live)
+		live_prepare(&s->counts.live);
 	smp.counts_live = s->counts.live.on;
 	smp.counts_live_sites = s->counts.live.sites;
 	smp.counts_live_switches = s->counts.live.switches;
 	if ((scan & SAMPLER_SCAN_COUNTS) && counts_scan(&s->counts, &smp, final))
 		scan &= ~(unsigned)SAMPLER_SCAN_COUNTS;
+	if (want_live) {
+		live_set(&s->counts.live, 1);
+		smp.counts_live = s->counts.live.on;
+		smp.counts_live_sites = s->counts.live.sites;
+		smp.counts_live_switches = s->counts.live.switches;
+	}
 	smp.scan = scan;
 	s->fn(&smp, s->arg);
 	stacks_close(closing);
@@ -627,7 +634,8 @@ static int open_sampler(struct sampler **out, const struct sampler_config *cfg,
 			    (int)cfg->pid, (int)cfg->pid, strerror(-ret));
 		goto fail;
 	}
-	ret = counts_init(&s->counts, cfg->pid, s->proc.procfd, s->pidfd);
+	ret = counts_init(&s->counts, cfg->pid, s->proc.procfd, s->pidfd,
+			  s->threads.taskfd);
 	if (ret) {
 		sampler_err(err, errlen, ret, "pid %d: /proc/%d/maps: %s",
 			    (int)cfg->pid, (int)cfg->pid, strerror(-ret));

@@ -1,6 +1,8 @@
-"""live_drive.py VIGIL PROG DIR - drives live_target.c (PROG, built with
-vigil-ondemand, started idle) and `vigil attach --scan counts` through
-pipes, as ondemand/live.test says, and prints what the records showed.
+"""live_drive.py [--threads CYCLES] VIGIL PROG DIR - drives PROG (built
+with vigil-ondemand, started idle) and `vigil attach --scan counts` through
+pipes, as ondemand/live.test and ondemand/live-threads.test say, and prints
+what the records showed.  PROG: live_target.c, or with --threads
+live_threads.c, switched on and off CYCLES times while its threads run.
 PROG's stdout goes to DIR/live.out.  Every wait has a deadline: a record
 that never comes fails the run with what was seen."""
 import json
@@ -9,7 +11,12 @@ import subprocess
 import sys
 import time
 
-vigil, prog, out = sys.argv[1], sys.argv[2], sys.argv[3]
+args = sys.argv[1:]
+cycles = 0
+if args[0] == "--threads":
+    cycles = int(args[1])
+    args = args[2:]
+vigil, prog, out = args
 DEADLINE = 30.0
 
 
@@ -78,6 +85,44 @@ def ask(n):
 
 ready = prog_p.stdout.readline()
 pid = int(ready.split()[1])
+
+
+def threads():
+    """CYCLES on/off switches while 16 threads run; then detached, no
+    count grows; a second attach counts again."""
+    a = Attach(pid)
+    for _ in range(cycles):
+        a.sample_where(lambda r: r.get("counts_live") is True)
+        a.send("scan cpu")
+        a.sample_where(lambda r: r.get("counts_live") is False)
+        a.send("scan counts")
+    a.sample_where(lambda r: r.get("counts_live") is True)
+    a.sample_where(lambda r: r.get("calls_delta", 0) > 0)
+    a.stop()
+    samples = [r for r in a.seen if r["type"] == "sample"]
+    last = [r["calls_total"] for r in samples if "calls_total" in r][-1]
+    grew = sum(1 for r in samples if r.get("calls_delta", 0) > 0)
+    ons = sum(1 for i, r in enumerate(samples) if r.get("counts_live") and
+              (i == 0 or not samples[i - 1].get("counts_live")))
+    print("attach 1: windows %d; switches %d; readings with calls %s" % (
+        ons, samples[-1]["counts_live_switches"], grew >= cycles))
+    time.sleep(0.3)           # the threads run on, detached
+    b = Attach(pid)
+    first = b.sample_where(lambda r: "calls_total" in r)
+    b.sample_where(lambda r: r.get("calls_delta", 0) > 0)
+    b.stop()
+    print("attach 2: first total equal: %s; counting again: True" % (
+        first["calls_total"] == last))
+    prog_p.stdin.write("exit\n")
+    prog_p.stdin.close()
+    log.write(prog_p.stdout.read())
+    log.close()
+    print("exit status:", prog_p.wait(timeout=DEADLINE))
+    sys.exit(0)
+
+
+if cycles:
+    threads()
 
 # Attach 1: on, 1000 calls; off (counts leave the scan set), 500 calls;
 # on again, 7 calls; then detach.
