@@ -48,15 +48,19 @@ ondemand build idle (no VIGIL_FILE) and on (VIGIL_FILE set), the ondemand
 build with sibling calls kept, and the entry mode: fib's instructions per
 call over plain, Lua's instructions and CPU ratios to plain (as above),
 and the private dirty memory of each (the text pages the rewrite wrote
-are the process's own); then how many of Lua's sites lie within one
-aligned 8-byte word (what one atomic store could swap, for a live switch).
+are the process's own).  The live part (issue 29, point 5) builds a
+program of 20,000 functions ondemand (bench/live_stall.c) and runs it
+alone and switched on and off 20 times by `vigil attach --scan counts`,
+interleaved, 5 rounds each: the program's longest stall in each, and how
+long one switch's writes take.
 
-Environment: BENCH_ENTRY_ONLY=lua,xz,sqlite,cost,ondemand (a subset), BENCH_ENTRY_OUT
+Environment: BENCH_ENTRY_ONLY=lua,xz,sqlite,cost,ondemand,live (a subset), BENCH_ENTRY_OUT
 (another directory than build/entry-builds, for a second run beside one),
 BENCH_ENTRY_BEFORE (above).
 """
 
 import glob
+import json
 import os
 import resource
 import shutil
@@ -412,46 +416,6 @@ print(x, all, rss)
 """
 
 
-def site_words(exe):
-    """The sites listed in exe's __mcount_loc, and how many of them lie
-    within one aligned 8-byte word (the length of each from its bytes)."""
-    out = sh(["readelf", "-SW", exe])
-    sec = None
-    for line in out.splitlines():
-        f = line.replace("[ ", "[").split()
-        if len(f) > 5 and f[1] == "__mcount_loc":
-            sec = (int(f[3], 16), int(f[4], 16), int(f[5], 16))
-    if not sec:
-        raise RuntimeError("%s has no __mcount_loc" % exe)
-    addr, off, size = sec
-    # A PIE's list is filled by R_X86_64_RELATIVE relocations: their
-    # addends are the sites' link-time addresses.
-    sites = []
-    for line in sh(["readelf", "-rW", exe]).splitlines():
-        f = line.split()
-        if len(f) >= 4 and f[2] == "R_X86_64_RELATIVE":
-            o = int(f[0], 16)
-            if addr <= o < addr + size:
-                sites.append(int(f[3], 16))
-    with open(exe, "rb") as f:
-        data = f.read()
-    if not sites:
-        sites = [int.from_bytes(data[off + i:off + i + 8], "little")
-                 for i in range(0, size, 8)]
-    text = None
-    for line in out.splitlines():
-        f = line.replace("[ ", "[").split()
-        if len(f) > 5 and f[1] == ".text":
-            text = (int(f[3], 16), int(f[4], 16))
-    fits = aligned16 = 0
-    for a in sites:
-        b = data[a - text[0] + text[1]:][:2]
-        n = 5 if b[:1] == b"\xe8" else 6
-        fits += a % 8 + n <= 8
-        aligned16 += a % 16 == 0
-    return len(sites), fits, aligned16
-
-
 def ondemand():
     """Issue 29: plain, ondemand idle, ondemand on, entry, side by side."""
     print("ondemand (vigil-ondemand), Lua 5.4 (gcc -g -O2, dynamic) and "
@@ -530,16 +494,83 @@ def ondemand():
               "all %d kB, RSS %d kB" % (name, f, ir[name] / ir["plain"], ratio,
                                         RUNS, secs, *mem[name]))
     print("  fib(25) plain: %d instructions" % base)
-    n, fits, a16 = site_words(os.path.join(OUT, "lua-ondemand-gcc"))
-    print("  Lua's ondemand binary: %d sites, %d within one aligned 8-byte "
-          "word, %d at a 16-byte boundary" % (n, fits, a16))
+
+
+LIVE_FUNCS = 20000
+LIVE_SWITCHES = 20
+LIVE_ROUNDS = 5
+
+
+def live_round(exe, switch):
+    """One run of live_stall.c for about a second: alone, or switched on
+    and off LIVE_SWITCHES times by vigil attach.  Returns the program's
+    longest gap (us), its calls, and the attach's switch times (us)."""
+    p = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    pid = int(p.stdout.readline().split()[1])
+    times = []
+    if switch:
+        a = subprocess.Popen([VIGIL, "attach", "-p", str(pid), "--scan",
+                              "counts", "--interval", "10ms"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True)
+        state, n = False, 0
+        while n < LIVE_SWITCHES:
+            r = json.loads(a.stdout.readline())
+            if r["type"] != "sample" or "counts_live" not in r:
+                continue
+            if r["counts_live"] != state:
+                state = r["counts_live"]
+                times.append(r["counts_live_switch_us"])
+                n += 1
+                a.stdin.write("scan cpu\n" if state else "scan counts\n")
+                a.stdin.flush()
+        a.stdin.write("stop\n")
+        a.stdin.flush()
+        a.communicate(timeout=60)
+    else:
+        time.sleep(1.0)
+    out, _ = p.communicate("stop\n", timeout=60)
+    f = out.split()
+    return int(f[1]), int(f[3]), times
+
+
+def live():
+    """Issue 29, point 5: a program of 20,000 functions switched on and
+    off live, its longest stall beside the same program left alone."""
+    print("live switch (vigil attach --scan counts), a program of %d "
+          "functions, one thread calling each in turn:" % LIVE_FUNCS)
+    tmp = os.path.join(OUT, "run", "live")
+    os.makedirs(tmp, exist_ok=True)
+    gen = os.path.join(tmp, "funcs.c")
+    with open(gen, "w") as f:
+        subprocess.run([sys.executable, os.path.join(INPUTS, "genfuncs.py"),
+                        str(LIVE_FUNCS)], stdout=f, check=True)
+    exe = os.path.join(tmp, "stall")
+    sh("gcc -O2 -g -pthread %s %s %s %s -o %s" % (
+        pc("--cflags", "vigil-ondemand"), os.path.join(ROOT, "bench",
+                                                       "live_stall.c"),
+        gen, pc("--libs", "vigil-ondemand"), exe))
+    alone, switched, times = [], [], []
+    for _ in range(LIVE_ROUNDS):
+        alone.append(live_round(exe, False)[0])
+        gap, _, t = live_round(exe, True)
+        switched.append(gap)
+        times += t
+    print("  longest stall of the program, median of %d rounds: alone %d us,"
+          " switched %d times %d us (worst round %d us; alone %d us)" % (
+              LIVE_ROUNDS, statistics.median(alone), LIVE_SWITCHES,
+              statistics.median(switched), max(switched), max(alone)))
+    print("  one switch's writes (%d sites): median %d us, longest %d us; "
+          "the program never stops for them" % (
+              LIVE_FUNCS, statistics.median(times), max(times)))
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
     install()
     for part, fn in (("lua", lua), ("xz", xz), ("sqlite", sqlite),
-                     ("cost", cost), ("ondemand", ondemand)):
+                     ("cost", cost), ("ondemand", ondemand), ("live", live)):
         if ONLY and part not in ONLY:
             continue
         try:

@@ -120,6 +120,7 @@ struct live_state {
 	int on;                     /* its sites switched on by us */
 	uint64_t sites;             /* sites changed by the last switch */
 	uint64_t switches;          /* switches made, on and off */
+	uint64_t switch_ns;         /* how long the last one's writes took */
 	int memfd, memfd_target;    /* the runtime's memfd, ours; its number
 	                             * there */
 	char path[32];              /* /proc/self/fd/N of memfd */

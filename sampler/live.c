@@ -35,6 +35,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "internal.h"
 #include "maps.h"
 #include "ondemand_ctl.h"
@@ -399,6 +400,7 @@ int live_set(struct live_state *l, int on)
 	size_t errlen = sizeof(l->err);
 	struct vgl_od_ctl c;
 	uint32_t want = (uint32_t)on;
+	uint64_t t0;
 	long n;
 	int ret;
 
@@ -417,7 +419,9 @@ int live_set(struct live_state *l, int on)
 			 on ? "on" : "off", strerror(-ret));
 		return ret;
 	}
+	t0 = vgl_clock_ns(CLOCK_MONOTONIC);
 	n = flip_sites(l, &c, on);
+	l->switch_ns = vgl_clock_ns(CLOCK_MONOTONIC) - t0;
 	if (n < 0) {
 		snprintf(err, errlen, "cannot switch counting %s: /proc/%d/mem: %s",
 			 on ? "on" : "off", (int)l->pid, strerror((int)-n));

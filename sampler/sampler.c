@@ -351,6 +351,7 @@ static void take_sample(struct sampler *s, int final)
 	smp.counts_live = s->counts.live.on;
 	smp.counts_live_sites = s->counts.live.sites;
 	smp.counts_live_switches = s->counts.live.switches;
+	smp.counts_live_switch_ns = s->counts.live.switch_ns;
 	if ((scan & SAMPLER_SCAN_COUNTS) && counts_scan(&s->counts, &smp, final))
 		scan &= ~(unsigned)SAMPLER_SCAN_COUNTS;
 	if (want_live) {
@@ -358,6 +359,7 @@ static void take_sample(struct sampler *s, int final)
 		smp.counts_live = s->counts.live.on;
 		smp.counts_live_sites = s->counts.live.sites;
 		smp.counts_live_switches = s->counts.live.switches;
+	smp.counts_live_switch_ns = s->counts.live.switch_ns;
 	}
 	smp.scan = scan;
 	s->fn(&smp, s->arg);

@@ -260,9 +260,11 @@ struct sampler_sample {
 	const char *counts_error;
 	const char *counts_file;
 	/* An idle ondemand program's counting, switched from here: on now;
-	 * sites changed by the last switch; switches so far (0: none). */
+	 * sites changed by the last switch; switches so far (0: none);
+	 * how long the last switch's writes took. */
 	int counts_live;
 	uint64_t counts_live_sites, counts_live_switches;
+	uint64_t counts_live_switch_ns;  /* the last switch's writes */
 	const struct sampler_edge *edges;
 	size_t nedges;
 	uint64_t calls_delta, calls_total;

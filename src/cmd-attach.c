@@ -457,9 +457,10 @@ static void write_json_sample(struct attach *a, const struct sampler_sample *s)
 	 * (issue 29): whether it is on now, in every reading since. */
 	if (s->counts_live_switches)
 		fprintf(f, ",\"counts_live\":%s,\"counts_live_sites\":%" PRIu64
-			",\"counts_live_switches\":%" PRIu64,
+			",\"counts_live_switches\":%" PRIu64
+			",\"counts_live_switch_us\":%" PRIu64,
 			s->counts_live ? "true" : "false", s->counts_live_sites,
-			s->counts_live_switches);
+			s->counts_live_switches, s->counts_live_switch_ns / 1000);
 	if (s->scan & SAMPLER_SCAN_CPU)
 		fprintf(f, ",\"cpu_user_us\":%" PRIu64 ",\"cpu_sys_us\":%" PRIu64
 			",\"cpu_user_delta_us\":%" PRIu64

@@ -1122,7 +1122,9 @@ static int verdict_whole(const struct elf_facts *f, char *msg, size_t len)
 	int vigil = f->vigil_api || (f->hook_defined && f->vigil_magic);
 	/* Built as vigil-ondemand.pc builds (docs/ondemand.md). */
 	const char *counting = f->mcount_loc ? "ondemand counting (sites idle "
-				"unless VIGIL_FILE is set)" : "entry counting";
+				"unless VIGIL_FILE is set or `vigil attach "
+				"--scan counts` switches them on)" :
+				"entry counting";
 
 	if (f->gmon_start) {
 		snprintf(msg, len, "linked with gprof's gcrt1.o (-pg reached the "
