@@ -433,6 +433,14 @@ int live_set(struct live_state *l, int on)
 	l->on = on;
 	l->sites = (uint64_t)n;
 	l->switches++;
+	/* A busy program calls at once: its descriptor is taken now, before
+	 * it can close it (a daemon closing every descriptor); an idle one's
+	 * at a later reading. */
+	for (n = 0; on && l->memfd < 0 && n < 20; n++) {
+		take_memfd(l);
+		if (l->memfd < 0)
+			usleep(1000);
+	}
 done:
 	if (l->on)
 		take_memfd(l);

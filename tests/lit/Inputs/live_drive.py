@@ -13,7 +13,10 @@ import time
 
 args = sys.argv[1:]
 cycles = 0
-if args[0] == "--threads":
+guest = args[0] == "--guest"
+if guest:
+    args = args[1:]
+elif args[0] == "--threads":
     cycles = int(args[1])
     args = args[2:]
 vigil, prog, out = args
@@ -123,6 +126,32 @@ def threads():
 
 if cycles:
     threads()
+
+if guest:
+    # Counting on: a fork child's calls are not its parent's, and the
+    # child holds no descriptor of the runtime's; a program that closes
+    # every descriptor goes on being counted (vigil holds its own).
+    a = Attach(pid)
+    a.sample_where(lambda r: r.get("counts_live") is True)
+    ask(10)
+    a.sample_where(lambda r: "calls_total" in r)
+    print(ask("fork 100").strip())
+    print(ask("close").strip())
+    ask(5)
+    a.next_sample()
+    a.stop()
+    samples = [r for r in a.seen if r["type"] == "sample"]
+    counted = [i for i, r in enumerate(samples) if "calls_total" in r]
+    print("hot %d; errors after the first count %s" % (
+        a.hot(samples), sorted(set(r.get("counts_error", "")
+                                   for r in samples[counted[0]:]))))
+    prog_p.stdin.write("exit\n")
+    prog_p.stdin.close()
+    log.write(prog_p.stdout.read())
+    log.close()
+    print("exit status:", prog_p.wait(timeout=DEADLINE))
+    print("files:", sorted(f for f in os.listdir(out) if f.endswith(".vgl")))
+    sys.exit(0)
 
 # Attach 1: on, 1000 calls; off (counts leave the scan set), 500 calls;
 # on again, 7 calls; then detach.
