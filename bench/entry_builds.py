@@ -564,6 +564,56 @@ def live():
     print("  one switch's writes (%d sites): median %d us, longest %d us; "
           "the program never stops for them" % (
               LIVE_FUNCS, statistics.median(times), max(times)))
+    uprobes(tmp)
+
+
+def fib_cpu(cmd, env):
+    r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True, check=True)
+    for line in r.stdout.splitlines():
+        if line.startswith("fib("):
+            return int(line.split()[-1])
+    raise RuntimeError("no timing from %s" % cmd)
+
+
+def uprobes(tmp):
+    """Counting one hot function's calls: a uprobe (bpftrace) beside the
+    entry mode and the ondemand build, idle and on; CPU per call over
+    plain, fib(25), median of 5 interleaved rounds."""
+    calls = 242785
+    src = os.path.join(ROOT, "bench", "fib_cpu.c")
+    exe = {}
+    for name, c, l in (("plain", "", ""),
+                       ("entry", pc("--cflags", "vigil-entry"),
+                        pc("--libs", "vigil-entry")),
+                       ("ondemand", pc("--cflags", "vigil-ondemand"),
+                        pc("--libs", "vigil-ondemand"))):
+        exe[name] = os.path.join(tmp, "fib-cpu-" + name)
+        sh("gcc -O2 %s %s %s -o %s" % (c, src, l, exe[name]))
+    on = dict(os.environ, VIGIL_FILE=os.path.join(tmp, "fib.%p.vgl"))
+    off = {k: v for k, v in os.environ.items() if k != "VIGIL_FILE"}
+    bpf = shutil.which("bpftrace")
+    cases = [("plain", [exe["plain"], "25"], off),
+             ("ondemand, idle", [exe["ondemand"], "25"], off),
+             ("ondemand, on", [exe["ondemand"], "25"], on),
+             ("entry", [exe["entry"], "25"], on)]
+    if bpf:
+        cases.append(("uprobe (bpftrace, fib only)",
+                      [bpf, "-q", "-e", "uprobe:%s:fib { @n = count(); }" %
+                       exe["plain"], "-c", "%s 25" % exe["plain"]], off))
+    t = {name: [] for name, _, _ in cases}
+    for _ in range(5):
+        for name, cmd, env in cases:
+            t[name].append(fib_cpu(cmd, env))
+    base = statistics.median(t["plain"])
+    print("  counting fib's calls, fib(25) (%d calls), CPU of the "
+          "computation, median of 5 interleaved rounds:" % calls)
+    for name, _, _ in cases:
+        m = statistics.median(t[name])
+        print("    %-30s %8.3f ms  %7.2fx plain  %+8.1f ns per call" % (
+            name, m / 1e6, m / base, (m - base) / calls))
+    if not bpf:
+        print("    uprobe: bpftrace is not installed (make bench installs it)")
 
 
 def main():

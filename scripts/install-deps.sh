@@ -50,6 +50,7 @@ bench_pkgs=(
 	uftrace
 	bolt-19 libbolt-19-dev        # llvm-bolt and its instrumentation runtime
 	linux-perf                    # perf record, beside vigil attach --scan stacks
+	bpftrace                      # uprobes, beside the live switch (issue 29)
 	dpkg-dev debian-archive-keyring  # scripts/debian-source.sh: SQLite, CPython
 	tcl                           # tclsh: SQLite's amalgamation (bench/bolt.py)
 )
