@@ -48,13 +48,17 @@ ondemand build idle (no VIGIL_FILE) and on (VIGIL_FILE set), the ondemand
 build with sibling calls kept, and the entry mode: fib's instructions per
 call over plain, Lua's instructions and CPU ratios to plain (as above),
 and the private dirty memory of each (the text pages the rewrite wrote
-are the process's own).  The live part (issue 29, point 5) builds a
+are the process's own).  The idle part builds xz-utils (its own
+autotools and libtool: xz and liblzma.so; its make check must pass) and
+SQLite's speedtest1 plain and ondemand, and compares them idle: CPU
+(xz -3 of SQLite's amalgamation, speedtest1 --size 5) and callgrind
+instructions.  The live part (issue 29, point 5) builds a
 program of 20,000 functions ondemand (bench/live_stall.c) and runs it
 alone and switched on and off 20 times by `vigil attach --scan counts`,
 interleaved, 5 rounds each: the program's longest stall in each, and how
 long one switch's writes take.
 
-Environment: BENCH_ENTRY_ONLY=lua,xz,sqlite,cost,ondemand,live (a subset), BENCH_ENTRY_OUT
+Environment: BENCH_ENTRY_ONLY=lua,xz,sqlite,cost,ondemand,idle,live (a subset), BENCH_ENTRY_OUT
 (another directory than build/entry-builds, for a second run beside one),
 BENCH_ENTRY_BEFORE (above).
 """
@@ -286,6 +290,103 @@ def sqlite():
             check("sqlite " + cc + (" " + static if static else ""),
                   [exe, "--size", "2", "--memdb"], [exe], OUT)
     no_gmon("sqlite", src, OUT)
+
+
+# ---- ondemand, idle, on xz and SQLite (issue 29, point 5) ------------------
+
+def xz_build(name, cpp, libs):
+    """xz-utils through its own autotools and libtool (liblzma.so, xz),
+    CPPFLAGS and LIBS as docs/build-recipes.md says; its make check must
+    pass.  Returns (xz, its liblzma directory)."""
+    d = os.path.join(OUT, "idle", name)
+    source("xz-utils", d)
+    log("entry-builds: building xz %s" % name)
+    env = {k: v for k, v in env_pc().items() if k != "VIGIL_FILE"}
+    sh(["./configure", "CC=gcc", "--disable-doc", "--disable-nls",
+        "CFLAGS=-g -O2"] + ([cpp, libs] if cpp else []), cwd=d, env=env)
+    sh(["make", "-j2"], cwd=d, env=env)
+    r = subprocess.run(["make", "check"], cwd=d, env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    summary = [l for l in r.stdout.splitlines() if l.startswith("# ")]
+    if r.returncode != 0:
+        failed.append("xz %s make check" % name)
+    print("  xz %-18s make check: exit %d, %s" % (
+        name, r.returncode, ", ".join(x[2:].replace(" ", "")
+                                      for x in summary[:4])))
+    return (os.path.join(d, "src", "xz", ".libs", "xz"),
+            os.path.join(d, "src", "liblzma", ".libs"))
+
+
+def ratio_rounds(cases, rounds):
+    """CPU of each case's command, interleaved rounds; the median of each
+    round's ratio to the first case, and the median CPU."""
+    cpu = {name: [] for name, _, _ in cases}
+    for _ in range(rounds):
+        t = {name: cpu_run(argv, env) for name, argv, env in cases}
+        for name, _, _ in cases:
+            cpu[name].append((t[name] / t[cases[0][0]], t[name]))
+    return {name: (statistics.median(x[0] for x in v),
+                   statistics.median(x[1] for x in v))
+            for name, v in cpu.items()}
+
+
+def idle():
+    """The ondemand build idle (no VIGIL_FILE) beside plain: xz (autotools
+    and libtool: xz and liblzma.so) and SQLite's speedtest1, CPU and
+    callgrind instructions, one run."""
+    print("ondemand, idle, beside plain (gcc -g -O2), CPU median of %d "
+          "interleaved rounds' ratios, and callgrind instructions:" % RUNS)
+    tmp = os.path.join(OUT, "run", "idle")
+    os.makedirs(tmp, exist_ok=True)
+    off = {k: v for k, v in os.environ.items() if k != "VIGIL_FILE"}
+    # xz -3 of SQLite's amalgamation (9 MB of C), the same input for both.
+    amalg = os.path.join(OUT, "sqlite", "sqlite3.c")
+    if not os.path.exists(amalg):
+        source("sqlite3", os.path.join(OUT, "sqlite"))
+        sh(["./configure", "--disable-tcl"], cwd=os.path.join(OUT, "sqlite"))
+        sh(["make", "sqlite3.c"], cwd=os.path.join(OUT, "sqlite"))
+    xz = {"plain": xz_build("plain", "", ""),
+          "ondemand, idle": xz_build(
+              "ondemand", "CPPFLAGS=" + pc("--cflags", "vigil-ondemand"),
+              "LIBS=" + pc("--libs", "vigil-ondemand"))}
+    cases = [(name, [x, "-3", "-c", "-T1", amalg],
+              dict(off, LD_LIBRARY_PATH=lib)) for name, (x, lib) in xz.items()]
+    outs = set()
+    for name, argv, env in cases:
+        outs.add(subprocess.run(argv, env=env, stdout=subprocess.PIPE,
+                                check=True).stdout)
+    r = ratio_rounds(cases, RUNS)
+    small = [(n, [a[0], "-3", "-c", "-T1", XZ_INPUT], e) for n, a, e in cases]
+    ir = {n: callgrind_ir(a, e, tmp) for n, a, e in small}
+    for name, _, _ in cases:
+        print("  xz -3 of sqlite3.c, %-15s CPU %5.3fx (%.3f s)   "
+              "instructions (README.md) %5.3fx" % (
+                  name, r[name][0], r[name][1],
+                  ir[name] / ir[cases[0][0]]))
+    print("  xz outputs the same: %s" % (len(outs) == 1))
+    if len(outs) != 1:
+        failed.append("xz idle output")
+
+    src = os.path.join(OUT, "sqlite")
+    test = os.path.join(src, "test", "speedtest1.c")
+    exes = {}
+    for name, c, l in (("plain", "", ""),
+                       ("ondemand, idle", pc("--cflags", "vigil-ondemand"),
+                        pc("--libs", "vigil-ondemand"))):
+        exes[name] = os.path.join(tmp, "speedtest1-" + name.split(",")[0])
+        sh("gcc -g -O2 %s -I%s %s %s %s -lpthread -ldl -lm -o %s" % (
+            c, src, test, os.path.join(src, "sqlite3.c"), l, exes[name]))
+    cases = [(name, [exe, "--size", "5", "--memdb"], off)
+             for name, exe in exes.items()]
+    r = ratio_rounds(cases, RUNS)
+    small = [(n, [a[0], "--size", "1", "--memdb"], e) for n, a, e in cases]
+    ir = {n: callgrind_ir(a, e, tmp) for n, a, e in small}
+    for name, _, _ in cases:
+        print("  speedtest1 --size 5, %-14s CPU %5.3fx (%.3f s)   "
+              "instructions (--size 1) %5.3fx" % (
+                  name, r[name][0], r[name][1],
+                  ir[name] / ir[cases[0][0]]))
 
 
 # ---- the cost on Lua --------------------------------------------------------
@@ -620,7 +721,8 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     install()
     for part, fn in (("lua", lua), ("xz", xz), ("sqlite", sqlite),
-                     ("cost", cost), ("ondemand", ondemand), ("live", live)):
+                     ("cost", cost), ("ondemand", ondemand), ("idle", idle),
+                     ("live", live)):
         if ONLY and part not in ONLY:
             continue
         try:

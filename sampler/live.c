@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,35 @@ out:
 	return found;
 }
 
+/* The last code page read, for the sites in it (one read per page, not
+ * per site).  A page the outside writes a byte into is read again. */
+struct page_cache {
+	uint64_t addr;            /* page address; UINT64_MAX: none */
+	size_t len;
+	unsigned char bytes[4096];
+};
+
+/* The 6 bytes at a, from the page read (or one read of its own where
+ * they cross into the next page). */
+static int site_bytes(int memfd, struct page_cache *pg, uint64_t a,
+		      unsigned char b[6])
+{
+	uint64_t page = a & ~(uint64_t)4095;
+	ssize_t n;
+
+	if (a + 6 > page + 4096)
+		return pread(memfd, b, 6, (off_t)a) == 6 ? 0 : -EIO;
+	if (pg->addr != page) {
+		n = pread(memfd, pg->bytes, sizeof(pg->bytes), (off_t)page);
+		pg->addr = n > 0 ? page : UINT64_MAX;
+		pg->len = n > 0 ? (size_t)n : 0;
+	}
+	if (pg->addr != page || a + 6 > page + pg->len)
+		return -EIO;
+	memcpy(b, pg->bytes + (a - page), 6);
+	return 0;
+}
+
 /* Sets every listed site's byte to its on or idle value; how many were
  * changed, or -errno. */
 static long flip_sites(struct live_state *l, const struct vgl_od_ctl *c,
@@ -207,6 +237,7 @@ static long flip_sites(struct live_state *l, const struct vgl_od_ctl *c,
 	struct xranges x = { NULL, 0 };
 	uint64_t *sites = NULL, start, total = 0;
 	unsigned i, nl = c->nlists < VGL_OD_LISTS ? c->nlists : VGL_OD_LISTS;
+	struct page_cache pg = { UINT64_MAX, 0, { 0 } };
 	long changed = 0;
 	int memfd, ret;
 
@@ -236,8 +267,7 @@ static long flip_sites(struct live_state *l, const struct vgl_od_ctl *c,
 			int is_on;
 
 			if (!in_xranges(&x, sites[k], 6) ||
-			    pread(memfd, b, sizeof(b), (off_t)sites[k]) !=
-				    (ssize_t)sizeof(b) ||
+			    site_bytes(memfd, &pg, sites[k], b) < 0 ||
 			    !(f = vgl_od_form_of(b, &is_on)) || is_on == on)
 				continue;
 			want = on ? f->on : f->idle;
@@ -245,6 +275,11 @@ static long flip_sites(struct live_state *l, const struct vgl_od_ctl *c,
 				ret = -errno;
 				break;
 			}
+			/* The cached page holds the new byte too. */
+			if (pg.addr != UINT64_MAX &&
+			    sites[k] + f->at >= pg.addr &&
+			    sites[k] + f->at < pg.addr + pg.len)
+				pg.bytes[(sites[k] + f->at) - pg.addr] = want;
 			changed++;
 		}
 	}
