@@ -59,6 +59,11 @@
 
 #define PAGE 4096UL
 
+/* The hooks (fentry.S): the executable's calls go to the first, its
+ * libraries' through their GOT or slot to the second. */
+void __wrap___fentry__(void);
+void __fentry__(void);
+
 /* -1 not yet known, 0 counting (VIGIL_FILE set), 1 idle. */
 static int idle = -1;
 
@@ -118,29 +123,34 @@ static const ElfW(Phdr) *RT segment_of(const struct dl_phdr_info *info,
 	return NULL;
 }
 
-/* Whether the section name at off of the names section nm (its first
- * bytes in buf, len of them) is __mcount_loc. */
-static int RT is_sites(int fd, const ElfW(Shdr) *nm, const char *buf,
-		       size_t len, uint32_t off)
-{
-	static const char want[] = "__mcount_loc";
-	char name[sizeof(want)];
+/* The two lists of sites: GCC's -mrecord-mcount and Clang's
+ * -fpatchable-function-entry (docs/ondemand.md, "Clang"). */
+static const char gcc_sites[] = "__mcount_loc";
+static const char clang_sites[] = "__patchable_function_entries";
 
-	if (off >= nm->sh_size || nm->sh_size - off < sizeof(want))
+/* Whether the section name at off of the names section nm (its first
+ * bytes in buf, len of them) is want. */
+static int RT is_sites(int fd, const ElfW(Shdr) *nm, const char *buf,
+		       size_t len, uint32_t off, const char *want)
+{
+	size_t wl = strlen(want) + 1;
+	char name[sizeof(clang_sites)];
+
+	if (off >= nm->sh_size || nm->sh_size - off < wl)
 		return 0;
-	if (off + sizeof(want) <= len)
-		return !memcmp(buf + off, want, sizeof(want));
-	return pread(fd, name, sizeof(name), nm->sh_offset + off) ==
-		       sizeof(name) && !memcmp(name, want, sizeof(want));
+	if (off + wl <= len)
+		return !memcmp(buf + off, want, wl);
+	return pread(fd, name, wl, nm->sh_offset + off) == (ssize_t)wl &&
+	       !memcmp(name, want, wl);
 }
 
 /*
- * The ELF address and size of path's __mcount_loc, from its section
- * headers (read 32 at a time, and the first KiB of their names: a few
- * preads for a whole program); 0 when it has none (built otherwise) or
- * cannot be read.
+ * The ELF addresses and sizes of path's lists of sites, GCC's (addr[0],
+ * size[0]) and Clang's (addr[1], size[1]), from its section headers (read
+ * 32 at a time, and the first KiB of their names: a few preads for a whole
+ * program); 0 when it has neither (built otherwise) or cannot be read.
  */
-static int RT find_sites(const char *path, uint64_t *addr, uint64_t *size)
+static int RT find_sites(const char *path, uint64_t addr[2], uint64_t size[2])
 {
 	ElfW(Shdr) sh[32], nm;
 	char names[1024];
@@ -162,20 +172,30 @@ static int RT find_sites(const char *path, uint64_t *addr, uint64_t *size)
 	len = pread(fd, names, sizeof(names), nm.sh_offset);
 	if (len < 0)
 		len = 0;
-	for (i = 0; i < eh.e_shnum && !found; i += n) {
+	size[0] = size[1] = 0;
+	for (i = 0; i < eh.e_shnum && found < 2; i += n) {
 		n = eh.e_shnum - i < 32 ? eh.e_shnum - i : 32;
 		if (pread(fd, sh, n * sizeof(sh[0]),
 			  eh.e_shoff + (uint64_t)i * sizeof(sh[0])) !=
 		    (ssize_t)(n * sizeof(sh[0])))
 			break;
-		for (k = 0; k < n && !found; k++) {
+		for (k = 0; k < n && found < 2; k++) {
+			int which;
+
 			if (sh[k].sh_type != SHT_PROGBITS ||
-			    !(sh[k].sh_flags & SHF_ALLOC) ||
-			    !is_sites(fd, &nm, names, (size_t)len, sh[k].sh_name))
+			    !(sh[k].sh_flags & SHF_ALLOC))
 				continue;
-			*addr = sh[k].sh_addr;
-			*size = sh[k].sh_size;
-			found = 1;
+			if (is_sites(fd, &nm, names, (size_t)len, sh[k].sh_name,
+				     gcc_sites))
+				which = 0;
+			else if (is_sites(fd, &nm, names, (size_t)len,
+					  sh[k].sh_name, clang_sites))
+				which = 1;
+			else
+				continue;
+			addr[which] = sh[k].sh_addr;
+			size[which] = sh[k].sh_size;
+			found++;
 		}
 	}
 out:
@@ -225,32 +245,81 @@ static int RT window_open(struct window *w, const struct dl_phdr_info *info,
 }
 
 /*
+ * Where Clang's sites go (its -fpatchable-function-entry=6 leaves a 6-byte
+ * nop, `66 0f 1f 44 00 xx`, and no call): in the executable, `addr32 call`
+ * of the hook itself; in a shared library, `call *slot(%rip)` through the
+ * library's own slot (vigil-mcount-rw.o's, holding __fentry__), as GCC's
+ * shared libraries call through their GOT.  NULL for GCC's lists.
+ */
+struct clang_sites {
+	uintptr_t target;        /* the hook (exe) or the slot (library) */
+	int via_slot;
+	int on;                  /* the call itself, not its idle twin */
+};
+
+/* Writes the 6 bytes of Clang's site p (a nop when given): the call, or
+ * its idle twin.  0, or -1 when the target is out of a rel32's reach. */
+static int RT clang_site(unsigned char *p, const struct clang_sites *c)
+{
+	intptr_t rel = (intptr_t)c->target - (intptr_t)(p + 6);
+	int32_t r32 = (int32_t)rel;
+	unsigned char b[6];
+
+	if (rel != r32)
+		return -1;
+	b[0] = c->via_slot ? (c->on ? 0xff : 0x85) : 0x67;
+	b[1] = c->via_slot ? 0x15 : (c->on ? 0xe8 : 0xa9);
+	memcpy(b + 2, &r32, 4);
+	memcpy(p, b, 6);
+	return 0;
+}
+
+/* Whether p holds Clang's nop of a site not written yet. */
+static int RT clang_nop(const unsigned char *p)
+{
+	return p[0] == 0x66 && p[1] == 0x0f && p[2] == 0x1f && p[3] == 0x44 &&
+	       p[4] == 0x00;
+}
+
+/*
  * Makes the n sites listed at sites idle, in the module of info named
- * path: each site whose bytes are a call of __fentry__ becomes a nop of
- * its length.  Says so in one line when the code cannot be made writable.
+ * path: each site whose bytes are a call of __fentry__ becomes its idle
+ * twin (lib/ondemand_ctl.h); with c, each of Clang's nops becomes the call
+ * or its idle twin, as c says.  Says so in one line when the code cannot
+ * be made writable.  Only where no other thread can be running the code:
+ * before main, or an object being loaded (the live switch is the
+ * outside's, one byte at a time: sampler/live.c).
  */
 static void RT idle_sites(struct dl_phdr_info *info, const char *path,
-			  const uint64_t *sites, uint64_t n)
+			  const uint64_t *sites, uint64_t n,
+			  const struct clang_sites *c)
 {
 	struct window w = { 0, 0, 0 };
 	const ElfW(Phdr) *ph = NULL;
-	const struct vgl_od_form *f;
+	const struct vgl_od_form *f = NULL;
 	unsigned char *p;
 	uint64_t i;
-	int on, err = 0;
+	int on, err = 0, far = 0;
 
 	for (i = 0; i < n; i++) {
 		p = (unsigned char *)sites[i];
 		/* Sites come in address order, mostly in one segment. */
 		if (!ph || !in_segment(info, ph, (uintptr_t)p, 6, PF_X))
 			ph = segment_of(info, (uintptr_t)p, 6, PF_X);
-		if (!ph || !(f = vgl_od_form_of(p, &on)) || !on)
+		if (!ph || (c ? !clang_nop(p) :
+			    !(f = vgl_od_form_of(p, &on)) || !on))
 			continue;
 		err = window_open(&w, info, ph);
 		if (err < 0)
 			break;
-		p[f->at] = f->idle;
+		if (!c)
+			p[f->at] = f->idle;
+		else if (clang_site(p, c) < 0)
+			far = 1;
 	}
+	if (far)
+		rt_warn_once(NULL, "counting sites out of reach of the hook in",
+			     path, ERANGE, "they stay nops, not counted");
 	if (window_close(&w) < 0 && !err)
 		err = -errno;
 	if (err < 0)
@@ -338,20 +407,33 @@ static int RT idle_module(struct dl_phdr_info *info, size_t size, void *arg)
 	struct rewrite *rw = arg;
 	const char *path = info->dlpi_name;
 	const uint64_t *sites;
-	uint64_t addr, bytes;
+	uint64_t addr[2], bytes[2];
+	int exe = rw->first, k;
 
 	(void)size;
 	if (rw->first) {
 		rw->first = 0;
 		path = vgl_rt.exe;
 	}
-	if (!path || !*path || !find_sites(path, &addr, &bytes) || bytes % 8 ||
-	    !segment_of(info, info->dlpi_addr + addr, bytes, 0))
+	if (!path || !*path || !find_sites(path, addr, bytes))
 		return 0;
-	sites = (const uint64_t *)(info->dlpi_addr + addr);
-	if (list_add(sites, sites + bytes / 8) >= 0)
-		n_start = vgl_od_ctl.nlists;
-	idle_sites(info, path, sites, bytes / 8);
+	/* GCC's lists only while idle (counting, they stay the calls
+	 * GCC made); Clang's in the executable always, its libraries' in
+	 * their constructors (their slots are known there). */
+	for (k = 0; k < 2; k++) {
+		struct clang_sites c = {
+			(uintptr_t)__wrap___fentry__, 0, !idle
+		};
+
+		if (!bytes[k] || bytes[k] % 8 || (k == 0 && !idle) ||
+		    (k == 1 && !exe) ||
+		    !segment_of(info, info->dlpi_addr + addr[k], bytes[k], 0))
+			continue;
+		sites = (const uint64_t *)(info->dlpi_addr + addr[k]);
+		if (idle && list_add(sites, sites + bytes[k] / 8) >= 0)
+			n_start = vgl_od_ctl.nlists;
+		idle_sites(info, path, sites, bytes[k] / 8, k ? &c : NULL);
+	}
 	return 0;
 }
 
@@ -359,6 +441,7 @@ static int RT idle_module(struct dl_phdr_info *info, size_t size, void *arg)
 struct given {
 	const uint64_t *start, *stop;
 	int first;
+	const struct clang_sites *c;     /* Clang's list, or NULL */
 };
 
 static int RT idle_given(struct dl_phdr_info *info, size_t size, void *arg)
@@ -371,7 +454,8 @@ static int RT idle_given(struct dl_phdr_info *info, size_t size, void *arg)
 	g->first = 0;
 	if (!segment_of(info, (uintptr_t)g->start, bytes, 0))
 		return 0;
-	idle_sites(info, path && *path ? path : "?", g->start, bytes / 8);
+	idle_sites(info, path && *path ? path : "?", g->start, bytes / 8,
+		   g->c);
 	return 1;
 }
 
@@ -389,7 +473,7 @@ static int RT idle_given(struct dl_phdr_info *info, size_t size, void *arg)
 __attribute__((visibility("default"))) void RT
 vgl_ondemand_module(const uint64_t *start, const uint64_t *stop)
 {
-	struct given g = { start, stop, 1 };
+	struct given g = { start, stop, 1, NULL };
 	int saved = errno;
 	unsigned i;
 
@@ -408,6 +492,36 @@ vgl_ondemand_module(const uint64_t *start, const uint64_t *stop)
 }
 
 /*
+ * The same for an object built with Clang (vigil-ondemand.pc's
+ * clang_cflags: -fpatchable-function-entry=6), called by its
+ * vigil-mcount-rw.o with its __patchable_function_entries and its own
+ * slot, which gets __fentry__: each nop becomes `call *slot(%rip)`, or its
+ * idle twin in an idle process not switched on.  The executable's own
+ * were done before main (as calls of the hook itself).
+ */
+__attribute__((visibility("default"))) void RT
+vgl_ondemand_clang(const uint64_t *start, const uint64_t *stop, void **slot)
+{
+	struct clang_sites c = { (uintptr_t)slot, 1, 0 };
+	struct given g = { start, stop, 1, &c };
+	int saved = errno;
+	unsigned i;
+
+	for (i = 0; i < n_start; i++)
+		if (vgl_od_ctl.lists[i][0] == (uintptr_t)start)
+			return;
+	if (!start || stop <= start || !slot)
+		return;
+	*slot = (void *)__fentry__;
+	c.on = !ondemand_idle() || ondemand_wanted();
+	if (ondemand_idle())
+		list_add(start, stop);
+	module_find_exe();
+	dl_iterate_phdr(idle_given, &g);
+	errno = saved;
+}
+
+/*
  * Before main (the executable's .preinit_array, with the process's
  * environment: libc's environ is not set yet in a dynamic program).
  */
@@ -421,10 +535,8 @@ static void RT ondemand_start(int argc, char **argv, char **envp)
 	if (idle < 0)
 		idle = idle_from(envp);
 	vgl_od_ctl.idle = idle;
-	if (idle) {
-		module_find_exe();
-		dl_iterate_phdr(idle_module, &rw);
-	}
+	module_find_exe();
+	dl_iterate_phdr(idle_module, &rw);
 	errno = saved;
 }
 

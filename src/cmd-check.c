@@ -100,6 +100,8 @@ const char cmd_check_usage[] =
 #define FENTRY_WRAP "__wrap___fentry__"
 #define GMON_START "__gmon_start__"
 #define ONDEMAND_SYM "vgl_ondemand_module"
+/* What vigil-mcount-rw.o calls for an object built with Clang. */
+#define ONDEMAND_CLANG_SYM "vgl_ondemand_clang"
 
 struct elf_facts {
 	int program;            /* an executable, not a shared library */
@@ -131,6 +133,10 @@ struct elf_facts {
 	                         * FENTRY listed (-mrecord-mcount) */
 	int ondemand_rt;        /* ONDEMAND_SYM defined: the runtime's part
 	                         * that makes them idle (runtime/ondemand.c) */
+	int patchable;          /* a non-empty __patchable_function_entries:
+	                         * Clang's nops at each function's start */
+	int clang_od;           /* ONDEMAND_CLANG_SYM named: vigil-mcount-rw.o,
+	                         * which hands them to the runtime */
 	/* A caller that keeps a value in r10 or r11 across its call of an
 	 * entry-instrumented function (scan_scratch), and how many. */
 	unsigned long keeps;
@@ -193,6 +199,8 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		} else if (!strcmp(name, ONDEMAND_SYM) &&
 			   sym.st_shndx != SHN_UNDEF) {
 			f->ondemand_rt = 1;
+		} else if (!strcmp(name, ONDEMAND_CLANG_SYM)) {
+			f->clang_od = 1;
 		}
 	}
 }
@@ -1081,6 +1089,9 @@ static int read_facts(Elf *elf, uint64_t fsize, struct elf_facts *f,
 		else if (sh.sh_type == SHT_PROGBITS && sh.sh_size &&
 			 section_is(elf, &sh, "__mcount_loc"))
 			f->mcount_loc = 1;
+		else if (sh.sh_type == SHT_PROGBITS && sh.sh_size &&
+			 section_is(elf, &sh, "__patchable_function_entries"))
+			f->patchable = 1;
 	}
 	/* A hook defined in one table and undefined in none is defined. */
 	if (f->hook_defined)
@@ -1158,6 +1169,26 @@ static int verdict_whole(const struct elf_facts *f, char *msg, size_t len)
 			 f->keeps > 1 ? ", and other calls so" : "",
 			 f->keep_callee, f->keep_callee);
 		return 1;
+	}
+	/* Clang's ondemand build (vigil-ondemand.pc's clang_cflags): nops,
+	 * no call of the hook in the file, until the runtime writes them. */
+	if (f->patchable && f->clang_od && !f->fentry_calls) {
+		const char *od = "ondemand counting (Clang's "
+				 "-fpatchable-function-entry: sites idle unless "
+				 "VIGIL_FILE is set or `vigil attach --scan "
+				 "counts` switches them on)";
+
+		if (f->program && vigil && f->ondemand_rt) {
+			snprintf(msg, len, "instrumented for %s, with vigil's "
+				 "runtime linked in", od);
+			return 0;
+		}
+		if (!f->program) {
+			snprintf(msg, len, "instrumented shared library, for "
+				 "%s: its hook is that of the program that "
+				 "loads it", od);
+			return 0;
+		}
 	}
 	if (f->fentry_defined && f->fentry_calls && vigil && f->mcount_loc &&
 	    f->program && !f->ondemand_rt) {
