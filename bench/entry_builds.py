@@ -216,6 +216,21 @@ def lua():
 XZ_INPUT = os.path.join(ROOT, "README.md")
 
 
+def make_check(d, env, name):
+    """make, then make check of the tree d: its summary, and a failure
+    noted when it does not pass."""
+    sh(["make", "-j2"], cwd=d, env=env)
+    r = subprocess.run(["make", "check"], cwd=d, env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    summary = [l for l in r.stdout.splitlines() if l.startswith("# ")]
+    if r.returncode != 0:
+        failed.append(name.strip() + " make check")
+    print("  %s make check: exit %d, %s" % (
+        name, r.returncode, ", ".join(x[2:].replace(" ", "")
+                                      for x in summary[:4])))
+
+
 def xz():
     print("xz-utils (Debian source): make check, then xz -9 of README.md "
           "under callgrind:")
@@ -246,16 +261,7 @@ def xz():
         log("entry-builds: building %s" % name)
         sh(["./configure", "CC=" + cc, "--disable-doc", "--disable-nls",
             cpp, libs] + more + extra, cwd=d, env=be)
-        sh(["make", "-j2"], cwd=d, env=be)
-        r = subprocess.run(["make", "check"], cwd=d, env=be,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True)
-        summary = [l for l in r.stdout.splitlines() if l.startswith("# ")]
-        if r.returncode != 0:
-            failed.append(name + " make check")
-        print("  %-22s make check: exit %d, %s" % (
-            name, r.returncode, ", ".join(s[2:].replace(" ", "")
-                                          for s in summary[:4])))
+        make_check(d, be, "%-22s" % name)
         libs_dir = os.path.join(d, "src", "liblzma", ".libs")
         xzbin = os.path.join(d, "src", "xz", ".libs", "xz")
         if not os.path.exists(xzbin):
@@ -305,16 +311,7 @@ def xz_build(name, cpp, libs):
     env = {k: v for k, v in env_pc().items() if k != "VIGIL_FILE"}
     sh(["./configure", "CC=gcc", "--disable-doc", "--disable-nls",
         "CFLAGS=-g -O2"] + ([cpp, libs] if cpp else []), cwd=d, env=env)
-    sh(["make", "-j2"], cwd=d, env=env)
-    r = subprocess.run(["make", "check"], cwd=d, env=env,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True)
-    summary = [l for l in r.stdout.splitlines() if l.startswith("# ")]
-    if r.returncode != 0:
-        failed.append("xz %s make check" % name)
-    print("  xz %-18s make check: exit %d, %s" % (
-        name, r.returncode, ", ".join(x[2:].replace(" ", "")
-                                      for x in summary[:4])))
+    make_check(d, env, "xz %-19s" % name)
     return (os.path.join(d, "src", "xz", ".libs", "xz"),
             os.path.join(d, "src", "liblzma", ".libs"))
 
@@ -380,13 +377,19 @@ def idle():
         outs.add(subprocess.run(argv, env=env, stdout=subprocess.PIPE,
                                 check=True).stdout)
     r = ratio_rounds(cases, RUNS)
-    small = [(n, [a[0], "-3", "-c", "-T1", XZ_INPUT], e) for n, a, e in cases]
+    # Instructions, which the machine's load does not move: xz -3 of the
+    # amalgamation's first MiB under callgrind.
+    mib = os.path.join(tmp, "sqlite3-1m.c")
+    with open(amalg, "rb") as f, open(mib, "wb") as g:
+        g.write(f.read(1 << 20))
+    small = [(n, [a[0], "-3", "-c", "-T1", mib], e) for n, a, e in cases]
     ir = {n: callgrind_ir(a, e, tmp) for n, a, e in small}
     for name, _, _ in cases:
-        print("  xz -3 of sqlite3.c, %-19s CPU %5.3fx (%.3f s)   "
-              "instructions (README.md) %5.3fx" % (
-                  name, r[name][0], r[name][1],
-                  ir[name] / ir[cases[0][0]]))
+        print("  xz -3 of sqlite3.c, %-19s CPU %5.3fx (median %.3f s, "
+              "ratio of medians %5.3fx)   instructions (its first MiB) "
+              "%5.3fx" % (name, r[name][0], r[name][1],
+                          r[name][1] / r[cases[0][0]][1],
+                          ir[name] / ir[cases[0][0]]))
     print("  xz outputs the same: %s" % (len(outs) == 1))
     print("  xz's sites: %s" % xz_sites(xz["ondemand, idle"]))
     if len(outs) != 1:
@@ -407,9 +410,10 @@ def idle():
     small = [(n, [a[0], "--size", "5", "--memdb"], e) for n, a, e in cases]
     ir = {n: callgrind_ir(a, e, tmp) for n, a, e in small}
     for name, _, _ in cases:
-        print("  speedtest1 --size 40, %-14s CPU %5.3fx (%.3f s)   "
-              "instructions (--size 5) %5.3fx" % (
+        print("  speedtest1 --size 40, %-14s CPU %5.3fx (median %.3f s, "
+              "ratio of medians %5.3fx)   instructions (--size 5) %5.3fx" % (
                   name, r[name][0], r[name][1],
+                  r[name][1] / r[cases[0][0]][1],
                   ir[name] / ir[cases[0][0]]))
 
 
@@ -715,7 +719,7 @@ def fib_cpu(cmd, env):
 def uprobes(tmp):
     """Counting one hot function's calls: a uprobe (bpftrace) beside the
     entry mode and the ondemand build, idle and on; CPU per call over
-    plain, fib(25), median of 5 interleaved rounds."""
+    plain, fib(30), median of 5 interleaved rounds."""
     calls = 242785
     src = os.path.join(ROOT, "bench", "fib_cpu.c")
     exe = {}
@@ -729,20 +733,20 @@ def uprobes(tmp):
     on = dict(os.environ, VIGIL_FILE=os.path.join(tmp, "fib.%p.vgl"))
     off = {k: v for k, v in os.environ.items() if k != "VIGIL_FILE"}
     bpf = shutil.which("bpftrace")
-    cases = [("plain", [exe["plain"], "25"], off),
-             ("ondemand, idle", [exe["ondemand"], "25"], off),
-             ("ondemand, on", [exe["ondemand"], "25"], on),
-             ("entry", [exe["entry"], "25"], on)]
+    cases = [("plain", [exe["plain"], "30"], off),
+             ("ondemand, idle", [exe["ondemand"], "30"], off),
+             ("ondemand, on", [exe["ondemand"], "30"], on),
+             ("entry", [exe["entry"], "30"], on)]
     if bpf:
         cases.append(("uprobe (bpftrace, fib only)",
                       [bpf, "-q", "-e", "uprobe:%s:fib { @n = count(); }" %
-                       exe["plain"], "-c", "%s 25" % exe["plain"]], off))
+                       exe["plain"], "-c", "%s 30" % exe["plain"]], off))
     t = {name: [] for name, _, _ in cases}
     for _ in range(5):
         for name, cmd, env in cases:
             t[name].append(fib_cpu(cmd, env))
     base = statistics.median(t["plain"])
-    print("  counting fib's calls, fib(25) (%d calls), CPU of the "
+    print("  counting fib's calls, fib(30) (%d calls), CPU of the "
           "computation, median of 5 interleaved rounds:" % calls)
     for name, _, _ in cases:
         m = statistics.median(t[name])

@@ -838,6 +838,11 @@ void RT store_anonymous(struct rt *rt)
 {
 	struct layout l;
 
+	/* An idle ondemand program's first store, at its first call after a
+	 * live switch (store_memfd then takes it over): its profile names
+	 * the command line too.  Read once. */
+	if (!cmdline_len)
+		read_cmdline();
 	layout_of(rt, &l);
 	if (map_reserve(rt, -1, l.arena + GROW_MIN) < 0 ||
 	    rt->reserve < l.arena + 4096) {

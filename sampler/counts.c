@@ -168,6 +168,22 @@ int counts_scan(struct counts_state *c, struct sampler_sample *s, int final)
 	if (r.nedges)
 		memcpy(c->prev, r.edges, r.nedges * sizeof(*r.edges));
 	c->nprev = r.nedges;
+	if (c->window_closing) {
+		c->window_closing = 0;
+		ret = window_write(c, &r, s->time_ns, final);
+		if (ret && c->window_stem) {
+			snprintf(c->err, sizeof(c->err),
+				 "%s.w%06llu.vgl: cannot write: %s",
+				 c->window_stem,
+				 (unsigned long long)c->window_seq,
+				 strerror(-ret));
+			s->counts_error = c->err;
+		}
+		s->counts_window_file = c->window_file[0] ? c->window_file
+							    : NULL;
+		s->counts_window_calls = c->window_calls;
+		s->counts_window_seq = c->window_seq;
+	}
 	vgl_reader_close(&r);
 	s->counts_file = c->path;
 	s->edges = c->out;
@@ -186,6 +202,7 @@ void counts_release(struct counts_state *c)
 	live_forget(&c->live);
 	if (c->mapsfd >= 0)
 		close(c->mapsfd);
+	free(c->base);
 	free(c->prev);
 	free(c->out);
 	memset(c, 0, sizeof(*c));

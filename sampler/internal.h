@@ -151,7 +151,24 @@ struct counts_state {
 	struct sampler_edge *out;
 	size_t cap_out;
 	char err[4400];
+	/* The live switch's windows (window.c). */
+	const char *window_stem;    /* NAME of NAME.wNNNNNN.vgl; NULL: none */
+	int in_window;              /* a window is open */
+	int window_closing;         /* this reading ends it */
+	struct vgl_edge_info *base; /* the totals when it began, sorted */
+	size_t nbase;
+	uint64_t window_start_ns, window_seq, window_calls;
+	char window_file[4200];     /* the last one written, or "" */
 };
+
+/* A window begins after the reading just taken (its totals are the
+ * base). */
+void window_begin(struct counts_state *c, uint64_t now_ns);
+/* Ends the window at reading r: writes its file when a stem is set.
+ * ended: the process has ended (r is final).  Returns 0 or -errno. */
+struct vgl_reader;
+int window_write(struct counts_state *c, const struct vgl_reader *r,
+		 uint64_t now_ns, int ended);
 
 int counts_init(struct counts_state *c, pid_t pid, int procfd, int pidfd,
 		int taskfd);

@@ -345,7 +345,11 @@ static void take_sample(struct sampler *s, int final)
 	if (!final && !want_live && s->counts.live.on) {
 		live_set(&s->counts.live, 0);
 		scan |= SAMPLER_SCAN_COUNTS;
+		s->counts.window_closing = s->counts.in_window;
 	}
+	/* Ended while on: the final reading ends the window. */
+	if (final && s->counts.live.on)
+		s->counts.window_closing = s->counts.in_window;
 	if (want_live)
 		live_prepare(&s->counts.live);
 	smp.counts_live = s->counts.live.on;
@@ -355,7 +359,11 @@ static void take_sample(struct sampler *s, int final)
 	if ((scan & SAMPLER_SCAN_COUNTS) && counts_scan(&s->counts, &smp, final))
 		scan &= ~(unsigned)SAMPLER_SCAN_COUNTS;
 	if (want_live) {
+		int was_on = s->counts.live.on;
+
 		live_set(&s->counts.live, 1);
+		if (!was_on && s->counts.live.on)
+			window_begin(&s->counts, smp.time_ns);
 		smp.counts_live = s->counts.live.on;
 		smp.counts_live_sites = s->counts.live.sites;
 		smp.counts_live_switches = s->counts.live.switches;
@@ -638,6 +646,7 @@ static int open_sampler(struct sampler **out, const struct sampler_config *cfg,
 	}
 	ret = counts_init(&s->counts, cfg->pid, s->proc.procfd, s->pidfd,
 			  s->threads.taskfd);
+	s->counts.window_stem = cfg->windows;
 	if (ret) {
 		sampler_err(err, errlen, ret, "pid %d: /proc/%d/maps: %s",
 			    (int)cfg->pid, (int)cfg->pid, strerror(-ret));

@@ -265,6 +265,11 @@ struct sampler_sample {
 	int counts_live;
 	uint64_t counts_live_sites, counts_live_switches;
 	uint64_t counts_live_switch_ns;  /* the last switch's writes */
+	/* At the reading that ends a window (switched off, or the process
+	 * ended while on): its number, its calls, and its file
+	 * (cfg.windows set; NULL when none was written). */
+	const char *counts_window_file;
+	uint64_t counts_window_seq, counts_window_calls;
 	const struct sampler_edge *edges;
 	size_t nedges;
 	uint64_t calls_delta, calls_total;
@@ -290,6 +295,9 @@ struct sampler_config {
 	/* The process's image (image.h), shared with the caller's namer and
 	 * writer and outliving the sampler; NULL: the sampler's own. */
 	struct proc_image *image;
+	/* An idle ondemand program switched on live: each window's counts
+	 * go to WINDOWS.wNNNNNN.vgl (NULL: to no file). */
+	const char *windows;
 	sampler_fn fn;
 	void *arg;
 };

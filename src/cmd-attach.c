@@ -103,7 +103,9 @@ const char cmd_attach_usage[] =
 	"With -o FILE.vgl, also writes every reading and stack sample to a\n"
 	"sampled profile as the run goes (committed every second: valid\n"
 	"even if vigil is killed), for 'vigil show' and 'vigil report';\n"
-	"records still go to stdout.  A FILE\n"
+	"records still go to stdout.  Each window of counting switched on\n"
+	"live goes to a profile of its own, FILE's name with .wNNNNNN.vgl.\n"
+	"A FILE\n"
 	"that cannot be created is refused before the first reading.\n"
 	"\n"
 	"Exits 0 then; 1 when PID cannot be watched (no such process, not\n"
@@ -356,6 +358,17 @@ static void write_json_counts(struct attach *a, const struct sampler_sample *s)
 	char name[512];
 	size_t i;
 
+	/* The reading that ended a window of the live switch. */
+	if (s->counts_window_seq) {
+		fprintf(f, ",\"counts_window\":%" PRIu64
+			",\"counts_window_calls\":%" PRIu64
+			",\"counts_window_file\":", s->counts_window_seq,
+			s->counts_window_calls);
+		if (s->counts_window_file)
+			vgl_json_string(f, s->counts_window_file);
+		else
+			fputs("null", f);
+	}
 	if (s->counts_error) {
 		fputs(",\"counts_error\":", f);
 		vgl_json_string(f, s->counts_error);
@@ -1175,6 +1188,30 @@ static enum reason run_loop(struct attach *a, int sigfd, int durfd, int *sig)
 }
 
 /*
+ * Where the live switch's windows go (docs/ondemand.md): next to the
+ * -o file, NAME.wNNNNNN.vgl for -o NAME.vgl; none without -o, or when -o
+ * names a FIFO or a device (a stream has no "next to").
+ */
+static char *window_stem(const char *path)
+{
+	struct stat st;
+	size_t n;
+	char *stem;
+
+	if (!path || (stat(path, &st) == 0 && !S_ISREG(st.st_mode)))
+		return NULL;
+	n = strlen(path);
+	if (n > 4 && !strcmp(path + n - 4, ".vgl"))
+		n -= 4;
+	stem = malloc(n + 1);
+	if (stem) {
+		memcpy(stem, path, n);
+		stem[n] = 0;
+	}
+	return stem;
+}
+
+/*
  * Whether stdin is a controller whose end means "stop": a pipe, a socket
  * or a terminal.  /dev/null (what cron, systemd and a script's background
  * job give), a regular file or a closed stdin is no controller: nothing
@@ -1195,6 +1232,7 @@ static int stdin_is_controller(void)
 int cmd_attach(int argc, char **argv)
 {
 	struct sampler_config cfg = { 0 };
+	char *windows = NULL;
 	struct attach a;
 	struct attach_vgl vgl;
 	char err[SAMPLER_ERR_LEN], scans[160];
@@ -1248,6 +1286,8 @@ int cmd_attach(int argc, char **argv)
 		goto out;
 	}
 	cfg.image = a.image;
+	windows = window_stem(a.vgl_path);
+	cfg.windows = windows;
 	if (a.vgl_path) {
 		attach_vgl_init(&vgl, cfg.pid, a.image);
 		a.vgl = &vgl;
@@ -1323,5 +1363,6 @@ out:
 		close(a.endfd);
 	if (sigfd >= 0)
 		close(sigfd);
+	free(windows);
 	return ret;
 }

@@ -31,10 +31,10 @@ def fail(why, seen=None):
 
 
 class Attach:
-    def __init__(self, pid):
+    def __init__(self, pid, vgl=None):
         self.p = subprocess.Popen(
             [vigil, "attach", "-p", str(pid), "--scan", "counts",
-             "--interval", "20ms"],
+             "--interval", "20ms"] + (["-o", vgl] if vgl else []),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.seen = []
 
@@ -150,12 +150,13 @@ if guest:
     log.write(prog_p.stdout.read())
     log.close()
     print("exit status:", prog_p.wait(timeout=DEADLINE))
-    print("files:", sorted(f for f in os.listdir(out) if f.endswith(".vgl")))
+    print("files:", sorted(f for f in os.listdir(out) if f.endswith(".vgl") and
+                       not f.startswith("att")))
     sys.exit(0)
 
 # Attach 1: on, 1000 calls; off (counts leave the scan set), 500 calls;
 # on again, 7 calls; then detach.
-a = Attach(pid)
+a = Attach(pid, os.path.join(out, "att1.vgl"))
 a.sample_where(lambda r: r.get("counts_live") is True)
 ask(1000)
 a.next_sample()               # read after the calls were made
@@ -191,17 +192,23 @@ print("attach 1: hot %s; windows %s; sites %s; switches %d" % (
     ",".join(st for st, _ in runs),
     " ".join(str(s) for s in sites),
     samples[-1].get("counts_live_switches", 0)))
+print("attach 1 windows: %s" % ", ".join(
+    "%d %d %s" % (r["counts_window"], r["counts_window_calls"],
+                  os.path.basename(r["counts_window_file"]))
+    for r in samples if "counts_window" in r))
 
 # Detached: these calls are not counted.
 ask(33)
-b = Attach(pid)
+b = Attach(pid, os.path.join(out, "att2.vgl"))
 first = b.sample_where(lambda r: "calls_total" in r)
 ask(11)
 b.next_sample()
 b.stop()
-print("attach 2: first total %d; hot %d" % (
+print("attach 2: first total %d; hot %d; windows %s" % (
     first["calls_total"],
-    b.hot([r for r in b.seen if r["type"] == "sample" and r is not first])))
+    b.hot([r for r in b.seen if r["type"] == "sample" and r is not first]),
+    ", ".join("%d %d" % (r["counts_window"], r["counts_window_calls"])
+              for r in b.seen if "counts_window" in r)))
 
 prog_p.stdin.write("exit\n")
 prog_p.stdin.close()
@@ -209,4 +216,5 @@ rest = prog_p.stdout.read()
 log.write(rest)
 log.close()
 print("exit status:", prog_p.wait(timeout=DEADLINE))
-print("files:", sorted(f for f in os.listdir(out) if f.endswith(".vgl")))
+print("files:", sorted(f for f in os.listdir(out) if f.endswith(".vgl") and
+                       not f.startswith("att")))
