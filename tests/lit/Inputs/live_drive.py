@@ -14,7 +14,8 @@ import time
 args = sys.argv[1:]
 cycles = 0
 guest = args[0] == "--guest"
-if guest:
+other = args[0] == "--other-user"
+if guest or other:
     args = args[1:]
 elif args[0] == "--threads":
     cycles = int(args[1])
@@ -126,6 +127,30 @@ def threads():
 
 if cycles:
     threads()
+
+if other:
+    # Another user (nobody) may not switch the program's counting: one
+    # line, exit 1, and nothing changed in it: its calls since are not
+    # counted (a later attach by its own user finds no memfd).
+    r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534",
+                        "--clear-groups", vigil, "attach", "-p", str(pid),
+                        "--scan", "counts", "--count", "2", "--interval",
+                        "20ms"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=DEADLINE)
+    print("other user: exit %d, %d stderr line(s), %d record(s)" % (
+        r.returncode, len(r.stderr.splitlines()), len(r.stdout.splitlines())))
+    print(r.stderr.strip().replace(str(pid), "PID"))
+    ask(5)
+    a = Attach(pid)
+    first = a.sample_where(lambda r: True)
+    a.stop()
+    print("own user's first reading:", first.get("counts_error"))
+    prog_p.stdin.write("exit\n")
+    prog_p.stdin.close()
+    log.write(prog_p.stdout.read())
+    log.close()
+    print("exit status:", prog_p.wait(timeout=DEADLINE))
+    sys.exit(0)
 
 if guest:
     # Counting on: a fork child's calls are not its parent's, and the
