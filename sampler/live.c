@@ -102,13 +102,17 @@ static uint64_t ctl_section(int fd)
 }
 
 /* The executable's mapping at file offset 0 (its load address) and every
- * executable mapping, from one read of the maps. */
+ * executable mapping, from one read of the maps.  The mapping is the one
+ * with the file's device and inode, else (an overlay filesystem, whose
+ * maps may show another device) the first with its inode: the control
+ * block's magic, read next, tells a wrong guess. */
 static int read_maps(struct live_state *l, uint64_t dev, uint64_t ino,
 		     uint64_t *start, struct xranges *x)
 {
 	struct vgl_maps maps;
 	struct vgl_map m;
 	size_t cap = 0;
+	uint64_t by_inode = 0;
 	int ret = vgl_maps_read_fd(&maps, l->mapsfd);
 
 	if (ret)
@@ -118,6 +122,8 @@ static int read_maps(struct live_state *l, uint64_t dev, uint64_t ino,
 	while (vgl_maps_next(&maps, &m)) {
 		if (!*start && m.dev == dev && m.inode == ino && !m.offset)
 			*start = m.lo;
+		if (!by_inode && ino && m.inode == ino && !m.offset)
+			by_inode = m.lo;
 		if (m.perms[2] != 'x')
 			continue;
 		if (x->n == cap) {
@@ -135,6 +141,8 @@ static int read_maps(struct live_state *l, uint64_t dev, uint64_t ino,
 		x->n++;
 	}
 	vgl_maps_close(&maps);
+	if (!*start)
+		*start = by_inode;
 	return ret;
 }
 
@@ -167,7 +175,7 @@ int live_init(struct live_state *l, pid_t pid, int procfd, int pidfd,
  * ondemand program started idle (l->ctl set), 0 when it is not one (or it
  * counts from its start: its profile is a file, read as any).
  */
-static int find_ctl(struct live_state *l)
+static int find_ctl(struct live_state *l, int *idle_start)
 {
 	struct vgl_od_ctl c;
 	struct xranges x = { NULL, 0 };
@@ -191,7 +199,11 @@ static int find_ctl(struct live_state *l)
 		goto out;
 	if (read_target(l->pid, bias + sec, &c, sizeof(c)) < 0 ||
 	    memcmp(c.magic, VGL_OD_MAGIC, sizeof(c.magic)) ||
-	    c.size != sizeof(c) || c.idle != 1)
+	    c.size != sizeof(c))
+		goto out;
+	if (idle_start)
+		*idle_start = c.idle == 1;
+	else if (c.idle != 1)
 		goto out;
 	l->ctl = bias + sec;
 	found = 1;
@@ -201,7 +213,7 @@ out:
 }
 
 /* The last code page read, for the sites in it (one read per page, not
- * per site).  A page the outside writes a byte into is read again. */
+ * per site); a byte written into it is written into the copy too. */
 struct page_cache {
 	uint64_t addr;            /* page address; UINT64_MAX: none */
 	size_t len;
@@ -230,9 +242,10 @@ static int site_bytes(int memfd, struct page_cache *pg, uint64_t a,
 }
 
 /* Sets every listed site's byte to its on or idle value; how many were
- * changed, or -errno. */
+ * changed, or -errno.  on -1: changes nothing, counts the sites on
+ * (n[1]) and idle (n[0]). */
 static long flip_sites(struct live_state *l, const struct vgl_od_ctl *c,
-		       int on)
+		       int on, uint64_t n_sites[2])
 {
 	struct xranges x = { NULL, 0 };
 	uint64_t *sites = NULL, start, total = 0;
@@ -241,7 +254,8 @@ static long flip_sites(struct live_state *l, const struct vgl_od_ctl *c,
 	long changed = 0;
 	int memfd, ret;
 
-	memfd = openat(l->procfd, "mem", O_RDWR | O_CLOEXEC);
+	memfd = openat(l->procfd, "mem", (on < 0 ? O_RDONLY : O_RDWR) |
+		       O_CLOEXEC);
 	if (memfd < 0)
 		return -errno;
 	ret = read_maps(l, 0, 0, &start, &x);
@@ -268,7 +282,13 @@ static long flip_sites(struct live_state *l, const struct vgl_od_ctl *c,
 
 			if (!in_xranges(&x, sites[k], 6) ||
 			    site_bytes(memfd, &pg, sites[k], b) < 0 ||
-			    !(f = vgl_od_form_of(b, &is_on)) || is_on == on)
+			    !(f = vgl_od_form_of(b, &is_on)))
+				continue;
+			if (on < 0) {
+				n_sites[is_on]++;
+				continue;
+			}
+			if (is_on == on)
 				continue;
 			want = on ? f->on : f->idle;
 			if (pwrite(memfd, &want, 1, (off_t)(sites[k] + f->at)) != 1) {
@@ -293,7 +313,7 @@ int live_prepare(struct live_state *l)
 {
 	if (!l->ctl && !l->looked) {
 		l->looked = 1;
-		find_ctl(l);
+		find_ctl(l, NULL);
 	}
 	return l->ctl != 0;
 }
@@ -455,7 +475,7 @@ int live_set(struct live_state *l, int on)
 		return ret;
 	}
 	t0 = vgl_clock_ns(CLOCK_MONOTONIC);
-	n = flip_sites(l, &c, on);
+	n = flip_sites(l, &c, on, NULL);
 	l->switch_ns = vgl_clock_ns(CLOCK_MONOTONIC) - t0;
 	if (n < 0) {
 		snprintf(err, errlen, "cannot switch counting %s: /proc/%d/mem: %s",
@@ -497,4 +517,48 @@ void live_forget(struct live_state *l)
 	l->ctl = 0;
 	l->on = 0;
 	l->looked = 0;
+}
+
+int sampler_live_inspect(pid_t pid, struct sampler_live_info *out,
+			 char *err, size_t errlen)
+{
+	struct live_state l;
+	struct vgl_od_ctl c;
+	char path[64];
+	int procfd, mapsfd = -1, ret = 0;
+	long n;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	procfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (procfd >= 0)
+		mapsfd = openat(procfd, "maps", O_RDONLY | O_CLOEXEC);
+	if (procfd < 0 || mapsfd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	live_init(&l, pid, procfd, -1, mapsfd, -1);
+	out->ondemand = find_ctl(&l, &out->idle_start);
+	if (!out->ondemand)
+		goto out;
+	if (read_target(pid, l.ctl, &c, sizeof(c)) < 0) {
+		ret = -EPERM;
+		snprintf(err, errlen, "cannot read its memory");
+		goto out;
+	}
+	out->want = c.want == 1;
+	out->memfd = c.fd >= 0;
+	n = flip_sites(&l, &c, -1, out->sites);
+	if (n < 0) {
+		ret = (int)n;
+		snprintf(err, errlen, "/proc/%d/mem: %s", (int)pid,
+			 strerror((int)-n));
+	}
+out:
+	if (mapsfd >= 0)
+		close(mapsfd);
+	if (procfd >= 0)
+		close(procfd);
+	return ret;
 }

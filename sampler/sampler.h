@@ -354,4 +354,21 @@ int sampler_stop_missed(struct sampler *s, uint64_t *missed_ticks);
 int sampler_sample_once(pid_t pid, unsigned scan, sampler_fn fn, void *arg,
 			char *err, size_t errlen);
 
+/*
+ * The counting sites of a running ondemand program (vigil check -p): read
+ * from outside, nothing changed.  ondemand 0: the process has no ondemand
+ * runtime (no control block).  Returns 0, or -errno with err set (the
+ * process cannot be read).
+ */
+struct sampler_live_info {
+	int ondemand;               /* an ondemand program */
+	int idle_start;             /* started idle (no VIGIL_FILE) */
+	int want;                   /* counting switched on from outside now */
+	int memfd;                  /* its counts are in a memfd (it was on) */
+	uint64_t sites[2];          /* sites idle, sites on */
+};
+
+int sampler_live_inspect(pid_t pid, struct sampler_live_info *out,
+			 char *err, size_t errlen);
+
 #endif

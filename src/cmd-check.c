@@ -42,6 +42,7 @@
  * sizes; the call scan reads only section data libelf handed out.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -57,9 +58,18 @@
 #include "message.h"
 #include "text.h"
 #include "cli.h"
+#include "sampler.h"
 
 const char cmd_check_usage[] =
 	"usage: vigil check PROG...\n"
+	"       vigil check -p PID\n"
+	"\n"
+	"With -p (--pid), reads the running process PID instead: whether it\n"
+	"is an ondemand program (built with vigil-ondemand), started idle or\n"
+	"counting from its start (VIGIL_FILE), and how many of its counting\n"
+	"sites are idle and how many on now (switched on live by `vigil\n"
+	"attach --scan counts`).  Nothing in the process is changed.  Exits 1\n"
+	"when PID is no ondemand program or cannot be read.\n"
 	"\n"
 	"Reads each program (or shared library) and says whether it is\n"
 	"instrumented (compiled with -finstrument-functions: it calls\n"
@@ -1343,14 +1353,55 @@ out:
 	return ret;
 }
 
+/* vigil check -p PID: the state of a running ondemand program's sites. */
+static int check_pid(const char *arg)
+{
+	struct sampler_live_info li;
+	char err[256], *end;
+	long pid;
+
+	errno = 0;
+	pid = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || pid <= 0 || pid > INT32_MAX)
+		return usage_error("check", "bad pid '%s'", arg);
+	if (sampler_live_inspect((pid_t)pid, &li, err, sizeof(err))) {
+		vgl_error("pid %ld: %s", pid, err);
+		return EXIT_BAD_FILE;
+	}
+	if (!li.ondemand) {
+		vgl_error("pid %ld: no ondemand counting (not built with "
+			  "vigil-ondemand, or not yet started)", pid);
+		return EXIT_BAD_FILE;
+	}
+	printf("pid %ld: ondemand counting, %s: %" PRIu64 " sites idle, %"
+	       PRIu64 " on%s\n", pid,
+	       !li.idle_start ? "counting from its start (VIGIL_FILE)" :
+	       li.want ? "started idle, switched on live" :
+	       li.memfd ? "started idle, switched off again" :
+			  "started idle",
+	       li.sites[0], li.sites[1],
+	       li.memfd ? "; its counts in a memfd" : "");
+	return 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
-	static const struct option_spec specs[] = { { NULL, NULL, NULL } };
+	const char *pid = NULL, *pid2 = NULL;
+	const struct option_spec specs[] = {
+		{ "-p", &pid, NULL }, { "--pid", &pid2, NULL },
+		{ NULL, NULL, NULL },
+	};
 	char *files[argc];
 	int i, nfiles, status = 0;
 
 	if (parse_options("check", argc, argv, specs, files, &nfiles))
 		return EXIT_USAGE;
+	if (pid2)
+		pid = pid2;
+	if (pid && nfiles)
+		return usage_error("check", "-p PID takes no program");
+	if (pid)
+		return check_pid(pid);
 	if (!nfiles)
 		return usage_error("check", "no program given");
 	elf_version(EV_CURRENT);

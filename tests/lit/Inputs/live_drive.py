@@ -179,11 +179,20 @@ if guest:
                        not f.startswith("att")))
     sys.exit(0)
 
+def check():
+    """vigil check -p PID: the state of its sites, read from outside."""
+    r = subprocess.run([vigil, "check", "-p", str(pid)],
+                       stdout=subprocess.PIPE, text=True, timeout=DEADLINE)
+    return r.stdout.strip().replace(str(pid), "PID")
+
+
 # Attach 1: on, 1000 calls; off (counts leave the scan set), 500 calls;
 # on again, 7 calls; then detach.
+checks = [check()]
 a = Attach(pid, os.path.join(out, "att1.vgl"))
 a.sample_where(lambda r: r.get("counts_live") is True)
 ask(1000)
+checks.append(check())
 a.next_sample()               # read after the calls were made
 a.send("scan cpu")
 a.sample_where(lambda r: r.get("counts_live") is False)
@@ -194,6 +203,7 @@ a.sample_where(lambda r: r.get("counts_live") is True)
 ask(7)
 a.next_sample()
 a.stop()
+checks.append(check())
 samples = [r for r in a.seen if r["type"] == "sample"]
 runs = []
 for r in samples:
@@ -221,6 +231,9 @@ print("attach 1 windows: %s" % ", ".join(
     "%d %d %s" % (r["counts_window"], r["counts_window_calls"],
                   os.path.basename(r["counts_window_file"]))
     for r in samples if "counts_window" in r))
+
+for c in checks:
+    print(c)
 
 # Detached: these calls are not counted.
 ask(33)
