@@ -155,8 +155,10 @@ if other:
 if guest:
     # Counting on: a fork child's calls are not its parent's, and the
     # child holds no descriptor of the runtime's; a program that closes
-    # every descriptor goes on being counted (vigil holds its own).
-    a = Attach(pid)
+    # every descriptor goes on being counted (vigil holds its own); the
+    # program ends while on: the final reading ends the window, whose
+    # file has every call.
+    a = Attach(pid, os.path.join(out, "guest.vgl"))
     a.sample_where(lambda r: r.get("counts_live") is True)
     ask(10)
     a.sample_where(lambda r: "calls_total" in r)
@@ -164,19 +166,27 @@ if guest:
     print(ask("close").strip())
     ask(5)
     a.next_sample()
-    a.stop()
-    samples = [r for r in a.seen if r["type"] == "sample"]
-    counted = [i for i, r in enumerate(samples) if "calls_total" in r]
-    print("hot %d; errors after the first count %s" % (
-        a.hot(samples), sorted(set(r.get("counts_error", "")
-                                   for r in samples[counted[0]:]))))
     prog_p.stdin.write("exit\n")
     prog_p.stdin.close()
     log.write(prog_p.stdout.read())
     log.close()
     print("exit status:", prog_p.wait(timeout=DEADLINE))
+    while a.record()["type"] != "end":
+        pass
+    a.p.wait(timeout=DEADLINE)
+    samples = [r for r in a.seen if r["type"] == "sample"]
+    counted = [i for i, r in enumerate(samples) if "calls_total" in r]
+    end = [r for r in a.seen if r["type"] == "end"][0]
+    print("hot %d; errors after the first count %s" % (
+        a.hot(samples), sorted(set(r.get("counts_error", "")
+                                   for r in samples[counted[0]:]))))
+    print("ended: %s; last reading final %s; window %s" % (
+        end["reason"], samples[-1].get("counts_final"),
+        ", ".join("%d %d %s" % (r["counts_window"], r["counts_window_calls"],
+                                os.path.basename(r["counts_window_file"]))
+                  for r in samples if "counts_window" in r)))
     print("files:", sorted(f for f in os.listdir(out) if f.endswith(".vgl") and
-                       not f.startswith("att")))
+                           not f.startswith(("att", "guest"))))
     sys.exit(0)
 
 def check():
