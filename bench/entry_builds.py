@@ -59,7 +59,7 @@ counts`, interleaved, 5 rounds each, the program on CPU 0 and attach on
 CPU 1: the program's longest stall in each, and how
 long one switch's writes take.
 
-Environment: BENCH_ENTRY_ONLY=lua,xz,sqlite,cost,ondemand,idle,live (a subset), BENCH_ENTRY_OUT
+Environment: BENCH_ENTRY_ONLY=lua,xz,sqlite,cost,ondemand,oncheck,idle,live (a subset), BENCH_ENTRY_OUT
 (another directory than build/entry-builds, for a second run beside one),
 BENCH_ENTRY_BEFORE (above).
 """
@@ -417,6 +417,45 @@ def idle():
                   ir[name] / ir[cases[0][0]]))
 
 
+# ---- ondemand, counted: equal to callgrind (issue 29, point 2) -------------
+
+def oncheck():
+    """The ondemand build counted from its start (VIGIL_FILE), GCC and
+    Clang: every function's calls and every edge equal to callgrind's, on
+    Lua (calls.lua) and SQLite's speedtest1, dynamic and -static."""
+    print("ondemand, counted (VIGIL_FILE), under callgrind:")
+    src = lua_src()
+    gcc = ("gcc", "-g -O2 " + pc("--cflags", "vigil-ondemand"),
+           pc("--libs", "vigil-ondemand"), pc("--libs", "vigil-ondemand"))
+    clang = ("clang", "-gdwarf-4 -O2 " +
+             pc("--variable=clang_cflags", "vigil-ondemand"),
+             pc("--variable=dyn_exe_libs", "vigil-ondemand"),
+             pc("--variable=exe_libs", "vigil-ondemand"))
+    for cc, c, dyn, sta in (gcc, clang):
+        for static in (False, True):
+            exe = lua_build(src, cc, c, sta if static else dyn,
+                            "ondemand-" + cc, static)
+            check("lua od %s%s" % (cc, " -static" if static else ""),
+                  [exe, os.path.join(INPUTS, "calls.lua")], [exe], OUT)
+    sq = os.path.join(OUT, "sqlite")
+    amalg = os.path.join(sq, "sqlite3.c")
+    if not os.path.exists(amalg):
+        source("sqlite3", sq)
+        sh(["./configure", "--disable-tcl"], cwd=sq)
+        sh(["make", "sqlite3.c"], cwd=sq)
+    test = os.path.join(sq, "test", "speedtest1.c")
+    for cc, c, dyn, sta in (gcc, clang):
+        for static in ("", "-static"):
+            exe = os.path.join(OUT, "speedtest1-od-" + cc + static)
+            log("entry-builds: building ondemand speedtest1 with %s %s" %
+                (cc, static))
+            sh("%s %s -I%s %s %s %s %s -lpthread -ldl -lm -o %s" % (
+                cc, c.replace("-g ", "-gdwarf-4 "), sq, test, amalg,
+                sta if static else dyn, static, exe), cwd=OUT)
+            check("sqlite od " + cc + (" " + static if static else ""),
+                  [exe, "--size", "2", "--memdb"], [exe], OUT)
+
+
 # ---- the cost on Lua --------------------------------------------------------
 
 def cpu_run(argv, env):
@@ -720,7 +759,7 @@ def uprobes(tmp):
     """Counting one hot function's calls: a uprobe (bpftrace) beside the
     entry mode and the ondemand build, idle and on; CPU per call over
     plain, fib(30), median of 5 interleaved rounds."""
-    calls = 242785
+    calls = 2692537  # fib(30)
     src = os.path.join(ROOT, "bench", "fib_cpu.c")
     exe = {}
     for name, c, l in (("plain", "", ""),
@@ -760,7 +799,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     install()
     for part, fn in (("lua", lua), ("xz", xz), ("sqlite", sqlite),
-                     ("cost", cost), ("ondemand", ondemand), ("idle", idle),
+                     ("cost", cost), ("ondemand", ondemand), ("oncheck", oncheck), ("idle", idle),
                      ("live", live)):
         if ONLY and part not in ONLY:
             continue
