@@ -194,6 +194,11 @@ int counts_scan(struct counts_state *c, struct sampler_sample *s, int final)
 void counts_forget_file(struct counts_state *c)
 {
 	c->path[0] = 0;
+	/* A new image's file starts anew, even where its path is the old
+	 * one's (a memfd's /proc/self/fd/N, N reused). */
+	c->prev_path[0] = 0;
+	c->nprev = 0;
+	c->in_window = 0;
 	live_forget(&c->live);
 }
 

@@ -117,6 +117,8 @@ struct live_state {
 	int taskfd;                 /* /proc/PID/task, the sampler's */
 	int looked;                 /* this image's control block looked for */
 	uint64_t ctl;               /* its address in the target; 0: none */
+	uint64_t cand;              /* an ondemand image's block, not idle
+	                             * (yet, or counting from its start) */
 	int on;                     /* its sites switched on by us */
 	uint64_t sites;             /* sites changed by the last switch */
 	uint64_t switches;          /* switches made, on and off */
@@ -136,6 +138,9 @@ int live_set(struct live_state *l, int on);
 /* Looks for the control block once per image: 1 when the target is an
  * idle ondemand program, which the next live_set(l, 1) switches on. */
 int live_prepare(struct live_state *l);
+/* Whether the image switched on has been replaced since (an exec, which
+ * /proc/PID/exe does not show when it is of the same file). */
+int live_replaced(struct live_state *l);
 /* The memfd's path to read the profile at, once the runtime has one. */
 const char *live_profile(struct live_state *l);
 /* A new image (exec): its own block, looked for again. */

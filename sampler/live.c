@@ -113,8 +113,14 @@ static int read_maps(struct live_state *l, uint64_t dev, uint64_t ino,
 	struct vgl_map m;
 	size_t cap = 0;
 	uint64_t by_inode = 0;
-	int ret = vgl_maps_read_fd(&maps, l->mapsfd);
+	/* Opened anew: an open maps file stays with the address space it
+	 * was opened on, which an exec replaces. */
+	int fd = openat(l->procfd, "maps", O_RDONLY | O_CLOEXEC), ret;
 
+	if (fd < 0)
+		return -errno;
+	ret = vgl_maps_read_fd(&maps, fd);
+	close(fd);
 	if (ret)
 		return ret;
 	*start = 0;
@@ -185,14 +191,20 @@ static int find_ctl(struct live_state *l, int *idle_start)
 	int fd, found = 0;
 
 	l->ctl = 0;
+	l->cand = 0;
 	fd = openat(l->procfd, "exe", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	elf_version(EV_CURRENT);
 	sec = fstat(fd, &st) == 0 ? ctl_section(fd) : 0;
 	close(fd);
-	if (!sec || read_maps(l, (uint64_t)st.st_dev, (uint64_t)st.st_ino,
-			      &start, &x) || !start)
+	if (!sec)
+		goto out;
+	/* An ondemand executable: looked for again at the next reading
+	 * until its block is read (an exec seen half-way). */
+	l->looked = 0;
+	if (read_maps(l, (uint64_t)st.st_dev, (uint64_t)st.st_ino, &start,
+		      &x) || !start)
 		goto out;
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)l->pid);
 	if (vgl_elf_load_bias(exe, start, &bias) < 0)
@@ -201,6 +213,9 @@ static int find_ctl(struct live_state *l, int *idle_start)
 	    memcmp(c.magic, VGL_OD_MAGIC, sizeof(c.magic)) ||
 	    c.size != sizeof(c))
 		goto out;
+	/* Found: an image that is not idle (yet: its .preinit_array may
+	 * not have run when the exec is seen) is looked at again. */
+	l->cand = bias + sec;
 	if (idle_start)
 		*idle_start = c.idle == 1;
 	else if (c.idle != 1)
@@ -311,10 +326,19 @@ static long flip_sites(struct live_state *l, const struct vgl_od_ctl *c,
 
 int live_prepare(struct live_state *l)
 {
-	if (!l->ctl && !l->looked) {
+	struct vgl_od_ctl c;
+
+	if (!l->ctl && !l->cand && !l->looked) {
 		l->looked = 1;
 		find_ctl(l, NULL);
 	}
+	/* An ondemand image seen before its start-up had said it is idle:
+	 * its block only is read again. */
+	if (!l->ctl && l->cand && read_target(l->pid, l->cand, &c,
+					      sizeof(c)) == 0 &&
+	    !memcmp(c.magic, VGL_OD_MAGIC, sizeof(c.magic)) &&
+	    c.size == sizeof(c) && c.idle == 1)
+		l->ctl = l->cand;
 	return l->ctl != 0;
 }
 
@@ -502,6 +526,18 @@ done:
 	return 0;
 }
 
+int live_replaced(struct live_state *l)
+{
+	struct vgl_od_ctl c;
+
+	/* Ours says `want` = 1 until we write 0; a new image of the process
+	 * (an exec, of the same file or another) says 0, or is not there. */
+	if (!l->on || !l->ctl)
+		return 0;
+	return read_target(l->pid, l->ctl, &c, sizeof(c)) < 0 ||
+	       memcmp(c.magic, VGL_OD_MAGIC, sizeof(c.magic)) || c.want != 1;
+}
+
 const char *live_profile(struct live_state *l)
 {
 	if (l->ctl)
@@ -515,6 +551,7 @@ void live_forget(struct live_state *l)
 		close(l->memfd);
 	l->memfd = -1;
 	l->ctl = 0;
+	l->cand = 0;
 	l->on = 0;
 	l->looked = 0;
 }

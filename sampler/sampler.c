@@ -256,7 +256,7 @@ static int stopping(struct sampler *s)
  * rings can still be read). */
 static void take_sample(struct sampler *s, int final)
 {
-	int want_live;
+	int want_live, old_counts = 0;
 	struct sampler_sample smp;
 	struct stacks_state *closing = NULL;
 	int exec_seen = 0;
@@ -290,6 +290,20 @@ static void take_sample(struct sampler *s, int final)
 		}
 	}
 	process_scan_exe(&s->proc, &smp);
+	/* An exec of the image switched on live, seen by /proc/PID/exe or
+	 * (the same file exec'd) by its control block: the old image's last
+	 * calls end its window (its memfd is ours to read still), and the
+	 * new one, idle, is switched on after this reading. */
+	if (!smp.exe_changed && live_replaced(&s->counts.live))
+		smp.exe_changed = 1;
+	if (smp.exe_changed && s->counts.live.on) {
+		if (scan & SAMPLER_SCAN_COUNTS) {
+			s->counts.window_closing = s->counts.in_window;
+			if (counts_scan(&s->counts, &smp, 0) == 0)
+				old_counts = 1;
+		}
+		counts_forget_file(&s->counts);
+	}
 	if (smp.exe_changed) {
 		counts_forget_file(&s->counts);
 		proc_image_forget(s->image);
@@ -356,7 +370,8 @@ static void take_sample(struct sampler *s, int final)
 	smp.counts_live_sites = s->counts.live.sites;
 	smp.counts_live_switches = s->counts.live.switches;
 	smp.counts_live_switch_ns = s->counts.live.switch_ns;
-	if ((scan & SAMPLER_SCAN_COUNTS) && counts_scan(&s->counts, &smp, final))
+	if ((scan & SAMPLER_SCAN_COUNTS) && !old_counts &&
+	    counts_scan(&s->counts, &smp, final))
 		scan &= ~(unsigned)SAMPLER_SCAN_COUNTS;
 	if (want_live) {
 		int was_on = s->counts.live.on;

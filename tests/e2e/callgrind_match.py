@@ -10,7 +10,8 @@ Run the instrumented program under
 with VIGIL_FILE=PROFILE: one run gives both.  MODULE... are the
 instrumented objects (the program, its instrumented libraries).  Their
 instrumented functions are the ones whose first instruction (after an
-endbr64) calls __fentry__ (objdump); the runtime's own functions and the
+endbr64) calls __fentry__ (objdump), or is listed in
+__patchable_function_entries (Clang's ondemand build); the runtime's own functions and the
 C start-up code in the same file are not.  Prints, for FileCheck:
 
   functions N called C differ D    N instrumented functions, C of them
@@ -46,10 +47,30 @@ FUNC = re.compile(r"^[0-9a-f]+ <(.+)>:$")
 INSN = re.compile(r"^\s*[0-9a-f]+:\s+(.*)$")
 
 
+def patchable(path):
+    """The addresses listed in path's __patchable_function_entries: the
+    sites of Clang's ondemand build (docs/ondemand.md, "Clang"), nops in
+    the file that the runtime makes calls of __fentry__."""
+    out = subprocess.run(["objdump", "-s", "-j",
+                          "__patchable_function_entries", path],
+                         capture_output=True, text=True).stdout
+    data = b""
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 2 and re.fullmatch(r"[0-9a-f]+", f[0]) and \
+                all(re.fullmatch(r"[0-9a-f]{1,8}", w) for w in f[1:5] if w):
+            data += bytes.fromhex("".join(w for w in f[1:5]
+                                          if re.fullmatch(r"[0-9a-f]{8}", w)))
+    return {int.from_bytes(data[i:i + 8], "little")
+            for i in range(0, len(data) - 7, 8)}
+
+
 def instrumented(path):
-    """Names of the functions of path whose entry calls __fentry__."""
+    """Names of the functions of path whose entry calls __fentry__, or
+    is one of Clang's listed sites."""
     out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", path],
                          check=True, capture_output=True, text=True).stdout
+    sites = patchable(path)
     names, cur, seen = set(), None, 0
     for line in out.splitlines():
         m = FUNC.match(line)
@@ -63,7 +84,9 @@ def instrumented(path):
         if seen == 0 and insn.startswith("endbr64"):
             continue
         seen += 1
-        if seen == 1 and "call" in insn and "__fentry__" in insn:
+        addr = int(line.split(":")[0], 16)
+        if seen == 1 and (("call" in insn and "__fentry__" in insn) or
+                          addr in sites):
             names.add(cur)
     return names
 

@@ -26,8 +26,8 @@ DEADLINE = 30.0
 
 def fail(why, seen=None):
     print("FAIL:", why)
-    for r in seen or []:
-        print("  seen:", json.dumps(r))
+    for r in (seen or [])[-8:]:
+        print("  seen:", json.dumps(r)[:600])
     sys.exit(1)
 
 
@@ -166,6 +166,14 @@ if guest:
     print(ask("close").strip())
     ask(5)
     a.next_sample()
+    # An exec while on: the old image's window ends with its last calls,
+    # the new image (idle, as the program started) is switched on in turn.
+    print(ask("exec").split()[0])
+    a.sample_where(lambda r: r.get("counts_window") == 1 and
+                   r.get("exe_changed") is True)
+    a.sample_where(lambda r: r.get("counts_live") is True)
+    ask(3)
+    a.next_sample()
     prog_p.stdin.write("exit\n")
     prog_p.stdin.close()
     log.write(prog_p.stdout.read())
@@ -179,7 +187,8 @@ if guest:
     end = [r for r in a.seen if r["type"] == "end"][0]
     print("hot %d; errors after the first count %s" % (
         a.hot(samples), sorted(set(r.get("counts_error", "")
-                                   for r in samples[counted[0]:]))))
+                                   for r in samples[counted[0]:]
+                                   if not r.get("counts_window")))))
     print("ended: %s; last reading final %s; window %s" % (
         end["reason"], samples[-1].get("counts_final"),
         ", ".join("%d %d %s" % (r["counts_window"], r["counts_window_calls"],

@@ -5,7 +5,8 @@
  * it.  "fork N": a child calls hot() N times, counts the descriptors it
  * has open past stderr, and exits with that count, which the parent says
  * ("child N status S").  "close": closes every descriptor past stderr, as
- * a daemon does.  Built with vigil-ondemand and started idle, it is switched on and
+ * a daemon does.  "exec": execs itself again (a new image, which says
+ * "ready PID" again).  Built with vigil-ondemand and started idle, it is switched on and
  * off by `vigil attach --scan counts` between its lines, when no call is
  * under way: the counts of each window are then exactly the calls asked
  * for in it.
@@ -37,6 +38,11 @@ int main(void)
 		int fd, st, open_fds = 0;
 		pid_t pid;
 
+		if (!strncmp(line, "exec", 4)) {
+			fflush(stdout);
+			execl("/proc/self/exe", "live_target", (char *)NULL);
+			return 3;
+		}
 		if (!strncmp(line, "close", 5)) {
 			for (fd = 3; fd < 1024; fd++)
 				close(fd);
