@@ -422,7 +422,8 @@ def idle():
 def oncheck():
     """The ondemand build counted from its start (VIGIL_FILE), GCC and
     Clang: every function's calls and every edge equal to callgrind's, on
-    Lua (calls.lua) and SQLite's speedtest1, dynamic and -static."""
+    Lua (calls.lua) and SQLite's speedtest1, dynamic and -static, and xz
+    (xz -9 of README.md; its autotools build, liblzma.so included)."""
     print("ondemand, counted (VIGIL_FILE), under callgrind:")
     src = lua_src()
     gcc = ("gcc", "-g -O2 " + pc("--cflags", "vigil-ondemand"),
@@ -454,6 +455,13 @@ def oncheck():
                 sta if static else dyn, static, exe), cwd=OUT)
             check("sqlite od " + cc + (" " + static if static else ""),
                   [exe, "--size", "2", "--memdb"], [exe], OUT)
+    # xz through its autotools and libtool (xz and liblzma.so), GCC.
+    xzbin, libdir = xz_build("ondemand-counted",
+                             "CPPFLAGS=" + pc("--cflags", "vigil-ondemand"),
+                             "LIBS=" + pc("--libs", "vigil-ondemand"))
+    check("xz od gcc shared", [xzbin, "-9", "-c", XZ_INPUT],
+          [xzbin, os.path.join(libdir, "liblzma.so.5")], OUT,
+          dict(os.environ, LD_LIBRARY_PATH=libdir))
 
 
 # ---- the cost on Lua --------------------------------------------------------
