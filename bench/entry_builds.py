@@ -277,14 +277,21 @@ def xz():
 
 # ---- SQLite ----------------------------------------------------------------
 
-def sqlite():
-    print("sqlite3 (Debian source) speedtest1 --size 2 --memdb under callgrind:")
+def sqlite_src():
+    """SQLite's amalgamation from Debian's source, made once: its
+    directory (sqlite3.c, test/speedtest1.c)."""
     src = os.path.join(OUT, "sqlite")
-    amalg = os.path.join(src, "sqlite3.c")
-    if not os.path.exists(amalg):
+    if not os.path.exists(os.path.join(src, "sqlite3.c")):
         source("sqlite3", src)
         sh(["./configure", "--disable-tcl"], cwd=src)
         sh(["make", "sqlite3.c"], cwd=src)
+    return src
+
+
+def sqlite():
+    print("sqlite3 (Debian source) speedtest1 --size 2 --memdb under callgrind:")
+    src = sqlite_src()
+    amalg = os.path.join(src, "sqlite3.c")
     test = os.path.join(src, "test", "speedtest1.c")
     for cc, c, l in (("gcc", pc("--cflags", "vigil-entry"), pc("--libs", "vigil-entry")),
                      ("clang", pc("--variable=clang_cflags", "vigil-entry"),
@@ -353,11 +360,7 @@ def idle():
     os.makedirs(tmp, exist_ok=True)
     off = {k: v for k, v in os.environ.items() if k != "VIGIL_FILE"}
     # xz -3 of SQLite's amalgamation (9 MB of C), the same input for both.
-    amalg = os.path.join(OUT, "sqlite", "sqlite3.c")
-    if not os.path.exists(amalg):
-        source("sqlite3", os.path.join(OUT, "sqlite"))
-        sh(["./configure", "--disable-tcl"], cwd=os.path.join(OUT, "sqlite"))
-        sh(["make", "sqlite3.c"], cwd=os.path.join(OUT, "sqlite"))
+    amalg = os.path.join(sqlite_src(), "sqlite3.c")
     # The ondemand flags without -fno-optimize-sibling-calls, as the
     # ondemand part measures them on Lua.
     sib = os.path.join(tmp, "ondemand-sib.specs")
@@ -438,12 +441,8 @@ def oncheck():
                             "ondemand-" + cc, static)
             check("lua od %s%s" % (cc, " -static" if static else ""),
                   [exe, os.path.join(INPUTS, "calls.lua")], [exe], OUT)
-    sq = os.path.join(OUT, "sqlite")
+    sq = sqlite_src()
     amalg = os.path.join(sq, "sqlite3.c")
-    if not os.path.exists(amalg):
-        source("sqlite3", sq)
-        sh(["./configure", "--disable-tcl"], cwd=sq)
-        sh(["make", "sqlite3.c"], cwd=sq)
     test = os.path.join(sq, "test", "speedtest1.c")
     for cc, c, dyn, sta in (gcc, clang):
         for static in ("", "-static"):

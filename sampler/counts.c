@@ -71,7 +71,8 @@ static int find_file(struct counts_state *c)
 /* The reader's order, module ids included: a plugin dlclosed and another
  * loaded where it was have edges with the same addresses, told apart only
  * by their modules, and each must be joined with its own previous count. */
-static int cmp_edge(const struct vgl_edge_info *a, const struct vgl_edge_info *b)
+int counts_cmp_edge(const struct vgl_edge_info *a,
+		    const struct vgl_edge_info *b)
 {
 	if (a->callee != b->callee)
 		return a->callee < b->callee ? -1 : 1;
@@ -138,9 +139,9 @@ int counts_scan(struct counts_state *c, struct sampler_sample *s, int final)
 		uint64_t before = 0;
 
 		e = &r.edges[i];
-		while (j < c->nprev && cmp_edge(&c->prev[j], e) < 0)
+		while (j < c->nprev && counts_cmp_edge(&c->prev[j], e) < 0)
 			j++;
-		if (j < c->nprev && !cmp_edge(&c->prev[j], e))
+		if (j < c->nprev && !counts_cmp_edge(&c->prev[j], e))
 			before = c->prev[j].count;
 		s->calls_total += e->count;
 		if (e->count <= before)

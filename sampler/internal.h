@@ -166,6 +166,11 @@ struct counts_state {
 	char window_file[4200];     /* the last one written, or "" */
 };
 
+/* The reader's order of edges, module ids included (counts.c). */
+struct vgl_edge_info;
+int counts_cmp_edge(const struct vgl_edge_info *a,
+		    const struct vgl_edge_info *b);
+
 /* A window begins after the reading just taken (its totals are the
  * base). */
 void window_begin(struct counts_state *c, uint64_t now_ns);

@@ -41,20 +41,6 @@ void window_begin(struct counts_state *c, uint64_t now_ns)
 	c->window_start_ns = now_ns;
 }
 
-/* The same order as the reader's and counts.c's. */
-static int cmp_key(const struct vgl_edge_info *a, const struct vgl_edge_info *b)
-{
-	if (a->callee != b->callee)
-		return a->callee < b->callee ? -1 : 1;
-	if (a->site != b->site)
-		return a->site < b->site ? -1 : 1;
-	if (a->callee_mod != b->callee_mod)
-		return a->callee_mod < b->callee_mod ? -1 : 1;
-	if (a->site_mod != b->site_mod)
-		return a->site_mod < b->site_mod ? -1 : 1;
-	return 0;
-}
-
 /* The window's edges: r's counts minus the base, those that grew. */
 static struct vgl_edge *window_edges(const struct counts_state *c,
 				     const struct vgl_reader *r, size_t *n,
@@ -71,9 +57,9 @@ static struct vgl_edge *window_edges(const struct counts_state *c,
 		const struct vgl_edge_info *x = &r->edges[i];
 		uint64_t before = 0;
 
-		while (j < c->nbase && cmp_key(&c->base[j], x) < 0)
+		while (j < c->nbase && counts_cmp_edge(&c->base[j], x) < 0)
 			j++;
-		if (j < c->nbase && !cmp_key(&c->base[j], x))
+		if (j < c->nbase && !counts_cmp_edge(&c->base[j], x))
 			before = c->base[j].count;
 		if (x->count <= before)
 			continue;

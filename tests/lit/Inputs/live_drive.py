@@ -91,6 +91,16 @@ ready = prog_p.stdout.readline()
 pid = int(ready.split()[1])
 
 
+def finish():
+    """Ends the program (its "exit" line), keeps the rest of its output
+    in live.out and says how it ended."""
+    prog_p.stdin.write("exit\n")
+    prog_p.stdin.close()
+    log.write(prog_p.stdout.read())
+    log.close()
+    print("exit status:", prog_p.wait(timeout=DEADLINE))
+
+
 def threads():
     """CYCLES on/off switches while 16 threads run; then detached, no
     count grows; a second attach counts again."""
@@ -117,11 +127,7 @@ def threads():
     b.stop()
     print("attach 2: first total equal: %s; counting again: True" % (
         first["calls_total"] == last))
-    prog_p.stdin.write("exit\n")
-    prog_p.stdin.close()
-    log.write(prog_p.stdout.read())
-    log.close()
-    print("exit status:", prog_p.wait(timeout=DEADLINE))
+    finish()
     sys.exit(0)
 
 
@@ -145,11 +151,7 @@ if other:
     first = a.sample_where(lambda r: True)
     a.stop()
     print("own user's first reading:", first.get("counts_error"))
-    prog_p.stdin.write("exit\n")
-    prog_p.stdin.close()
-    log.write(prog_p.stdout.read())
-    log.close()
-    print("exit status:", prog_p.wait(timeout=DEADLINE))
+    finish()
     sys.exit(0)
 
 if guest:
@@ -174,11 +176,7 @@ if guest:
     a.sample_where(lambda r: r.get("counts_live") is True)
     ask(3)
     a.next_sample()
-    prog_p.stdin.write("exit\n")
-    prog_p.stdin.close()
-    log.write(prog_p.stdout.read())
-    log.close()
-    print("exit status:", prog_p.wait(timeout=DEADLINE))
+    finish()
     while a.record()["type"] != "end":
         pass
     a.p.wait(timeout=DEADLINE)
@@ -267,11 +265,6 @@ print("attach 2: first total %d; hot %d; windows %s" % (
     ", ".join("%d %d" % (r["counts_window"], r["counts_window_calls"])
               for r in b.seen if "counts_window" in r)))
 
-prog_p.stdin.write("exit\n")
-prog_p.stdin.close()
-rest = prog_p.stdout.read()
-log.write(rest)
-log.close()
-print("exit status:", prog_p.wait(timeout=DEADLINE))
+finish()
 print("files:", sorted(f for f in os.listdir(out) if f.endswith(".vgl") and
                        not f.startswith("att")))
