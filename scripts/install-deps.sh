@@ -37,6 +37,7 @@ check_pkgs=(
 	binutils pkg-config util-linux diffutils  # readelf; unshare and mount
 	strace                        # tests/lit/guest.test
 	autoconf automake libtool     # tests/lit/autotools.test
+	cmake meson ninja-build       # tests/lit/ondemand/cmake-meson.test
 	dpkg-dev debian-archive-keyring xz-utils  # scripts/debian-source.sh
 	                              # (tests/lit/run/xz.test, bench)
 	valgrind                      # callgrind_annotate reads convert --to callgrind
