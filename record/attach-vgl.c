@@ -86,11 +86,12 @@ static void read_cmdline(struct attach_vgl *av)
 
 /*
  * read_cmdline, and while the command line is empty, again every 50 us
- * for up to 1 ms: read inside an execve, before the new arguments are in
+ * for up to 5 ms: read inside an execve, before the new arguments are in
  * place, it is empty, and under load a short program that had just
  * exec'd often ended before a later sample could read it
- * (run/exec-command.test).  A program run with no argv at all costs the
- * millisecond once.
+ * (run/exec-command.test; with up to 1 ms, one `sleep` of 200 still had
+ * an empty command in a full suite run beside two busy loops).  A
+ * program run with no argv at all costs the 5 ms once.
  */
 static void read_cmdline_settled(struct attach_vgl *av)
 {
@@ -98,7 +99,7 @@ static void read_cmdline_settled(struct attach_vgl *av)
 	int i;
 
 	read_cmdline(av);
-	for (i = 0; i < 20 && !av->argc; i++) {
+	for (i = 0; i < 100 && !av->argc; i++) {
 		nanosleep(&pause, NULL);
 		read_cmdline(av);
 	}
