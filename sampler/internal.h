@@ -138,9 +138,12 @@ int live_set(struct live_state *l, int on);
 /* Looks for the control block once per image: 1 when the target is an
  * idle ondemand program, which the next live_set(l, 1) switches on. */
 int live_prepare(struct live_state *l);
-/* Whether the image switched on has been replaced since (an exec, which
- * /proc/PID/exe does not show when it is of the same file). */
-int live_replaced(struct live_state *l);
+/* What became of the image switched on: still on; replaced (an exec,
+ * which /proc/PID/exe does not show when it is of the same file); or
+ * switched off by another attach (then l->on is 0, and the next
+ * live_set(l, 1) switches it on again). */
+enum { LIVE_OURS, LIVE_REPLACED, LIVE_OFF_ELSEWHERE };
+int live_check(struct live_state *l);
 /* The memfd's path to read the profile at, once the runtime has one. */
 const char *live_profile(struct live_state *l);
 /* A new image (exec): its own block, looked for again. */

@@ -526,16 +526,24 @@ done:
 	return 0;
 }
 
-int live_replaced(struct live_state *l)
+int live_check(struct live_state *l)
 {
 	struct vgl_od_ctl c;
 
-	/* Ours says `want` = 1 until we write 0; a new image of the process
-	 * (an exec, of the same file or another) says 0, or is not there. */
+	/* Ours says `want` = 1 until we write 0.  A new image of the process
+	 * (an exec, of the same file or another) has no block there, or one
+	 * without our memfd; ours with `want` 0 was switched off by another
+	 * attach that detached. */
 	if (!l->on || !l->ctl)
-		return 0;
-	return read_target(l->pid, l->ctl, &c, sizeof(c)) < 0 ||
-	       memcmp(c.magic, VGL_OD_MAGIC, sizeof(c.magic)) || c.want != 1;
+		return LIVE_OURS;
+	if (read_target(l->pid, l->ctl, &c, sizeof(c)) < 0 ||
+	    memcmp(c.magic, VGL_OD_MAGIC, sizeof(c.magic)) ||
+	    (l->memfd >= 0 && c.fd != l->memfd_target))
+		return LIVE_REPLACED;
+	if (c.want == 1)
+		return LIVE_OURS;
+	l->on = 0;
+	return LIVE_OFF_ELSEWHERE;
 }
 
 const char *live_profile(struct live_state *l)

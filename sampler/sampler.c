@@ -256,7 +256,7 @@ static int stopping(struct sampler *s)
  * rings can still be read). */
 static void take_sample(struct sampler *s, int final)
 {
-	int want_live, old_counts = 0;
+	int want_live, old_counts = 0, live;
 	struct sampler_sample smp;
 	struct stacks_state *closing = NULL;
 	int exec_seen = 0;
@@ -294,19 +294,23 @@ static void take_sample(struct sampler *s, int final)
 	 * (the same file exec'd) by its control block: the old image's last
 	 * calls end its window (its memfd is ours to read still), and the
 	 * new one, idle, is switched on after this reading. */
-	if (!smp.exe_changed && live_replaced(&s->counts.live))
+	live = smp.exe_changed ? LIVE_OURS : live_check(&s->counts.live);
+	if (live == LIVE_REPLACED)
 		smp.exe_changed = 1;
-	if (smp.exe_changed && s->counts.live.on) {
-		if (scan & SAMPLER_SCAN_COUNTS) {
+	if (smp.exe_changed) {
+		if (s->counts.live.on && (scan & SAMPLER_SCAN_COUNTS)) {
 			s->counts.window_closing = s->counts.in_window;
 			if (counts_scan(&s->counts, &smp, 0) == 0)
 				old_counts = 1;
 		}
 		counts_forget_file(&s->counts);
-	}
-	if (smp.exe_changed) {
-		counts_forget_file(&s->counts);
 		proc_image_forget(s->image);
+	} else if (live == LIVE_OFF_ELSEWHERE) {
+		/* Another attach switched it off when it detached: this
+		 * reading ends the window, and it is switched on again
+		 * after. */
+		scan |= SAMPLER_SCAN_COUNTS;
+		s->counts.window_closing = s->counts.in_window;
 	}
 	if ((scan & SAMPLER_SCAN_MEMORY) && process_scan_memory(&s->proc, &smp))
 		scan &= ~(unsigned)SAMPLER_SCAN_MEMORY;

@@ -15,7 +15,8 @@ args = sys.argv[1:]
 cycles = 0
 guest = args[0] == "--guest"
 other = args[0] == "--other-user"
-if guest or other:
+two = args[0] == "--two"
+if guest or other or two:
     args = args[1:]
 elif args[0] == "--threads":
     cycles = int(args[1])
@@ -133,6 +134,33 @@ def threads():
 
 if cycles:
     threads()
+
+if two:
+    # Two attaches at once (G10): A and B both switch counting on; A
+    # detaches, switching the sites off under B, which ends its window
+    # there and switches them on again: each reading's deltas stay the
+    # calls since the one before (none counted twice), no exec is made up.
+    a = Attach(pid, os.path.join(out, "two-a.vgl"))
+    a.sample_where(lambda r: r.get("counts_live") is True)
+    b = Attach(pid, os.path.join(out, "two-b.vgl"))
+    b.sample_where(lambda r: r.get("counts_live") is True)
+    ask(10)
+    a.sample_where(lambda r: "calls_total" in r)
+    b.sample_where(lambda r: r.get("calls_total") == 10)
+    a.stop()
+    b.sample_where(lambda r: r.get("counts_window") == 1)
+    b.sample_where(lambda r: r.get("counts_live") is True)
+    ask(5)
+    b.sample_where(lambda r: r.get("calls_total") == 15)
+    b.stop()
+    bs = [r for r in b.seen if r["type"] == "sample"]
+    print("A: hot %d; B: hot %d, windows %s, execs %d" % (
+        a.hot(a.seen), b.hot(bs),
+        ", ".join("%d %d" % (r["counts_window"], r["counts_window_calls"])
+                  for r in bs if "counts_window" in r),
+        sum(1 for r in bs if r.get("exe_changed"))))
+    finish()
+    sys.exit(0)
 
 if other:
     # Another user (nobody) may not switch the program's counting: one
