@@ -290,7 +290,7 @@ static int RT clang_nop(const unsigned char *p)
  * before main, or an object being loaded (the live switch is the
  * outside's, one byte at a time: sampler/live.c).
  */
-static void RT idle_sites(struct dl_phdr_info *info, const char *path,
+static void RT rewrite_sites(struct dl_phdr_info *info, const char *path,
 			  const uint64_t *sites, uint64_t n,
 			  const struct clang_sites *c)
 {
@@ -432,7 +432,7 @@ static int RT idle_module(struct dl_phdr_info *info, size_t size, void *arg)
 		sites = (const uint64_t *)(info->dlpi_addr + addr[k]);
 		if (idle && list_add(sites, sites + bytes[k] / 8) >= 0)
 			n_start = vgl_od_ctl.nlists;
-		idle_sites(info, path, sites, bytes[k] / 8, k ? &c : NULL);
+		rewrite_sites(info, path, sites, bytes[k] / 8, k ? &c : NULL);
 	}
 	return 0;
 }
@@ -454,7 +454,7 @@ static int RT idle_given(struct dl_phdr_info *info, size_t size, void *arg)
 	g->first = 0;
 	if (!segment_of(info, (uintptr_t)g->start, bytes, 0))
 		return 0;
-	idle_sites(info, path && *path ? path : "?", g->start, bytes / 8,
+	rewrite_sites(info, path && *path ? path : "?", g->start, bytes / 8,
 		   g->c);
 	return 1;
 }

@@ -27,7 +27,7 @@ int counts_init(struct counts_state *c, pid_t pid, int procfd, int pidfd,
 {
 	memset(c, 0, sizeof(*c));
 	c->mapsfd = openat(procfd, "maps", O_RDONLY | O_CLOEXEC);
-	live_init(&c->live, pid, procfd, pidfd, c->mapsfd, taskfd);
+	live_init(&c->live, pid, procfd, pidfd, taskfd);
 	return c->mapsfd < 0 ? -errno : 0;
 }
 

@@ -113,7 +113,7 @@ struct vgl_edge_info;
 /* ---- live.c: counting switched on and off in an idle ondemand program -- */
 struct live_state {
 	pid_t pid;
-	int procfd, pidfd, mapsfd;  /* the sampler's; not closed here */
+	int procfd, pidfd;          /* the sampler's; not closed here */
 	int taskfd;                 /* /proc/PID/task, the sampler's */
 	int looked;                 /* this image's control block looked for */
 	uint64_t ctl;               /* its address in the target; 0: none */
@@ -130,7 +130,7 @@ struct live_state {
 };
 
 int live_init(struct live_state *l, pid_t pid, int procfd, int pidfd,
-	      int mapsfd, int taskfd);
+	      int taskfd);
 /* Switches counting on or off (nothing when it already is, or when the
  * target is no idle ondemand program).  Returns 0, or -errno with l->err
  * set. */

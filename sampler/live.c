@@ -163,13 +163,12 @@ static int in_xranges(const struct xranges *x, uint64_t a, size_t len)
 }
 
 int live_init(struct live_state *l, pid_t pid, int procfd, int pidfd,
-	      int mapsfd, int taskfd)
+	      int taskfd)
 {
 	memset(l, 0, sizeof(*l));
 	l->pid = pid;
 	l->procfd = procfd;
 	l->pidfd = pidfd;
-	l->mapsfd = mapsfd;
 	l->taskfd = taskfd;
 	l->memfd = -1;
 	l->memfd_target = -1;
@@ -570,20 +569,18 @@ int sampler_live_inspect(pid_t pid, struct sampler_live_info *out,
 	struct live_state l;
 	struct vgl_od_ctl c;
 	char path[64];
-	int procfd, mapsfd = -1, ret = 0;
+	int procfd, ret = 0;
 	long n;
 
 	memset(out, 0, sizeof(*out));
 	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
 	procfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (procfd >= 0)
-		mapsfd = openat(procfd, "maps", O_RDONLY | O_CLOEXEC);
-	if (procfd < 0 || mapsfd < 0) {
+	if (procfd < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	live_init(&l, pid, procfd, -1, mapsfd, -1);
+	live_init(&l, pid, procfd, -1, -1);
 	out->ondemand = find_ctl(&l, &out->idle_start);
 	if (!out->ondemand)
 		goto out;
@@ -601,8 +598,6 @@ int sampler_live_inspect(pid_t pid, struct sampler_live_info *out,
 			 strerror((int)-n));
 	}
 out:
-	if (mapsfd >= 0)
-		close(mapsfd);
 	if (procfd >= 0)
 		close(procfd);
 	return ret;

@@ -7,10 +7,24 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "message.h"
 #include "out.h"
 #include "cli.h"
+
+int parse_pid(const char *cmd, const char *arg, pid_t *pid)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || v <= 0 || v > 0x7fffffff)
+		return usage_error(cmd, "bad pid '%s'", arg);
+	*pid = (pid_t)v;
+	return 0;
+}
 
 int usage_error(const char *cmd, const char *fmt, ...)
 {

@@ -6,6 +6,8 @@
 #ifndef VIGIL_CMD_H
 #define VIGIL_CMD_H
 
+#include <sys/types.h>
+
 #include "vgl_reader.h"
 
 /* Exit statuses: 1 for a bad input file, 2 for a bad command line. */
@@ -42,6 +44,10 @@ extern const char cmd_run_usage[];
  * EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* The pid of -p PID (1 .. 2^31-1): 0 and *pid set, or EXIT_USAGE with
+ * "bad pid 'ARG'" said. */
+int parse_pid(const char *cmd, const char *arg, pid_t *pid);
 
 /* A long option of a subcommand: a flag (value NULL, *flag set to 1) or
  * an option with a value (*value set).  Lists end with a NULL name. */

@@ -12,8 +12,9 @@
  * thread writes them (out-queue.h): a reader of the pipe never sees half
  * a record, and one who does not read blocks only that thread, never the
  * sampler's callback (which holds the sampler's lock, so sampler_stop
- * would wait for it) nor the end of the run.  The target is only read: never stopped, never
- * ptraced, nothing written into it.
+ * would wait for it) nor the end of the run.  The target is only read:
+ * never stopped, never ptraced; the one write is the live switch of an
+ * ondemand program's counting sites (sampler/live.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1041,7 +1042,6 @@ static int parse(int argc, char **argv, struct attach *a,
 	};
 	char **operands, err[SAMPLER_ERR_LEN], *end;
 	int nops, ret;
-	long v;
 	unsigned long long c;
 
 	operands = calloc((size_t)argc + 1, sizeof(*operands));
@@ -1057,11 +1057,8 @@ static int parse(int argc, char **argv, struct attach *a,
 		pid = pid2;
 	if (!pid)
 		return usage_error("attach", "no process given (-p PID)");
-	errno = 0;
-	v = strtol(pid, &end, 10);
-	if (errno || *end || end == pid || v <= 0 || v > 0x7fffffff)
-		return usage_error("attach", "bad pid '%s'", pid);
-	cfg->pid = (pid_t)v;
+	if ((ret = parse_pid("attach", pid, &cfg->pid)))
+		return ret;
 	{
 		const struct sampler_flags f = { interval, scan, freq, unwind };
 

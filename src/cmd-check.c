@@ -1357,14 +1357,15 @@ out:
 static int check_pid(const char *arg)
 {
 	struct sampler_live_info li;
-	char err[256], *end;
+	char err[256];
+	pid_t p;
 	long pid;
+	int ret;
 
-	errno = 0;
-	pid = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || pid <= 0 || pid > INT32_MAX)
-		return usage_error("check", "bad pid '%s'", arg);
-	if (sampler_live_inspect((pid_t)pid, &li, err, sizeof(err))) {
+	if ((ret = parse_pid("check", arg, &p)))
+		return ret;
+	pid = p;
+	if (sampler_live_inspect(p, &li, err, sizeof(err))) {
 		vgl_error("pid %ld: %s", pid, err);
 		return EXIT_BAD_FILE;
 	}
