@@ -1220,7 +1220,6 @@ int RT store_reopen(struct rt *rt, const char *pattern, int finish_old,
 			rt->state = RT_OFF;
 			return -ENOMEM;
 		}
-		rt->memfd = 0;
 		rt->no_file = 1;
 	}
 	rt->memfd = 0;
